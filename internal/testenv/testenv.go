@@ -1,0 +1,143 @@
+// Package testenv runs a test package against a real kube-apiserver and etcd.
+//
+// A package that talks to the API server wires testenv into its TestMain:
+//
+//	func TestMain(m *testing.M) {
+//		testenv.Main(m, testenv.CRDDirs("testdata/crds"))
+//	}
+//
+// and each test that needs the API server asks for it:
+//
+//	env := testenv.Get(t)
+//	env.Client.Create(ctx, obj)
+//
+// The control plane starts on the first Get, so unit tests and fuzz runs in
+// the same package never pay for it; it is shared by every test of the package
+// and stopped when the package's tests end. Binaries come from
+// internal/controlplane (KUBEBUILDER_ASSETS, or built from the Go module proxy
+// and cached). A test that needs the control plane and cannot have it fails
+// with the reason; it never skips.
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/ctrlkit/ctrlkit/internal/localcluster"
+)
+
+// Env is a running control plane and clients for it.
+type Env struct {
+	// Config reaches the API server as a cluster administrator.
+	Config *rest.Config
+	// Client is a direct (uncached) client using Scheme.
+	Client client.Client
+	// Mapper maps kinds to resources, discovering CRDs installed later.
+	Mapper meta.RESTMapper
+	// Scheme knows the client-go types and those added with WithScheme.
+	Scheme *runtime.Scheme
+
+	cluster *localcluster.Cluster
+}
+
+// Option configures the package's control plane.
+type Option func(*settings)
+
+type settings struct {
+	crdDirs []string
+	schemes []func(*runtime.Scheme) error
+}
+
+// CRDDirs installs the CRDs (YAML or JSON) found in dirs before the first test
+// uses the control plane. A missing directory is an error.
+func CRDDirs(dirs ...string) Option {
+	return func(s *settings) { s.crdDirs = append(s.crdDirs, dirs...) }
+}
+
+// WithScheme adds types to the scheme of Env.Client, e.g. a package's
+// generated AddToScheme.
+func WithScheme(add ...func(*runtime.Scheme) error) Option {
+	return func(s *settings) { s.schemes = append(s.schemes, add...) }
+}
+
+var pkg struct {
+	settings settings
+	once     sync.Once
+	env      *Env
+	err      error
+}
+
+// Main runs the package's tests and stops the control plane, if one was
+// started, before exiting with their status.
+func Main(m *testing.M, opts ...Option) {
+	for _, o := range opts {
+		o(&pkg.settings)
+	}
+	code := m.Run()
+	if pkg.env != nil {
+		if err := pkg.env.cluster.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "testenv: cannot stop the control plane: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	os.Exit(code)
+}
+
+// Get returns the package's control plane, starting it on first use. It fails
+// t, with the reason, when the control plane cannot be started.
+func Get(t testing.TB) *Env {
+	t.Helper()
+	pkg.once.Do(func() { pkg.env, pkg.err = start(pkg.settings) })
+	if pkg.err != nil {
+		t.Fatalf("testenv: no control plane for this test: %v", pkg.err)
+	}
+	return pkg.env
+}
+
+func start(s settings) (*Env, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	for _, add := range s.schemes {
+		if err := add(scheme); err != nil {
+			return nil, fmt.Errorf("cannot build the test scheme: %w", err)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	startedAt := time.Now()
+	c, err := localcluster.Start(ctx, localcluster.Options{CRDDirs: s.crdDirs})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "testenv: kube-apiserver at %s ready in %s\n", c.Config.Host, time.Since(startedAt).Round(time.Millisecond))
+
+	env := &Env{Config: c.Config, Scheme: scheme, cluster: c}
+	httpClient, err := rest.HTTPClientFor(c.Config)
+	if err == nil {
+		env.Mapper, err = apiutil.NewDynamicRESTMapper(c.Config, httpClient)
+	}
+	if err == nil {
+		env.Client, err = client.New(c.Config, client.Options{Scheme: scheme, Mapper: env.Mapper, HTTPClient: httpClient})
+	}
+	if err != nil {
+		_ = c.Stop()
+		return nil, fmt.Errorf("cannot build clients for the control plane: %w", err)
+	}
+	return env, nil
+}
