@@ -98,7 +98,7 @@ func Assets(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	entry := filepath.Join(o.CacheDir, fmt.Sprintf("kubernetes-%s_etcd-%s_%s-%s", k8s, etcd, runtime.GOOS, runtime.GOARCH))
+	entry := filepath.Join(o.CacheDir, fmt.Sprintf("kubernetes-%s_etcd-%s_%s", k8s, etcd, goosArch()))
 
 	if !o.Rebuild {
 		if _, err := os.Stat(entry); err == nil {
@@ -307,7 +307,7 @@ func build(ctx context.Context, o Options, entry, k8s, etcd string) error {
 		m.SHA256[s.name] = sum
 	}
 	m.Built = time.Now().UTC()
-	data, err := json.MarshalIndent(m, "", "  ")
+	data, err := jsonMarshal(m)
 	if err != nil {
 		return err
 	}
@@ -358,6 +358,10 @@ func goBuild(ctx context.Context, o Options, name, version, hint, out, pkg, ldfl
 	fmt.Fprintf(o.Progress, "controlplane: built %s %s in %s\n", name, version, time.Since(start).Round(time.Second))
 	return nil
 }
+
+func goosArch() string { return runtime.GOOS + "-" + runtime.GOARCH }
+
+func jsonMarshal(m manifest) ([]byte, error) { return json.MarshalIndent(m, "", "  ") }
 
 // tail returns the last n lines of s.
 func tail(s string, n int) string {

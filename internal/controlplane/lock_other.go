@@ -10,3 +10,5 @@ import (
 // lock is a no-op where advisory file locks are not available: concurrent
 // first builds then both build, and the second rename fails harmlessly.
 func lock(context.Context, string, io.Writer) (func(), error) { return func() {}, nil }
+
+const lockIsReal = false

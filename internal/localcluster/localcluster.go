@@ -87,7 +87,7 @@ func Connect(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.writeKubeconfig(o.KubeconfigPath); err != nil {
+	if err := c.WriteKubeconfig(o.KubeconfigPath); err != nil {
 		_ = c.Stop()
 		return nil, err
 	}
@@ -213,7 +213,13 @@ func (c *Cluster) Stop() error {
 	return errors.Join(errs...)
 }
 
-func (c *Cluster) writeKubeconfig(path string) error {
+// WriteKubeconfig writes an administrator kubeconfig for a local control plane
+// to path, or to a new temporary file (removed by Stop) when path is empty, and
+// records it in KubeconfigPath.
+func (c *Cluster) WriteKubeconfig(path string) error {
+	if !c.Local {
+		return errors.New("cannot write a kubeconfig for a cluster this process did not start")
+	}
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["ctrlkit-local"] = &clientcmdapi.Cluster{Server: c.Config.Host, CertificateAuthorityData: c.Config.CAData}
 	kc.AuthInfos["ctrlkit-admin"] = &clientcmdapi.AuthInfo{Token: c.Config.BearerToken}
