@@ -1,0 +1,110 @@
+// Package conditions sets, reads, summarizes and propagates the
+// metav1.Conditions of Kubernetes objects, typed or unstructured, with correct
+// transition times and change detection, so that a reconciler writes status
+// only when it changed.
+//
+// The smallest use, in a reconciler of a typed object:
+//
+//	changed := conditions.Set(&db.Status.Conditions, metav1.Condition{
+//		Type:               "DatabaseReady",
+//		Status:             metav1.ConditionFalse,
+//		Reason:             "NotFound",
+//		Message:            "database orders does not exist",
+//		ObservedGeneration: db.Generation,
+//	})
+//	if changed {
+//		err = c.Status().Update(ctx, db)
+//	}
+//
+// # Setting conditions
+//
+// Set keeps one condition per type. An existing type keeps its position and
+// new types are appended, so the list reads the same on every reconcile.
+// lastTransitionTime changes only when the status changes; the caller's time
+// is used if given, else the time of the Setter's clock (k8s.io/utils/clock,
+// the real clock for the package-level functions), at second precision. Set
+// reports whether anything changed and allocates nothing when nothing did.
+// Remove, Get, IsTrue, IsFalse and IsUnknown complete the set; Equal compares
+// two lists ignoring order and lastTransitionTime.
+//
+// Validate checks a condition against the rules the API server applies to a
+// metav1.Condition (see its documentation for the list), naming every broken
+// rule; IsReserved says whether a type (Ready, Synced) belongs to the control
+// plane.
+//
+// # Unstructured objects
+//
+// FromUnstructured, SetUnstructured and RemoveUnstructured read and write
+// status.conditions of an unstructured.Unstructured with the same semantics.
+// A missing status or list is fine; other status fields and keys unknown to
+// metav1.Condition are kept. An entry that is not a condition is an error
+// naming its index (status.conditions[2].lastTransitionTime ...), wrapping
+// ErrMalformed, and nothing is written. They use apimachinery's unstructured
+// content directly; once ctrlkit's fieldpath package lands they will switch to
+// it, with no change to their behaviour.
+//
+// # Typed objects
+//
+// Code that knows its type passes &obj.Status.Conditions to Set and Remove.
+// Code written for any type uses the Object interface
+// (GetConditions/SetConditions, as Cluster API and Flux types have) with
+// SetObject and RemoveObject.
+//
+// # Claim back-propagation
+//
+// Propagate copies the conditions of a composite resource (XR) that it lists
+// in status.claimConditions (or Crossplane's status.claimConditionTypes) to
+// its claim, with the claim's generation as observedGeneration. Unlike
+// Crossplane it also removes them: the types it propagated are recorded on
+// the claim (status.claimConditions by default, see RecordField), so a type
+// the XR stops listing, or stops having, disappears from the claim even after
+// a restart. Ready and Synced are never copied or removed, and conditions the
+// claim's own controller set are left alone. Propagate reports false when the
+// claim already shows what it should, so the caller skips the write:
+//
+//	changed, err := conditions.Propagate(xr, claim)
+//	if err == nil && changed {
+//		err = c.Status().Update(ctx, claim)
+//	}
+//
+// # Summaries
+//
+// Summarize computes a Ready-style condition from other conditions, with
+// per-type polarity: for a NegativePolarity type such as Stalled or Degraded,
+// True is bad. The result is False when something is bad, Unknown when
+// something is unknown, missing or stale, and True otherwise, which is what
+// kstatus, `kubectl wait --for=condition=Ready`, Argo CD and Flux expect.
+//
+// # Decisions
+//
+// Where the issue left room, the package decided:
+//
+//   - IsUnknown holds for a missing condition, so exactly one of IsTrue,
+//     IsFalse and IsUnknown holds for any type.
+//   - Set does not validate (like meta.SetStatusCondition); SetUnstructured
+//     and Propagate do, since they return an error and would otherwise write
+//     what the API server rejects.
+//   - Lengths in Validate are in bytes, as apimachinery counts them; for the
+//     ASCII-only type and reason that equals characters, and for the message
+//     it is never looser than a CRD schema's maxLength.
+//   - FromUnstructured is lenient about content (it does not apply Validate)
+//     but strict about structure: a duplicate type is malformed, since Set's
+//     one-condition-per-type rule could not hold.
+//   - Times are stamped with second precision, as the API server stores them.
+//   - Propagate mirrors the XR's lastTransitionTime onto the claim exactly; it
+//     validates each condition it copies, reports the first invalid one as an
+//     error and writes nothing; it ignores reserved types listed by the XR; it
+//     deletes the record field when nothing is propagated; and a type the XR
+//     lists replaces a claim condition of the same type that the claim's
+//     controller set.
+//   - Summarize treats a missing normal-polarity type as Unknown, a missing
+//     negative-polarity type as good, and an empty input as Unknown (never a
+//     vacuous True).
+//
+// # Performance
+//
+// Figures from one run on the development machine (2 shared cores, go1.26,
+// -benchtime=1s); see bench/conditions_test.go for the peer comparison.
+//
+//	Set, no change, 10 conditions      TBD
+package conditions

@@ -1,0 +1,280 @@
+package conditions
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Fields of a composite resource (XR) that list the condition types to show
+// on its claim. Propagate reads both, in this order: status.claimConditions
+// is the field of the fn-claim-conditions design, which a composition
+// function's results fill; status.claimConditionTypes is Crossplane's.
+var (
+	claimConditionsField     = []string{"status", "claimConditions"}
+	claimConditionTypesField = []string{"status", "claimConditionTypes"}
+)
+
+// A PropagateOption changes what Propagate does.
+type PropagateOption interface {
+	applyPropagate(*propagation)
+}
+
+// RecordField is the path of fields from the claim's root, e.g.
+// RecordField{"status", "propagatedConditionTypes"}, where Propagate records
+// the condition types it propagated, so that it can remove them once the
+// composite resource no longer lists them, even after a restart. The default
+// is status.claimConditions. The claim's schema must have the field (a list
+// of strings) or the API server prunes it; keep it under status, so that the
+// write through the status subresource that saves the conditions saves the
+// record too.
+type RecordField []string
+
+func (f RecordField) applyPropagate(p *propagation) { p.record = f }
+
+type propagation struct {
+	record RecordField
+}
+
+// Propagate is Setter.Propagate with the real clock.
+func Propagate(xr, claim *unstructured.Unstructured, opts ...PropagateOption) (changed bool, err error) {
+	return Setter{}.Propagate(xr, claim, opts...)
+}
+
+// Propagate copies conditions of the composite resource xr to its claim, and
+// reports whether the claim changed. When it did not, the claim already shows
+// what it should and the caller skips the write.
+//
+// The types to copy are those the XR lists in status.claimConditions and in
+// Crossplane's status.claimConditionTypes. For each listed type present on the
+// XR, the claim gets a condition with the XR's status, reason, message and
+// lastTransitionTime (the Setter's clock's now, under Set's rules, when the
+// XR's is unset) and the claim's own metadata.generation as observedGeneration.
+// A condition already on the claim keeps its position; new ones are appended
+// in the order listed.
+//
+// Ready and Synced (see IsReserved) are never copied: the claim's own
+// controller owns them. The types propagated are recorded on the claim (see
+// RecordField). A type recorded by an earlier call that the XR no longer
+// lists, or no longer has, is removed from the claim. Conditions the claim's
+// own controller set are never touched, with one exception: a type that the
+// XR lists takes the XR's condition, whoever set it before.
+//
+// Other fields of the claim's status are kept as they are. A malformed
+// condition list or list of types (see FromUnstructured), or an XR condition
+// that would be invalid on the claim (see Validate), gives an error that names
+// the object and the field, and the claim is left unchanged.
+func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...PropagateOption) (changed bool, err error) {
+	if xr == nil || claim == nil {
+		return false, ErrNilObject
+	}
+	p := propagation{record: RecordField{"status", "claimConditions"}}
+	for _, o := range opts {
+		o.applyPropagate(&p)
+	}
+	if len(p.record) == 0 {
+		return false, fmt.Errorf("cannot propagate conditions to %s: the record field is empty", describe(claim))
+	}
+
+	// What the XR asks for.
+	xrConds, err := FromUnstructured(xr)
+	if err != nil {
+		return false, err
+	}
+	listed, err := stringList(xr.Object, claimConditionsField)
+	if err == nil {
+		var more []string
+		more, err = stringList(xr.Object, claimConditionTypesField)
+		listed = append(listed, more...)
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot read the condition types to propagate from %s: %w", describe(xr), err)
+	}
+
+	// What the claim has.
+	status, entries, err := conditionList(claim.Object)
+	if err == nil {
+		err = checkEntries(entries)
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot read conditions of %s: %w", describe(claim), err)
+	}
+	recorded, err := stringList(claim.Object, p.record)
+	if err != nil {
+		return false, fmt.Errorf("cannot read the propagated condition types of %s: %w", describe(claim), err)
+	}
+
+	// What the claim should have: each listed, unreserved type the XR has,
+	// once, in the order listed.
+	generation := claim.GetGeneration()
+	want := make([]metav1.Condition, 0, len(listed))
+	for _, t := range listed {
+		x := Get(xrConds, t)
+		if x == nil || IsReserved(t) || Get(want, t) != nil {
+			continue
+		}
+		c := metav1.Condition{
+			Type:               t,
+			Status:             x.Status,
+			Reason:             x.Reason,
+			Message:            x.Message,
+			LastTransitionTime: x.LastTransitionTime,
+			ObservedGeneration: generation,
+		}
+		if err := Validate(c); err != nil {
+			return false, fmt.Errorf("cannot propagate condition %s of %s to %s: %w", quote(t), describe(xr), describe(claim), err)
+		}
+		want = append(want, c)
+	}
+
+	// Work on a copy of the claim's entries; the claim changes only at the end.
+	out := entries
+	copied := false
+	edit := func() {
+		if !copied {
+			out = slices.Clone(entries)
+			copied = true
+		}
+	}
+	for _, t := range recorded {
+		if IsReserved(t) || Get(want, t) != nil {
+			continue
+		}
+		if i := indexOf(out, t); i >= 0 {
+			edit()
+			out = slices.Delete(out, i, i+1)
+		}
+	}
+	for i := range want {
+		c := &want[i]
+		j := indexOf(out, c.Type)
+		if j < 0 {
+			if c.LastTransitionTime.IsZero() {
+				c.LastTransitionTime = s.now()
+			}
+			edit()
+			out = append(out, toEntry(*c))
+			continue
+		}
+		old, _ := parseEntry(j, out[j])
+		next := old
+		s.mirror(&next, c)
+		if sameState(&old, &next) && sameSecond(old.LastTransitionTime, next.LastTransitionTime) {
+			continue
+		}
+		edit()
+		out[j] = updateEntry(out[j].(map[string]any), &old, &next)
+	}
+
+	types := make([]string, len(want))
+	for i := range want {
+		types[i] = want[i].Type
+	}
+	recordChanged := !slices.Equal(recorded, types)
+	if !copied && !recordChanged {
+		return false, nil
+	}
+
+	// Everything is known to be well-formed: write.
+	if copied {
+		writeConditions(claim, status, out)
+	}
+	if recordChanged {
+		if claim.Object == nil {
+			claim.Object = map[string]any{}
+		}
+		if err := writeStringList(claim.Object, p.record, types); err != nil {
+			// Unreachable: stringList read the same path without error.
+			return false, fmt.Errorf("cannot record the propagated condition types of %s: %w", describe(claim), err)
+		}
+	}
+	return true, nil
+}
+
+// mirror makes c, a condition on the claim, show x, the XR's condition: the
+// same status, reason, message and observedGeneration, and the XR's
+// lastTransitionTime when it has one (else Set's rule).
+func (s Setter) mirror(c, x *metav1.Condition) {
+	if c.Status != x.Status && x.LastTransitionTime.IsZero() {
+		c.LastTransitionTime = s.now()
+	}
+	if !x.LastTransitionTime.IsZero() {
+		c.LastTransitionTime = x.LastTransitionTime
+	}
+	c.Status = x.Status
+	c.Reason = x.Reason
+	c.Message = x.Message
+	c.ObservedGeneration = x.ObservedGeneration
+}
+
+// sameSecond compares times at the precision the API server stores.
+func sameSecond(a, b metav1.Time) bool {
+	return a.Unix() == b.Unix()
+}
+
+// stringList reads the list of strings at path in obj. A missing or null
+// field, or a missing parent, gives nil.
+func stringList(obj map[string]any, path []string) ([]string, error) {
+	var v any = obj
+	for i, key := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			if v == nil {
+				return nil, nil
+			}
+			return nil, malformed("%s: must be an object, not %s", strings.Join(path[:i], "."), jsonKind(v))
+		}
+		v = m[key]
+	}
+	if v == nil {
+		return nil, nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return nil, malformed("%s: must be a list of strings, not %s", strings.Join(path, "."), jsonKind(v))
+	}
+	out := make([]string, len(l))
+	for i, e := range l {
+		s, ok := e.(string)
+		if !ok {
+			return nil, malformed("%s[%d]: must be a string, not %s", strings.Join(path, "."), i, jsonKind(e))
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// writeStringList sets the field at path in obj to l, creating missing parent
+// objects, or deletes the field when l is empty.
+func writeStringList(obj map[string]any, path []string, l []string) error {
+	m := obj
+	for i, key := range path[:len(path)-1] {
+		switch v := m[key].(type) {
+		case map[string]any:
+			m = v
+		case nil:
+			if len(l) == 0 {
+				return nil // nothing to delete
+			}
+			next := map[string]any{}
+			m[key] = next
+			m = next
+		default:
+			return malformed("%s: must be an object, not %s", strings.Join(path[:i+1], "."), jsonKind(v))
+		}
+	}
+	last := path[len(path)-1]
+	if len(l) == 0 {
+		delete(m, last)
+		return nil
+	}
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	m[last] = out
+	return nil
+}

@@ -1,0 +1,197 @@
+package conditions
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Reasons of a summary condition that no summarized condition supplies.
+const (
+	// ReasonAvailable: every summarized condition is good.
+	ReasonAvailable = "Available"
+	// ReasonUnavailable: a summarized condition is bad and its own reason is
+	// missing or invalid.
+	ReasonUnavailable = "Unavailable"
+	// ReasonNotReported: a summarized condition is missing, or Unknown with a
+	// missing or invalid reason, or there is nothing to summarize.
+	ReasonNotReported = "NotReported"
+	// ReasonStale: a summarized condition was observed at an older generation
+	// than the summary's (see ObservedGeneration).
+	ReasonStale = "Stale"
+)
+
+// A SummaryOption changes what Summarize does.
+type SummaryOption interface {
+	applySummary(*summary)
+}
+
+// Types are the condition types, of normal polarity (True is good), that the
+// summary needs; a missing one makes the summary Unknown. Without Types,
+// Summarize takes every condition present except the summary's own type and
+// the NegativePolarity types. The order is the order of precedence when more
+// than one is not good.
+type Types []string
+
+func (t Types) applySummary(s *summary) { s.positive = append(s.positive, t...); s.explicit = true }
+
+// NegativePolarity are condition types where True is bad, like kstatus's
+// Stalled and Reconciling or a Degraded: True makes the summary False,
+// Unknown makes it Unknown, and False or missing is good. They take
+// precedence over Types.
+type NegativePolarity []string
+
+func (n NegativePolarity) applySummary(s *summary) { s.negative = append(s.negative, n...) }
+
+// ObservedGeneration is the generation the summary describes, usually the
+// object's metadata.generation; it becomes the summary's observedGeneration.
+// A summarized condition observed at an older generation (an observedGeneration
+// that is set and lower) may be out of date, and counts as Unknown.
+type ObservedGeneration int64
+
+func (g ObservedGeneration) applySummary(s *summary) { s.generation = int64(g) }
+
+type summary struct {
+	positive   []string
+	negative   []string
+	explicit   bool
+	generation int64
+}
+
+// verdict is how one summarized condition counts.
+type verdict int
+
+const (
+	good verdict = iota
+	unknown
+	bad
+)
+
+// Summarize computes a condition of summaryType (usually Ready) from conds,
+// the way kstatus, `kubectl wait --for=condition=Ready`, Argo CD and Flux read
+// a Ready condition:
+//
+//   - False when a NegativePolarity type is True or a Types type is False; its
+//     reason is the first such condition's, and its message names every one,
+//     e.g. "ImageReady: image not found; Stalled: quota exceeded";
+//   - otherwise Unknown when one is Unknown, missing (reason NotReported) or
+//     stale (reason Stale, see ObservedGeneration), or when there is nothing
+//     to summarize;
+//   - otherwise True, with reason Available.
+//
+// The result has no lastTransitionTime; record it with Set, which keeps the
+// old one while the status holds:
+//
+//	conditions.Set(&conds, conditions.Summarize(conditions.TypeReady, conds,
+//		conditions.NegativePolarity{"Stalled"}, conditions.ObservedGeneration(obj.Generation)))
+func Summarize(summaryType string, conds []metav1.Condition, opts ...SummaryOption) metav1.Condition {
+	var s summary
+	for _, o := range opts {
+		o.applySummary(&s)
+	}
+	out := metav1.Condition{Type: summaryType, ObservedGeneration: s.generation}
+
+	// The worst verdict wins; the first condition with it gives the reason.
+	worst, n := good, 0
+	var reason string
+	var msgs []string
+	judge := func(t string, v verdict, r, msg string) {
+		if v < worst {
+			return
+		}
+		if v > worst {
+			worst, reason, msgs = v, r, msgs[:0]
+		}
+		msgs = append(msgs, t+": "+msg)
+	}
+	consider := func(t string, negative bool) {
+		if t == summaryType {
+			return
+		}
+		n++
+		c := Get(conds, t)
+		switch {
+		case c == nil && negative:
+			// Absent abnormal-true conditions are the normal state.
+		case c == nil:
+			judge(t, unknown, ReasonNotReported, "not reported")
+		case s.generation > 0 && c.ObservedGeneration > 0 && c.ObservedGeneration < s.generation:
+			judge(t, unknown, ReasonStale, fmt.Sprintf("observed generation %d, not %d", c.ObservedGeneration, s.generation))
+		case c.Status == metav1.ConditionTrue && negative, c.Status == metav1.ConditionFalse && !negative:
+			judge(t, bad, c.Reason, describeCondition(c))
+		case c.Status == metav1.ConditionTrue || c.Status == metav1.ConditionFalse:
+			// Good.
+		default:
+			judge(t, unknown, c.Reason, describeCondition(c))
+		}
+	}
+
+	for _, t := range s.negative {
+		consider(t, true)
+	}
+	if s.explicit {
+		for _, t := range s.positive {
+			if !slices.Contains(s.negative, t) {
+				consider(t, false)
+			}
+		}
+	} else {
+		for i := range conds {
+			if t := conds[i].Type; !slices.Contains(s.negative, t) {
+				consider(t, false)
+			}
+		}
+	}
+
+	switch {
+	case n == 0:
+		out.Status, out.Reason, out.Message = metav1.ConditionUnknown, ReasonNotReported, "no conditions to summarize"
+	case worst == good:
+		out.Status, out.Reason = metav1.ConditionTrue, ReasonAvailable
+	default:
+		out.Status = metav1.ConditionFalse
+		if worst == unknown {
+			out.Status = metav1.ConditionUnknown
+		}
+		out.Reason = reason
+		if checkReason(reason) != "" {
+			// Do not let a summarized condition's bad reason make the
+			// summary invalid too.
+			out.Reason = ReasonNotReported
+			if worst == bad {
+				out.Reason = ReasonUnavailable
+			}
+		}
+		out.Message = strings.Join(msgs, "; ")
+		out.Message = truncate(out.Message, MaxMessageLength)
+	}
+	return out
+}
+
+// describeCondition says what is wrong with c in a summary's message.
+func describeCondition(c *metav1.Condition) string {
+	switch {
+	case c.Message != "":
+		return c.Message
+	case c.Reason != "":
+		return string(c.Status) + ", " + c.Reason
+	default:
+		return string(c.Status)
+	}
+}
+
+// truncate shortens s to at most n bytes, ending it with "..." and cutting at
+// a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("...")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}

@@ -1,0 +1,376 @@
+package conditions
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Keys of a condition in unstructured content, as metav1.Condition's JSON
+// tags spell them.
+const (
+	keyType               = "type"
+	keyStatus             = "status"
+	keyReason             = "reason"
+	keyMessage            = "message"
+	keyLastTransitionTime = "lastTransitionTime"
+	keyObservedGeneration = "observedGeneration"
+)
+
+// FromUnstructured returns the conditions in u's status.conditions, in their
+// order. A missing or null status or list gives no conditions and no error.
+//
+// An entry is read leniently, as a Crossplane or Kubernetes condition may be
+// written: type and status are required strings, reason and message optional
+// strings, lastTransitionTime an optional RFC 3339 string, observedGeneration
+// an optional integer (a whole float64 or json.Number is accepted), and other
+// keys are ignored. An entry that breaks these rules, or repeats an earlier
+// entry's type, is malformed: the error names its index and wraps
+// ErrMalformed. FromUnstructured does not apply Validate's rules to what it
+// reads.
+func FromUnstructured(u *unstructured.Unstructured) ([]metav1.Condition, error) {
+	if u == nil {
+		return nil, ErrNilObject
+	}
+	_, list, err := conditionList(u.Object)
+	if err == nil {
+		err = checkEntries(list)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read conditions of %s: %w", describe(u), err)
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	conds := make([]metav1.Condition, len(list))
+	for i, e := range list {
+		conds[i], _ = parseEntry(i, e) // checked above
+	}
+	return conds, nil
+}
+
+// SetUnstructured is Setter.SetUnstructured with the real clock.
+func SetUnstructured(u *unstructured.Unstructured, c metav1.Condition) (changed bool, err error) {
+	return Setter{}.SetUnstructured(u, c)
+}
+
+// SetUnstructured is Set for u's status.conditions: it records c with Set's
+// semantics (one condition per type, stable order, lastTransitionTime only on
+// a change of status) and reports whether u changed.
+//
+// A missing status or list is created; other status fields, and keys of the
+// entry that a metav1.Condition does not know, are kept as they are. An entry
+// that is not a condition (see FromUnstructured), or a c that fails Validate,
+// gives an error, and u is left unchanged.
+func (s Setter) SetUnstructured(u *unstructured.Unstructured, c metav1.Condition) (changed bool, err error) {
+	if u == nil {
+		return false, ErrNilObject
+	}
+	if err := Validate(c); err != nil {
+		return false, fmt.Errorf("cannot set condition %s on %s: %w", quote(c.Type), describe(u), err)
+	}
+	status, list, err := conditionList(u.Object)
+	if err == nil {
+		err = checkEntries(list)
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot set condition %s on %s: %w", quote(c.Type), describe(u), err)
+	}
+
+	i := indexOf(list, c.Type)
+	if i < 0 {
+		if c.LastTransitionTime.IsZero() {
+			c.LastTransitionTime = s.now()
+		}
+		writeConditions(u, status, appendEntry(list, toEntry(c)))
+		return true, nil
+	}
+	old, _ := parseEntry(i, list[i])
+	one := [1]metav1.Condition{old}
+	merged := one[:]
+	if !s.Set(&merged, c) {
+		return false, nil
+	}
+	writeConditions(u, status, replaceEntry(list, i, updateEntry(list[i].(map[string]any), &old, &merged[0])))
+	return true, nil
+}
+
+// RemoveUnstructured is Remove for u's status.conditions: it deletes the
+// condition of conditionType and reports whether there was one. Malformed
+// conditions give an error, as in FromUnstructured, and leave u unchanged.
+func RemoveUnstructured(u *unstructured.Unstructured, conditionType string) (removed bool, err error) {
+	if u == nil {
+		return false, ErrNilObject
+	}
+	status, list, err := conditionList(u.Object)
+	if err == nil {
+		err = checkEntries(list)
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot remove condition %s from %s: %w", quote(conditionType), describe(u), err)
+	}
+	i := indexOf(list, conditionType)
+	if i < 0 {
+		return false, nil
+	}
+	out := make([]any, 0, len(list)-1)
+	out = append(out, list[:i]...)
+	out = append(out, list[i+1:]...)
+	writeConditions(u, status, out)
+	return true, nil
+}
+
+// conditionList returns obj's status map and its conditions list. Either is
+// nil when missing or null; a status that is not an object or conditions that
+// are not a list are malformed.
+func conditionList(obj map[string]any) (status map[string]any, list []any, err error) {
+	switch v := obj["status"].(type) {
+	case nil:
+		return nil, nil, nil
+	case map[string]any:
+		status = v
+	default:
+		return nil, nil, malformed("status: must be an object, not %s", jsonKind(v))
+	}
+	switch v := status["conditions"].(type) {
+	case nil:
+		return status, nil, nil
+	case []any:
+		return status, v, nil
+	default:
+		return nil, nil, malformed("status.conditions: must be a list, not %s", jsonKind(v))
+	}
+}
+
+// checkEntries reports the first entry of list that is not a condition, or
+// repeats the type of an earlier one.
+func checkEntries(list []any) error {
+	for i, e := range list {
+		c, err := parseEntry(i, e)
+		if err != nil {
+			return err
+		}
+		for j := range i {
+			if list[j].(map[string]any)[keyType] == c.Type {
+				return malformed("status.conditions[%d]: type %s repeats status.conditions[%d]", i, quote(c.Type), j)
+			}
+		}
+	}
+	return nil
+}
+
+// indexOf returns the index of the entry of type t in a checked list, or -1.
+func indexOf(list []any, t string) int {
+	for i, e := range list {
+		if e.(map[string]any)[keyType] == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseEntry reads entry i of status.conditions.
+func parseEntry(i int, e any) (metav1.Condition, error) {
+	var c metav1.Condition
+	m, ok := e.(map[string]any)
+	if !ok {
+		return c, malformed("status.conditions[%d]: must be an object, not %s", i, jsonKind(e))
+	}
+	var err error
+	if c.Type, err = requiredString(i, m, keyType); err != nil {
+		return c, err
+	}
+	var status string
+	if status, err = requiredString(i, m, keyStatus); err != nil {
+		return c, err
+	}
+	c.Status = metav1.ConditionStatus(status)
+	if c.Reason, err = optionalString(i, m, keyReason); err != nil {
+		return c, err
+	}
+	if c.Message, err = optionalString(i, m, keyMessage); err != nil {
+		return c, err
+	}
+	switch v := m[keyLastTransitionTime].(type) {
+	case nil:
+	case string:
+		if v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return c, malformed("status.conditions[%d].lastTransitionTime %s: must be an RFC 3339 time (e.g. \"2006-01-02T15:04:05Z\")", i, quote(v))
+			}
+			c.LastTransitionTime = metav1.NewTime(t)
+		}
+	default:
+		return c, malformed("status.conditions[%d].lastTransitionTime: must be a string, not %s", i, jsonKind(v))
+	}
+	if v, ok := m[keyObservedGeneration]; ok && v != nil {
+		g, ok := toInt64(v)
+		if !ok {
+			return c, malformed("status.conditions[%d].observedGeneration %v: must be an integer", i, v)
+		}
+		c.ObservedGeneration = g
+	}
+	return c, nil
+}
+
+func requiredString(i int, m map[string]any, key string) (string, error) {
+	switch v := m[key].(type) {
+	case string:
+		if v == "" {
+			return "", malformed("status.conditions[%d].%s: must not be empty", i, key)
+		}
+		return v, nil
+	case nil:
+		return "", malformed("status.conditions[%d].%s: missing", i, key)
+	default:
+		return "", malformed("status.conditions[%d].%s: must be a string, not %s", i, key, jsonKind(v))
+	}
+}
+
+func optionalString(i int, m map[string]any, key string) (string, error) {
+	switch v := m[key].(type) {
+	case string:
+		return v, nil
+	case nil:
+		return "", nil
+	default:
+		return "", malformed("status.conditions[%d].%s: must be a string, not %s", i, key, jsonKind(v))
+	}
+}
+
+// toInt64 converts the integer representations that decoded JSON uses.
+func toInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case float64:
+		if n != math.Trunc(n) || n < math.MinInt64 || n >= math.MaxInt64 {
+			return 0, false
+		}
+		return int64(n), true
+	case json.Number:
+		g, err := n.Int64()
+		return g, err == nil
+	}
+	return 0, false
+}
+
+// jsonKind names the JSON kind of a value of unstructured content.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case int64, int, int32, float64, json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// toEntry returns c as unstructured content.
+func toEntry(c metav1.Condition) map[string]any {
+	e := make(map[string]any, 6)
+	e[keyType] = c.Type
+	e[keyStatus] = string(c.Status)
+	e[keyReason] = c.Reason
+	e[keyMessage] = c.Message
+	if !c.LastTransitionTime.IsZero() {
+		e[keyLastTransitionTime] = formatTime(c.LastTransitionTime)
+	}
+	if c.ObservedGeneration != 0 {
+		e[keyObservedGeneration] = c.ObservedGeneration
+	}
+	return e
+}
+
+// updateEntry returns a copy of entry, which holds old, changed to hold c. Keys
+// a metav1.Condition does not know are kept, and so is the written form of
+// lastTransitionTime when its instant did not change.
+func updateEntry(entry map[string]any, old, c *metav1.Condition) map[string]any {
+	e := make(map[string]any, len(entry)+2)
+	for k, v := range entry {
+		e[k] = v
+	}
+	e[keyStatus] = string(c.Status)
+	e[keyReason] = c.Reason
+	e[keyMessage] = c.Message
+	if !c.LastTransitionTime.Equal(&old.LastTransitionTime) {
+		if c.LastTransitionTime.IsZero() {
+			delete(e, keyLastTransitionTime)
+		} else {
+			e[keyLastTransitionTime] = formatTime(c.LastTransitionTime)
+		}
+	}
+	if c.ObservedGeneration != 0 {
+		e[keyObservedGeneration] = c.ObservedGeneration
+	} else {
+		delete(e, keyObservedGeneration)
+	}
+	return e
+}
+
+// formatTime writes t as metav1.Time's JSON does.
+func formatTime(t metav1.Time) string {
+	return t.UTC().Format(time.RFC3339)
+}
+
+// appendEntry returns a new list: list and e. The caller's list is not
+// changed, so content shared with other objects stays as it was.
+func appendEntry(list []any, e map[string]any) []any {
+	out := make([]any, len(list), len(list)+1)
+	copy(out, list)
+	return append(out, e)
+}
+
+// replaceEntry returns a new list: list with entry i replaced by e.
+func replaceEntry(list []any, i int, e map[string]any) []any {
+	out := make([]any, len(list))
+	copy(out, list)
+	out[i] = e
+	return out
+}
+
+// writeConditions stores list as u's status.conditions, creating the status
+// when status is nil.
+func writeConditions(u *unstructured.Unstructured, status map[string]any, list []any) {
+	if status == nil {
+		status = map[string]any{}
+		if u.Object == nil {
+			u.Object = map[string]any{}
+		}
+		u.Object["status"] = status
+	}
+	status["conditions"] = list
+}
+
+// describe names u in error messages: its kind and namespace/name.
+func describe(u *unstructured.Unstructured) string {
+	kind := u.GetKind()
+	if kind == "" {
+		kind = "object"
+	}
+	name := u.GetName()
+	if ns := u.GetNamespace(); ns != "" {
+		name = ns + "/" + name
+	}
+	if name == "" {
+		return kind
+	}
+	return kind + " " + name
+}
