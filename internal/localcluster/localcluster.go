@@ -239,4 +239,3 @@ func (c *Cluster) WriteKubeconfig(path string) error {
 	c.KubeconfigPath = path
 	return nil
 }
-
