@@ -1,0 +1,154 @@
+package fieldpath
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Every error this package returns wraps one of them, so
+// callers branch with errors.Is (or IsNotFound) and never on message text.
+var (
+	// ErrInvalidPath is wrapped by every error about a path's syntax or its
+	// index limit, and by Get, Set and Delete on a path that holds a wildcard.
+	ErrInvalidPath = errors.New("invalid field path")
+
+	// ErrNotFound is wrapped when a path leads to a missing field, to an
+	// index past the end of an array, or through a null value.
+	ErrNotFound = errors.New("field not found")
+
+	// ErrWrongType is wrapped when a value on the path, or the value at its
+	// end, has a type other than the one the path or the method needs: a
+	// field of a string, an index into an object, GetBool on a number.
+	ErrWrongType = errors.New("wrong type")
+
+	// ErrInvalidValue is wrapped when a value cannot be stored because JSON
+	// cannot represent it (a channel, a function, NaN, an infinity), and when
+	// a compiled Path is asked to write into a nil map.
+	ErrInvalidValue = errors.New("invalid value")
+)
+
+// IsNotFound reports whether err says that a field path was not found: a
+// missing field, an index past the end of an array, or a null on the way.
+// A type mismatch is not a not-found error.
+func IsNotFound(err error) bool {
+	return errors.Is(err, ErrNotFound)
+}
+
+// A parseError is a syntax error in a path, at a byte position.
+type parseError struct {
+	path string
+	pos  int // 0-based byte offset into path; negative when it has none
+	msg  string
+}
+
+func (e *parseError) Error() string {
+	if e.pos < 0 {
+		return fmt.Sprintf("cannot parse field path %q: %s", e.path, e.msg)
+	}
+	return fmt.Sprintf("cannot parse field path %q: %s at position %d", e.path, e.msg, e.pos)
+}
+
+func (e *parseError) Unwrap() error { return ErrInvalidPath }
+
+// walkError says why a path could not be followed through an object. It is
+// built on the hot path of Get, so it holds only what it already has and
+// formats its message when asked.
+type walkError struct {
+	op     string   // "get", "set", "delete", "expand"
+	segs   Segments // the whole path, never modified after the error is built
+	at     int      // the segment that could not be followed
+	kind   walkErrorKind
+	got    any // the value found instead of a container, for errWrongParent
+	length int // the array's length, for errMissingIndex
+}
+
+type walkErrorKind uint8
+
+const (
+	errMissingField walkErrorKind = iota
+	errMissingIndex
+	errNullParent
+	errWrongParent
+	errWildcard
+	errNilObject
+)
+
+func (e *walkError) Error() string {
+	var b strings.Builder
+	b.WriteString("cannot ")
+	b.WriteString(e.op)
+	b.WriteByte(' ')
+	b.WriteString(e.segs.String())
+	b.WriteString(": ")
+	parent := "the object"
+	if e.at > 0 {
+		parent = e.segs[:e.at].String()
+	}
+	s := e.segs[e.at]
+	switch e.kind {
+	case errMissingField:
+		fmt.Fprintf(&b, "%s has no field %q", parent, s.Field)
+	case errMissingIndex:
+		fmt.Fprintf(&b, "%s has no element %d (its length is %d)", parent, s.Index, e.length)
+	case errNullParent:
+		fmt.Fprintf(&b, "%s is null", parent)
+	case errWrongParent:
+		want := "an object"
+		if s.Type == SegmentIndex {
+			want = "an array"
+		}
+		fmt.Fprintf(&b, "%s is %s, not %s", parent, describe(e.got), want)
+	case errWildcard:
+		fmt.Fprintf(&b, "segment %d is a wildcard, which matches many values; expand it with ExpandWildcards first", e.at+1)
+	case errNilObject:
+		b.WriteString("the object is a nil map")
+	}
+	return b.String()
+}
+
+func (e *walkError) Unwrap() error {
+	switch e.kind {
+	case errMissingField, errMissingIndex, errNullParent:
+		return ErrNotFound
+	case errWrongParent:
+		return ErrWrongType
+	case errWildcard:
+		return ErrInvalidPath
+	default:
+		return ErrInvalidValue
+	}
+}
+
+// wrongTypeError is returned by the typed getters (GetString and friends).
+func wrongTypeError(path, want string, got any) error {
+	return fmt.Errorf("cannot get %s as %s: it is %s: %w", path, want, describe(got), ErrWrongType)
+}
+
+// describe names a JSON value's kind for an error message, with a short
+// rendering of scalars so that the message names the offending value.
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		const max = 40
+		if len(x) > max {
+			return fmt.Sprintf("a string (%q...)", x[:max])
+		}
+		return fmt.Sprintf("a string (%q)", x)
+	case bool:
+		return fmt.Sprintf("a boolean (%t)", x)
+	case map[string]any:
+		return "an object"
+	case []any:
+		return fmt.Sprintf("an array (length %d)", len(x))
+	case int64, float64, int, int8, int16, int32, uint, uint8, uint16, uint32, uint64, float32:
+		return fmt.Sprintf("a number (%v)", x)
+	case json.Number:
+		return fmt.Sprintf("a number (%s)", x.String())
+	default:
+		return fmt.Sprintf("a value of type %T", v)
+	}
+}
