@@ -60,7 +60,7 @@ $(BIN)/protoc-gen-go: tools/gen/go.mod tools/gen/go.sum
 .PHONY: lint
 lint: ## staticcheck on top of vet.
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
-STATICCHECK_VERSION ?= 2025.1.1
+STATICCHECK_VERSION ?= v0.8.2
 
 .PHONY: bench
 bench: ## Benchmarks beside the code (allocations reported).

@@ -16,14 +16,23 @@ for mod in . bench tools/gen tools/controlplane; do
 	fi
 done
 
+# `go get github.com/ctrlkit/ctrlkit` must stay light: the server side of
+# Kubernetes and etcd belong to tools/controlplane only.
+if heavy=$(go list -m all | grep -E '^(k8s\.io/kubernetes|go\.etcd\.io/etcd/server/v3) '); then
+	echo "verify: the root module's graph pulls in server modules it must not:"
+	echo "$heavy"
+	fail=1
+fi
+
 make --no-print-directory tools >/dev/null
-before=$(git status --porcelain --untracked-files=all)
+generated=(':(glob)**/zz_generated.*.go' ':(glob)**/*.pb.go' ':(glob)**/crds/**')
+before=$(git status --porcelain --untracked-files=all -- "${generated[@]}")
 hack/generate.sh "$bin" >/dev/null
-after=$(git status --porcelain --untracked-files=all)
+after=$(git status --porcelain --untracked-files=all -- "${generated[@]}")
 if [ "$before" != "$after" ]; then
 	echo "verify: generated files drift from the sources; run make generate and commit:"
 	diff <(echo "$before") <(echo "$after") || true
-	git --no-pager diff --stat
+	git --no-pager diff --stat -- "${generated[@]}"
 	fail=1
 fi
 exit $fail
