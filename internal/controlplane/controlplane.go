@@ -325,9 +325,10 @@ func build(ctx context.Context, o Options, entry, k8s, etcd string) error {
 }
 
 func goBuild(ctx context.Context, o Options, name, version, hint, out, pkg, ldflags string) error {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
+	// go run and go test put the toolchain that runs them first on PATH.
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("cannot build %s: no go command on PATH: %w", name, err)
 	}
 	var log bytes.Buffer
 	cmd := exec.CommandContext(ctx, gobin, "build", "-ldflags", ldflags, "-o", out, pkg)
@@ -350,7 +351,7 @@ func goBuild(ctx context.Context, o Options, name, version, hint, out, pkg, ldfl
 			}
 		}
 	}()
-	err := cmd.Run()
+	err = cmd.Run()
 	close(done)
 	if err != nil {
 		return fmt.Errorf("cannot build %s %s (go build %s in %s): %w\n%s\nthe cache was not changed; fix the cause above and run again (make controlplane) to retry", name, version, pkg, o.ModuleDir, err, tail(log.String(), 40))
