@@ -210,8 +210,12 @@ func parseEntry(i int, e any) (metav1.Condition, error) {
 	}
 	if v, ok := m[keyObservedGeneration]; ok && v != nil {
 		g, ok := toInt64(v)
-		if !ok {
+		switch {
+		case ok:
+		case jsonKind(v) == "a number":
 			return c, malformed("status.conditions[%d].observedGeneration %v: must be an integer", i, v)
+		default:
+			return c, malformed("status.conditions[%d].observedGeneration: must be an integer, not %s", i, jsonKind(v))
 		}
 		c.ObservedGeneration = g
 	}
