@@ -76,7 +76,9 @@ func TestSet(t *testing.T) {
 			reason: "A status change moves lastTransitionTime to the clock's now, and the entry keeps its position.",
 			args: args{
 				conds: []metav1.Condition{db, ready, synced},
-				c:     with(ready, func(c *metav1.Condition) { c.Status, c.Reason, c.LastTransitionTime = metav1.ConditionFalse, "Creating", metav1.Time{} }),
+				c: with(ready, func(c *metav1.Condition) {
+					c.Status, c.Reason, c.LastTransitionTime = metav1.ConditionFalse, "Creating", metav1.Time{}
+				}),
 			},
 			want: want{
 				conds: []metav1.Condition{db, with(ready, func(c *metav1.Condition) {

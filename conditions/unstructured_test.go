@@ -242,11 +242,15 @@ func TestSetUnstructured(t *testing.T) {
 				entry(ready),
 				with2(entry(db), "severity", "Error"),
 			}}),
-			c: with(db, func(c *metav1.Condition) { c.Status, c.Reason, c.LastTransitionTime = metav1.ConditionTrue, "Available", metav1.Time{} }),
+			c: with(db, func(c *metav1.Condition) {
+				c.Status, c.Reason, c.LastTransitionTime = metav1.ConditionTrue, "Available", metav1.Time{}
+			}),
 			want: want{
 				u: object(map[string]any{"conditions": []any{
 					entry(ready),
-					with2(entry(with(db, func(c *metav1.Condition) { c.Status, c.Reason, c.LastTransitionTime = metav1.ConditionTrue, "Available", nowStamp })), "severity", "Error"),
+					with2(entry(with(db, func(c *metav1.Condition) {
+						c.Status, c.Reason, c.LastTransitionTime = metav1.ConditionTrue, "Available", nowStamp
+					})), "severity", "Error"),
 				}}),
 				changed: true,
 			},
