@@ -107,15 +107,20 @@ func Summarize(summaryType string, conds []metav1.Condition, opts ...SummaryOpti
 		}
 		msgs = append(msgs, t+": "+msg)
 	}
+	var seen []string
 	consider := func(t string, negative bool) {
-		if t == summaryType {
+		if t == summaryType || slices.Contains(seen, t) {
+			return
+		}
+		seen = append(seen, t)
+		c := Get(conds, t)
+		if c == nil && negative {
+			// An absent abnormal-true condition is the normal state, but
+			// not evidence of anything.
 			return
 		}
 		n++
-		c := Get(conds, t)
 		switch {
-		case c == nil && negative:
-			// Absent abnormal-true conditions are the normal state.
 		case c == nil:
 			judge(t, unknown, ReasonNotReported, "not reported")
 		case s.generation > 0 && c.ObservedGeneration > 0 && c.ObservedGeneration < s.generation:
@@ -173,13 +178,17 @@ func Summarize(summaryType string, conds []metav1.Condition, opts ...SummaryOpti
 
 // describeCondition says what is wrong with c in a summary's message.
 func describeCondition(c *metav1.Condition) string {
+	status := string(c.Status)
+	if status == "" {
+		status = "no status"
+	}
 	switch {
 	case c.Message != "":
 		return c.Message
 	case c.Reason != "":
-		return string(c.Status) + ", " + c.Reason
+		return status + ", " + c.Reason
 	default:
-		return string(c.Status)
+		return status
 	}
 }
 
