@@ -1,0 +1,158 @@
+package conditions
+
+import (
+	stdjson "encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/json"
+)
+
+// fuzzSeeds are objects, valid and not, as JSON.
+var fuzzSeeds = []string{
+	`{}`,
+	`{"status":null}`,
+	`{"status":"ok"}`,
+	`{"status":{"conditions":null}}`,
+	`{"status":{"conditions":{}}}`,
+	`{"status":{"phase":"x","conditions":[]}}`,
+	`{"metadata":{"name":"a","generation":2},"status":{"conditions":[{"type":"Ready","status":"True","reason":"Available","message":"","lastTransitionTime":"2026-01-02T03:04:05Z","observedGeneration":1}]}}`,
+	`{"status":{"conditions":[{"type":"Ready","status":"True"},{"type":"Ready","status":"False"}]}}`,
+	`{"status":{"conditions":[{"type":"A","status":"True","lastTransitionTime":"yesterday"}]}}`,
+	`{"status":{"conditions":[{"type":"A","status":"True","observedGeneration":1.5}]}}`,
+	`{"status":{"conditions":[{"type":"A","status":"True","observedGeneration":1e300}]}}`,
+	`{"status":{"conditions":[7,"x",null,[]]}}`,
+	`{"status":{"conditions":[{"type":"DatabaseReady","status":"False","reason":"NotFound","extra":{"k":[1,2]}}],"claimConditions":["DatabaseReady","Ready"],"claimConditionTypes":["ImageReady"]}}`,
+	`{"status":{"claimConditions":"DatabaseReady"}}`,
+	`{"status":{"claimConditions":[1]}}`,
+	`[]`,
+	`null`,
+}
+
+// decode turns data into unstructured content, with the number types of
+// apimachinery's decoder (int64 and float64) or, with plain, encoding/json's
+// (float64 only). It reports false for data that is not a JSON object.
+func decode(data []byte, plain bool) (*unstructured.Unstructured, bool) {
+	var obj map[string]any
+	var err error
+	if plain {
+		err = stdjson.Unmarshal(data, &obj)
+	} else {
+		err = json.Unmarshal(data, &obj)
+	}
+	if err != nil {
+		return nil, false
+	}
+	return &unstructured.Unstructured{Object: obj}, true
+}
+
+// FuzzFromUnstructured reads conditions from arbitrary JSON: it must not
+// panic, and what it reads must be stable: setting a condition it read, when
+// valid, changes nothing.
+func FuzzFromUnstructured(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, plain bool) {
+		u, ok := decode(data, plain)
+		if !ok {
+			return
+		}
+		conds, err := FromUnstructured(u)
+		if err != nil {
+			return
+		}
+		for _, c := range conds {
+			if Validate(c) != nil {
+				continue
+			}
+			changed, err := SetUnstructured(u, c)
+			if err != nil || changed {
+				t.Fatalf("SetUnstructured of condition %v just read: changed %v, error %v", c, changed, err)
+			}
+		}
+	})
+}
+
+// FuzzSetUnstructured sets a condition on arbitrary JSON: it must not panic;
+// an error leaves the object as it was; success leaves JSON-compatible
+// content that reads back with the condition set.
+func FuzzSetUnstructured(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), false, "Ready", "True", "Available", "ok", int64(1))
+		f.Add([]byte(s), true, "DatabaseReady", "False", "NotFound", "", int64(0))
+	}
+	f.Add([]byte(fuzzSeeds[6]), false, "Ready", "Maybe", "", "", int64(-1))
+	f.Fuzz(func(t *testing.T, data []byte, plain bool, typ, status, reason, message string, gen int64) {
+		u, ok := decode(data, plain)
+		if !ok {
+			return
+		}
+		before := u.DeepCopy()
+		c := metav1.Condition{Type: typ, Status: metav1.ConditionStatus(status), Reason: reason, Message: message, ObservedGeneration: gen}
+		changed, err := fakeSetter().SetUnstructured(u, c)
+		if err != nil {
+			if changed {
+				t.Fatalf("SetUnstructured: changed and error %v", err)
+			}
+			if diff := cmp.Diff(before, u); diff != "" {
+				t.Fatalf("SetUnstructured failed (%v) but changed the object: -before, +after:\n%s", err, diff)
+			}
+			return
+		}
+		if !changed {
+			if diff := cmp.Diff(before, u); diff != "" {
+				t.Fatalf("SetUnstructured reported no change but changed the object: -before, +after:\n%s", diff)
+			}
+		}
+		_ = runtime.DeepCopyJSON(u.Object) // panics on content JSON cannot hold
+		conds, err := FromUnstructured(u)
+		if err != nil {
+			t.Fatalf("FromUnstructured after SetUnstructured: %v", err)
+		}
+		got := Get(conds, typ)
+		if got == nil || !sameState(got, &c) {
+			t.Fatalf("after SetUnstructured(%v): got %v", c, got)
+		}
+		if again, err := fakeSetter().SetUnstructured(u, c); err != nil || again {
+			t.Fatalf("SetUnstructured a second time: changed %v, error %v", again, err)
+		}
+	})
+}
+
+// FuzzPropagate propagates between arbitrary JSON objects: it must not panic;
+// an error leaves the claim as it was; success settles in one pass.
+func FuzzPropagate(f *testing.F) {
+	for _, x := range fuzzSeeds {
+		f.Add([]byte(x), []byte(fuzzSeeds[6]))
+		f.Add([]byte(fuzzSeeds[12]), []byte(x))
+	}
+	f.Fuzz(func(t *testing.T, xrData, claimData []byte) {
+		xr, ok := decode(xrData, false)
+		if !ok {
+			return
+		}
+		claim, ok := decode(claimData, false)
+		if !ok {
+			return
+		}
+		xrBefore, before := xr.DeepCopy(), claim.DeepCopy()
+		changed, err := fakeSetter().Propagate(xr, claim)
+		if diff := cmp.Diff(xrBefore, xr); diff != "" {
+			t.Fatalf("Propagate changed the XR: -before, +after:\n%s", diff)
+		}
+		if err != nil || !changed {
+			if diff := cmp.Diff(before, claim); diff != "" {
+				t.Fatalf("Propagate (changed %v, error %v) changed the claim: -before, +after:\n%s", changed, err, diff)
+			}
+			return
+		}
+		_ = runtime.DeepCopyJSON(claim.Object)
+		if again, err := fakeSetter().Propagate(xr, claim); err != nil || again {
+			t.Fatalf("Propagate a second time: changed %v, error %v", again, err)
+		}
+	})
+}
