@@ -1,0 +1,192 @@
+package conditions_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+)
+
+func ExampleSet() {
+	var conds []metav1.Condition
+	c := metav1.Condition{
+		Type:               "DatabaseReady",
+		Status:             metav1.ConditionFalse,
+		Reason:             "NotFound",
+		Message:            "database orders does not exist",
+		ObservedGeneration: 3,
+	}
+	fmt.Println("first:", conditions.Set(&conds, c))
+	fmt.Println("again:", conditions.Set(&conds, c))
+
+	c.Status, c.Reason, c.Message = metav1.ConditionTrue, "Available", ""
+	fmt.Println("ready:", conditions.Set(&conds, c), conditions.IsTrue(conds, "DatabaseReady"))
+	// Output:
+	// first: true
+	// again: false
+	// ready: true true
+}
+
+func ExampleSetter() {
+	// A fake clock makes transition times predictable in tests.
+	s := conditions.Setter{Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))}
+	var conds []metav1.Condition
+	s.Set(&conds, metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Creating"})
+	fmt.Println(conds[0].LastTransitionTime.UTC())
+
+	// Only a change of status moves the transition time.
+	s.Clock = clocktesting.NewFakePassiveClock(time.Date(2026, 3, 1, 12, 5, 0, 0, time.UTC))
+	s.Set(&conds, metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Creating", Message: "still creating"})
+	fmt.Println(conds[0].LastTransitionTime.UTC())
+	s.Set(&conds, metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Available"})
+	fmt.Println(conds[0].LastTransitionTime.UTC())
+	// Output:
+	// 2026-03-01 12:00:00 +0000 UTC
+	// 2026-03-01 12:00:00 +0000 UTC
+	// 2026-03-01 12:05:00 +0000 UTC
+}
+
+func ExampleEqual() {
+	t1 := metav1.NewTime(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	a := []metav1.Condition{
+		{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Available", LastTransitionTime: t1},
+		{Type: "Synced", Status: metav1.ConditionTrue, Reason: "ReconcileSuccess", LastTransitionTime: t1},
+	}
+	b := []metav1.Condition{
+		{Type: "Synced", Status: metav1.ConditionTrue, Reason: "ReconcileSuccess"},
+		{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Available"},
+	}
+	fmt.Println(conditions.Equal(a, b))
+	// Output: true
+}
+
+func ExampleValidate() {
+	err := conditions.Validate(metav1.Condition{Type: "DatabaseReady", Status: "Yes", Reason: "not found"})
+	fmt.Println(errors.Is(err, conditions.ErrInvalid))
+	fmt.Println(err)
+	// Output:
+	// true
+	// invalid condition "DatabaseReady": status "Yes": must be True, False or Unknown; reason "not found": must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")
+}
+
+func ExampleSetUnstructured() {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"kind":     "Database",
+		"metadata": map[string]any{"name": "orders", "namespace": "team-a"},
+		"status":   map[string]any{"address": "10.0.0.1"},
+	}}
+	changed, err := conditions.SetUnstructured(u, metav1.Condition{
+		Type: "DatabaseReady", Status: metav1.ConditionTrue, Reason: "Available",
+		LastTransitionTime: metav1.NewTime(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)),
+	})
+	fmt.Println(changed, err)
+	fmt.Println(u.Object["status"])
+
+	// A malformed entry is reported by index, and nothing is written.
+	u.Object["status"].(map[string]any)["conditions"] = []any{map[string]any{"type": "Ready", "status": true}}
+	_, err = conditions.SetUnstructured(u, metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Available"})
+	fmt.Println(err)
+	// Output:
+	// true <nil>
+	// map[address:10.0.0.1 conditions:[map[lastTransitionTime:2026-03-01T12:00:00Z message: reason:Available status:True type:DatabaseReady]]]
+	// cannot set condition "Ready" on Database team-a/orders: status.conditions[0].status: must be a string, not a boolean
+}
+
+func ExamplePropagate() {
+	xr := &unstructured.Unstructured{Object: map[string]any{
+		"kind":     "XDatabase",
+		"metadata": map[string]any{"name": "orders-x7k2p"},
+		"status": map[string]any{
+			"claimConditions": []any{"ImageReady", "Ready"},
+			"conditions": []any{
+				map[string]any{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-03-01T12:00:00Z"},
+				map[string]any{"type": "ImageReady", "status": "False", "reason": "NotFound", "message": "image not found", "lastTransitionTime": "2026-03-01T12:00:00Z"},
+			},
+		},
+	}}
+	claim := &unstructured.Unstructured{Object: map[string]any{
+		"kind":     "Database",
+		"metadata": map[string]any{"name": "orders", "namespace": "team-a", "generation": int64(2)},
+		"status": map[string]any{"conditions": []any{
+			map[string]any{"type": "Ready", "status": "False", "reason": "Creating", "lastTransitionTime": "2026-03-01T11:00:00Z"},
+		}},
+	}}
+
+	changed, _ := conditions.Propagate(xr, claim)
+	conds, _ := conditions.FromUnstructured(claim)
+	fmt.Println("changed:", changed)
+	for _, c := range conds {
+		fmt.Println(c.Type, c.Status, c.Reason, c.ObservedGeneration)
+	}
+	fmt.Println("recorded:", claim.Object["status"].(map[string]any)["claimConditions"])
+
+	// Nothing to do the second time: skip the write.
+	changed, _ = conditions.Propagate(xr, claim)
+	fmt.Println("changed:", changed)
+
+	// The XR stops listing ImageReady: it disappears from the claim.
+	xr.Object["status"].(map[string]any)["claimConditions"] = []any{"Ready"}
+	changed, _ = conditions.Propagate(xr, claim)
+	conds, _ = conditions.FromUnstructured(claim)
+	fmt.Println("changed:", changed, "types left:", len(conds), conds[0].Type, conds[0].Reason)
+	// Output:
+	// changed: true
+	// Ready False Creating 0
+	// ImageReady False NotFound 2
+	// recorded: [ImageReady]
+	// changed: false
+	// changed: true types left: 1 Ready Creating
+}
+
+func ExampleSummarize() {
+	conds := []metav1.Condition{
+		{Type: "DatabaseReady", Status: metav1.ConditionTrue, Reason: "Available"},
+		{Type: "ImageReady", Status: metav1.ConditionFalse, Reason: "NotFound", Message: "image not found"},
+		{Type: "Stalled", Status: metav1.ConditionFalse, Reason: "Progressing"},
+	}
+	ready := conditions.Summarize(conditions.TypeReady, conds,
+		conditions.Types{"DatabaseReady", "ImageReady"},
+		conditions.NegativePolarity{"Stalled"},
+		conditions.ObservedGeneration(4))
+	fmt.Println(ready.Type, ready.Status, ready.Reason, ready.ObservedGeneration)
+	fmt.Println(ready.Message)
+
+	conds[1] = metav1.Condition{Type: "ImageReady", Status: metav1.ConditionTrue, Reason: "Available"}
+	ready = conditions.Summarize(conditions.TypeReady, conds, conditions.NegativePolarity{"Stalled"})
+	fmt.Println(ready.Type, ready.Status, ready.Reason)
+	// Output:
+	// Ready False NotFound 4
+	// ImageReady: image not found
+	// Ready True Available
+}
+
+// widget is a typed CRD object; two methods make it a conditions.Object.
+type widget struct {
+	metav1.ObjectMeta
+	Status struct{ Conditions []metav1.Condition }
+}
+
+func (w *widget) GetConditions() []metav1.Condition  { return w.Status.Conditions }
+func (w *widget) SetConditions(c []metav1.Condition) { w.Status.Conditions = c }
+
+// markReady works for any typed object with conditions.
+func markReady(o conditions.Object, generation int64) bool {
+	return conditions.SetObject(o, metav1.Condition{
+		Type: conditions.TypeReady, Status: metav1.ConditionTrue, Reason: conditions.ReasonAvailable,
+		ObservedGeneration: generation,
+	})
+}
+
+func ExampleObject() {
+	w := &widget{ObjectMeta: metav1.ObjectMeta{Name: "w", Generation: 2}}
+	fmt.Println(markReady(w, w.Generation), markReady(w, w.Generation))
+	fmt.Println(conditions.IsTrue(w.Status.Conditions, conditions.TypeReady))
+	// Output:
+	// true false
+	// true
+}
