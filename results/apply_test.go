@@ -1,0 +1,616 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
+)
+
+// event is what the recording sink keeps of an event.
+type event struct {
+	Regarding, Related string
+	Type, Reason       string
+	Action, Note       string
+}
+
+// sink is an events.EventRecorder that records what it is given.
+type sink struct {
+	mu     sync.Mutex
+	events []event
+}
+
+func (s *sink) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, event{
+		Regarding: objectName(regarding), Related: objectName(related),
+		Type: eventtype, Reason: reason, Action: action, Note: fmt.Sprintf(note, args...),
+	})
+}
+
+func objectName(o runtime.Object) string {
+	if o == nil {
+		return ""
+	}
+	u := o.(*unstructured.Unstructured)
+	return u.GetKind() + "/" + u.GetName()
+}
+
+var (
+	now     = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	earlier = metav1.NewTime(now.Add(-time.Hour))
+	later   = metav1.NewTime(now)
+)
+
+// composite returns an XR with the given generation, conditions,
+// status.claimConditions and record of result-set types (nil: absent).
+func composite(gen int64, conds []metav1.Condition, claimConditions, record []string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetAPIVersion("example.ctrlkit.dev/v1alpha1")
+	u.SetKind("XApp")
+	u.SetName("xapp")
+	u.SetGeneration(gen)
+	for _, c := range conds {
+		if _, err := conditions.SetUnstructured(u, c); err != nil {
+			panic(err)
+		}
+	}
+	if claimConditions != nil {
+		_ = unstructured.SetNestedStringSlice(u.Object, claimConditions, "status", "claimConditions")
+	}
+	if record != nil {
+		_ = unstructured.SetNestedStringSlice(u.Object, record, "status", "resultConditions")
+	}
+	return u
+}
+
+func claimOf(gen int64, conds []metav1.Condition, record []string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetAPIVersion("example.ctrlkit.dev/v1alpha1")
+	u.SetKind("App")
+	u.SetNamespace("default")
+	u.SetName("app")
+	u.SetGeneration(gen)
+	for _, c := range conds {
+		if _, err := conditions.SetUnstructured(u, c); err != nil {
+			panic(err)
+		}
+	}
+	if record != nil {
+		_ = unstructured.SetNestedStringSlice(u.Object, record, "status", "claimConditions")
+	}
+	return u
+}
+
+func cond(typ string, s metav1.ConditionStatus, reason, msg string, gen int64, t metav1.Time) metav1.Condition {
+	return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg, ObservedGeneration: gen, LastTransitionTime: t}
+}
+
+func response(rs ...*resultsv1.Result) *resultsv1.Response {
+	return &resultsv1.Response{Results: rs}
+}
+
+// status is what a test compares of an object after Apply.
+type status struct {
+	Conditions      []metav1.Condition
+	ClaimConditions []string // status.claimConditions
+	Record          []string // status.resultConditions
+}
+
+func statusOf(t *testing.T, u *unstructured.Unstructured) status {
+	t.Helper()
+	if u == nil {
+		return status{}
+	}
+	conds, err := conditions.FromUnstructured(u)
+	require.NoError(t, err)
+	claimConditions, _, err := unstructured.NestedStringSlice(u.Object, "status", "claimConditions")
+	require.NoError(t, err)
+	record, _, err := unstructured.NestedStringSlice(u.Object, "status", "resultConditions")
+	require.NoError(t, err)
+	return status{Conditions: conds, ClaimConditions: claimConditions, Record: record}
+}
+
+var timeComparer = cmp.Comparer(func(a, b metav1.Time) bool { return a.Equal(&b) })
+
+func TestApply(t *testing.T) {
+	const (
+		T  = metav1.ConditionTrue
+		F  = metav1.ConditionFalse
+		U  = metav1.ConditionUnknown
+		xr = "XApp/xapp"
+		cl = "App/app"
+	)
+	errImage := errors.New("The image provided does not exist or you are not authorized to use it.")
+	errVault := errors.New("cannot read secret db-creds from vault.internal:8200: x509: certificate signed by unknown authority")
+	const friendly = "Internal error, the platform team has been alerted."
+
+	type want struct {
+		out       Outcome // without Fatal
+		fatal     []error // sentinels Outcome.Fatal must wrap; none: nil
+		fatalText string  // a substring of Outcome.Fatal
+		xr        status
+		claim     status
+		events    []event
+	}
+	cases := map[string]struct {
+		reason string
+		opts   []ApplierOption
+		rsp    *resultsv1.Response
+		xr     *unstructured.Unstructured
+		claim  *unstructured.Unstructured
+		want   want
+	}{
+		"NormalEvent": {
+			reason: "A normal result without a condition records a Normal ComposeResources event on the XR and changes nothing.",
+			rsp:    response(Normal("composed 3 resources").Build()),
+			xr:     composite(1, nil, nil, nil),
+			want: want{
+				events: []event{{Regarding: xr, Type: "Normal", Reason: "ComposeResources", Action: EventAction, Note: "composed 3 resources"}},
+			},
+		},
+		"WarningWithReason": {
+			reason: "A warning records a Warning event with its own reason; without a claim, a claim target only affects the XR.",
+			rsp:    response(Warning(errors.New("quota at 90%")).WithReason("QuotaLow").TargetCompositeAndClaim().Build()),
+			xr:     composite(1, nil, nil, nil),
+			want: want{
+				events: []event{{Regarding: xr, Type: "Warning", Reason: "QuotaLow", Action: EventAction, Note: "quota at 90%"}},
+			},
+		},
+		"ConditionCompositeOnly": {
+			reason: "A condition for the composite only is set with the XR's generation and recorded as owned, not listed for the claim; an empty message records no event.",
+			rsp:    response(Normal("").WithConditionTrue("DatabaseReady", "Available").Build()),
+			xr:     composite(4, nil, nil, nil),
+			claim:  claimOf(2, nil, nil),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr: status{
+					Conditions: []metav1.Condition{cond("DatabaseReady", T, "Available", "", 4, later)},
+					Record:     []string{"DatabaseReady"},
+				},
+				claim: status{},
+			},
+		},
+		"ConditionToClaim": {
+			reason: "A condition for the claim is listed in claimConditions and carried to the claim with the claim's generation; the event goes to both.",
+			rsp:    response(Normal("The database is available.").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
+			xr:     composite(4, nil, nil, nil),
+			claim:  claimOf(2, nil, nil),
+			want: want{
+				out: Outcome{CompositeChanged: true, ClaimChanged: true},
+				xr: status{
+					Conditions:      []metav1.Condition{cond("DatabaseReady", T, "Available", "The database is available.", 4, later)},
+					ClaimConditions: []string{"DatabaseReady"},
+					Record:          []string{"DatabaseReady"},
+				},
+				claim: status{
+					Conditions:      []metav1.Condition{cond("DatabaseReady", T, "Available", "The database is available.", 2, later)},
+					ClaimConditions: []string{"DatabaseReady"},
+				},
+				events: []event{
+					{Regarding: xr, Type: "Normal", Reason: "ComposeResources", Action: EventAction, Note: "The database is available."},
+					{Regarding: cl, Related: xr, Type: "Normal", Reason: "ComposeResources", Action: EventAction, Note: "The database is available."},
+				},
+			},
+		},
+		"SeedImageNotFound": {
+			reason: "The seed's first scenario: DatabaseReady True, then a fatal ImageReady False for the claim; Synced goes False.",
+			rsp: response(
+				Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+				Fatal(errImage).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+				Normal("").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
+			),
+			xr:    composite(1, nil, nil, nil),
+			claim: claimOf(1, nil, nil),
+			want: want{
+				out:       Outcome{CompositeChanged: true, ClaimChanged: true},
+				fatal:     []error{ErrFatal},
+				fatalText: errImage.Error(),
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("DatabaseReady", T, "Available", "", 1, later),
+						cond("ImageReady", F, "NotFound", errImage.Error(), 1, later),
+						cond("Synced", F, "ReconcileError", errImage.Error(), 1, later),
+					},
+					ClaimConditions: []string{"DatabaseReady", "ImageReady"},
+					Record:          []string{"DatabaseReady", "ImageReady"},
+				},
+				claim: status{
+					Conditions: []metav1.Condition{
+						cond("DatabaseReady", T, "Available", "", 1, later),
+						cond("ImageReady", F, "NotFound", errImage.Error(), 1, later),
+					},
+					ClaimConditions: []string{"DatabaseReady", "ImageReady"},
+				},
+				events: []event{
+					{Regarding: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction, Note: errImage.Error()},
+					{Regarding: cl, Related: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction, Note: errImage.Error()},
+				},
+			},
+		},
+		"InternalError": {
+			reason: "A fatal result with a claim message: the XR's Synced and event carry the detail, the condition and the claim's event the friendly message.",
+			rsp: response(
+				Fatal(errVault).WithConditionFalse("DatabaseReady", "InternalError").TargetCompositeAndClaim().WithClaimMessage(friendly).Build(),
+			),
+			xr:    composite(1, nil, nil, nil),
+			claim: claimOf(1, nil, nil),
+			want: want{
+				out:       Outcome{CompositeChanged: true, ClaimChanged: true},
+				fatal:     []error{ErrFatal},
+				fatalText: "x509",
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("DatabaseReady", F, "InternalError", friendly, 1, later),
+						cond("Synced", F, "ReconcileError", errVault.Error(), 1, later),
+					},
+					ClaimConditions: []string{"DatabaseReady"},
+					Record:          []string{"DatabaseReady"},
+				},
+				claim: status{
+					Conditions:      []metav1.Condition{cond("DatabaseReady", F, "InternalError", friendly, 1, later)},
+					ClaimConditions: []string{"DatabaseReady"},
+				},
+				events: []event{
+					{Regarding: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction, Note: errVault.Error()},
+					{Regarding: cl, Related: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction, Note: friendly},
+				},
+			},
+		},
+		"FatalKeepsWhatItDidNotSet": {
+			reason: "A fatal run removes nothing: AppReady, owned from the last run, stays, and stays listed for the claim; the record keeps it.",
+			rsp: response(
+				Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+				Fatal(errImage).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+			),
+			xr: composite(2, []metav1.Condition{
+				cond("DatabaseReady", T, "Available", "", 1, earlier),
+				cond("ImageReady", T, "Available", "", 1, earlier),
+				cond("AppReady", T, "Available", "", 1, earlier),
+			}, []string{"DatabaseReady", "ImageReady", "AppReady"}, []string{"DatabaseReady", "ImageReady", "AppReady"}),
+			want: want{
+				out:   Outcome{CompositeChanged: true},
+				fatal: []error{ErrFatal},
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("DatabaseReady", T, "Available", "", 2, earlier),
+						cond("ImageReady", F, "NotFound", errImage.Error(), 2, later),
+						cond("AppReady", T, "Available", "", 1, earlier),
+						cond("Synced", F, "ReconcileError", errImage.Error(), 2, later),
+					},
+					ClaimConditions: []string{"DatabaseReady", "ImageReady", "AppReady"},
+					Record:          []string{"DatabaseReady", "ImageReady", "AppReady"},
+				},
+				events: []event{{Regarding: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction, Note: errImage.Error()}},
+			},
+		},
+		"RemovesWhatItNoLongerSets": {
+			reason: "A run that is not fatal removes the types it owned and did not set, from the XR, claimConditions and so the claim; other controllers' conditions and claim types stay.",
+			rsp:    response(Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
+			xr: composite(3, []metav1.Condition{
+				cond("Ready", F, "Creating", "", 3, earlier),
+				cond("DatabaseReady", T, "Available", "", 3, earlier),
+				cond("ImageReady", F, "NotFound", "gone", 3, earlier),
+				cond("BackupReady", T, "Available", "set by another controller", 3, earlier),
+			}, []string{"BackupReady", "DatabaseReady", "ImageReady"}, []string{"DatabaseReady", "ImageReady"}),
+			claim: claimOf(1, []metav1.Condition{
+				cond("Ready", F, "Waiting", "", 1, earlier),
+				cond("DatabaseReady", T, "Available", "", 1, earlier),
+				cond("ImageReady", F, "NotFound", "gone", 1, earlier),
+				cond("BackupReady", T, "Available", "set by another controller", 1, earlier),
+			}, []string{"DatabaseReady", "ImageReady", "BackupReady"}),
+			want: want{
+				out: Outcome{CompositeChanged: true, ClaimChanged: true},
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("Ready", F, "Creating", "", 3, earlier),
+						cond("DatabaseReady", T, "Available", "", 3, earlier),
+						cond("BackupReady", T, "Available", "set by another controller", 3, earlier),
+					},
+					ClaimConditions: []string{"BackupReady", "DatabaseReady"},
+					Record:          []string{"DatabaseReady"},
+				},
+				claim: status{
+					Conditions: []metav1.Condition{
+						cond("Ready", F, "Waiting", "", 1, earlier),
+						cond("DatabaseReady", T, "Available", "", 1, earlier),
+						cond("BackupReady", T, "Available", "set by another controller", 1, earlier),
+					},
+					ClaimConditions: []string{"BackupReady", "DatabaseReady"},
+				},
+			},
+		},
+		"RetargetedToCompositeOnly": {
+			reason: "A type that was for the claim and is now for the composite only leaves claimConditions and the claim, but stays on the XR.",
+			rsp:    response(Normal("").WithConditionFalse("AppReady", "Creating").Build()),
+			xr: composite(1, []metav1.Condition{cond("AppReady", F, "Creating", "", 1, earlier)},
+				[]string{"AppReady"}, []string{"AppReady"}),
+			claim: claimOf(1, []metav1.Condition{cond("AppReady", F, "Creating", "", 1, earlier)}, []string{"AppReady"}),
+			want: want{
+				out: Outcome{CompositeChanged: true, ClaimChanged: true},
+				xr: status{
+					Conditions: []metav1.Condition{cond("AppReady", F, "Creating", "", 1, earlier)},
+					Record:     []string{"AppReady"},
+				},
+				claim: status{},
+			},
+		},
+		"LastResultWins": {
+			reason: "Two results for one type: the last sets the condition and decides the target.",
+			rsp: response(
+				Normal("").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
+				Normal("up").WithConditionTrue("AppReady", "Available").WithReason("AppUp").Build(),
+			),
+			xr: composite(1, nil, nil, nil),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr: status{
+					Conditions: []metav1.Condition{cond("AppReady", T, "Available", "up", 1, later)},
+					Record:     []string{"AppReady"},
+				},
+				events: []event{{Regarding: xr, Type: "Normal", Reason: "AppUp", Action: EventAction, Note: "up"}},
+			},
+		},
+		"StatusUnchangedKeepsTransitionTime": {
+			reason: "A new message or generation with the same status keeps lastTransitionTime; a new status stamps the clock's time.",
+			rsp: response(
+				Normal("").WithConditionFalse("AppReady", "Creating").Build(),
+				Normal("").WithConditionUnknown("ImageReady", "Checking").Build(),
+			),
+			xr: composite(5, []metav1.Condition{
+				cond("AppReady", F, "Creating", "old message", 4, earlier),
+				cond("ImageReady", T, "Available", "", 4, earlier),
+			}, nil, []string{"AppReady", "ImageReady"}),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("AppReady", F, "Creating", "", 5, earlier),
+						cond("ImageReady", U, "Checking", "", 5, later),
+					},
+					Record: []string{"AppReady", "ImageReady"},
+				},
+			},
+		},
+		"Settled": {
+			reason: "Applying what the XR and claim already show changes nothing: the caller writes nothing.",
+			rsp: response(
+				Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+				Normal("").WithConditionFalse("AppReady", "Creating").Build(),
+			),
+			xr: composite(2, []metav1.Condition{
+				cond("Synced", T, "ReconcileSuccess", "", 2, earlier),
+				cond("DatabaseReady", T, "Available", "", 2, earlier),
+				cond("AppReady", F, "Creating", "", 2, earlier),
+			}, []string{"DatabaseReady"}, []string{"DatabaseReady", "AppReady"}),
+			claim: claimOf(1, []metav1.Condition{cond("DatabaseReady", T, "Available", "", 1, earlier)}, []string{"DatabaseReady"}),
+			want: want{
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("Synced", T, "ReconcileSuccess", "", 2, earlier),
+						cond("DatabaseReady", T, "Available", "", 2, earlier),
+						cond("AppReady", F, "Creating", "", 2, earlier),
+					},
+					ClaimConditions: []string{"DatabaseReady"},
+					Record:          []string{"DatabaseReady", "AppReady"},
+				},
+				claim: status{
+					Conditions:      []metav1.Condition{cond("DatabaseReady", T, "Available", "", 1, earlier)},
+					ClaimConditions: []string{"DatabaseReady"},
+				},
+			},
+		},
+		"ReservedType": {
+			reason: "A result that would set Ready is not applied: the run stops as if fatal, Synced and a Warning event say why, and Ready is untouched.",
+			rsp: response(
+				Normal("").WithConditionTrue("DatabaseReady", "Available").Build(),
+				Normal("all good").WithConditionTrue("Ready", "Available").Build(),
+				Normal("").WithConditionTrue("AppReady", "Available").Build(),
+			),
+			xr: composite(1, []metav1.Condition{cond("Ready", F, "Creating", "", 1, earlier)}, nil, []string{"ImageReady"}),
+			want: want{
+				out:       Outcome{CompositeChanged: true},
+				fatal:     []error{ErrInvalidResult, ErrReservedType},
+				fatalText: "cannot apply result 2 of 3",
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("Ready", F, "Creating", "", 1, earlier),
+						cond("DatabaseReady", T, "Available", "", 1, later),
+						cond("Synced", F, "ReconcileError", `cannot apply result 2 of 3: invalid result: condition type "Ready" is reserved for the control plane`, 1, later),
+					},
+					Record: []string{"ImageReady", "DatabaseReady"},
+				},
+				events: []event{{Regarding: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction,
+					Note: `cannot apply result 2 of 3: invalid result: condition type "Ready" is reserved for the control plane`}},
+			},
+		},
+		"OwnershipOff": {
+			reason: "With an empty RecordField nothing is recorded and nothing removed.",
+			opts:   []ApplierOption{RecordField{}},
+			rsp:    response(Normal("").WithConditionTrue("DatabaseReady", "Available").Build()),
+			xr:     composite(1, []metav1.Condition{cond("ImageReady", T, "Available", "", 1, earlier)}, nil, []string{"ImageReady"}),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("ImageReady", T, "Available", "", 1, earlier),
+						cond("DatabaseReady", T, "Available", "", 1, later),
+					},
+					Record: []string{"ImageReady"},
+				},
+			},
+		},
+		"NilResponse": {
+			reason: "A nil response is a run without results: what the pipeline owned goes away.",
+			rsp:    nil,
+			xr:     composite(1, []metav1.Condition{cond("ImageReady", T, "Available", "", 1, earlier)}, []string{"ImageReady"}, []string{"ImageReady"}),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr:  status{},
+			},
+		},
+		"LongEventMessage": {
+			reason: "An event message longer than the API server allows is shortened on a rune boundary.",
+			rsp:    response(Normal(strings.Repeat("é", 600)).Build()),
+			xr:     composite(1, nil, nil, nil),
+			want: want{
+				events: []event{{Regarding: xr, Type: "Normal", Reason: "ComposeResources", Action: EventAction, Note: strings.Repeat("é", 510) + "..."}},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rec := &sink{}
+			a := NewApplier(rec, append([]ApplierOption{WithClock(clocktesting.NewFakePassiveClock(now))}, tc.opts...)...)
+			out, err := a.Apply(tc.rsp, tc.xr, tc.claim)
+			require.NoError(t, err)
+
+			fatal := out.Fatal
+			out.Fatal = nil
+			if diff := cmp.Diff(tc.want.out, out); diff != "" {
+				t.Errorf("%s\nApply(): -want, +got:\n%s", tc.reason, diff)
+			}
+			if (fatal == nil) != (len(tc.want.fatal) == 0) {
+				t.Errorf("%s\nApply(): Outcome.Fatal: want one wrapping %v, got %v", tc.reason, tc.want.fatal, fatal)
+			}
+			for _, s := range tc.want.fatal {
+				if !errors.Is(fatal, s) {
+					t.Errorf("%s\nApply(): Outcome.Fatal %v does not wrap %v", tc.reason, fatal, s)
+				}
+			}
+			if fatal != nil && !strings.Contains(fatal.Error(), tc.want.fatalText) {
+				t.Errorf("%s\nApply(): Outcome.Fatal %q does not contain %q", tc.reason, fatal, tc.want.fatalText)
+			}
+			if diff := cmp.Diff(tc.want.xr, statusOf(t, tc.xr), timeComparer); diff != "" {
+				t.Errorf("%s\nXR status after Apply(): -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.claim, statusOf(t, tc.claim), timeComparer); diff != "" {
+				t.Errorf("%s\nclaim status after Apply(): -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.events, rec.events); diff != "" {
+				t.Errorf("%s\nevents: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestApplyBadInput(t *testing.T) {
+	malformedConditions := composite(1, nil, nil, nil)
+	require.NoError(t, unstructured.SetNestedField(malformedConditions.Object, "not a list", "status", "conditions"))
+	malformedClaimConditions := composite(1, nil, nil, nil)
+	require.NoError(t, unstructured.SetNestedField(malformedClaimConditions.Object, []any{"A", int64(1)}, "status", "claimConditions"))
+	malformedRecord := composite(1, nil, nil, nil)
+	require.NoError(t, unstructured.SetNestedField(malformedRecord.Object, "A", "status", "resultConditions"))
+	malformedClaim := claimOf(1, nil, nil)
+	require.NoError(t, unstructured.SetNestedField(malformedClaim.Object, []any{"x"}, "status", "conditions"))
+
+	cases := map[string]struct {
+		reason  string
+		xr      *unstructured.Unstructured
+		claim   *unstructured.Unstructured
+		wantErr error
+		wantMsg string
+	}{
+		"NilXR": {
+			reason:  "A nil XR is an error, not a panic.",
+			wantErr: conditions.ErrNilObject,
+			wantMsg: "the composite resource is nil object",
+		},
+		"MalformedConditions": {
+			reason:  "An XR whose conditions are not a list is malformed.",
+			xr:      malformedConditions,
+			wantErr: ErrMalformed,
+			wantMsg: "XApp xapp",
+		},
+		"MalformedClaimConditions": {
+			reason:  "A claimConditions with a number in it is malformed; the error names the entry.",
+			xr:      malformedClaimConditions,
+			wantErr: ErrMalformed,
+			wantMsg: "XApp xapp: status.claimConditions: entry 1: want a string, not int64",
+		},
+		"MalformedRecord": {
+			reason:  "A record that is not a list is malformed.",
+			xr:      malformedRecord,
+			wantErr: ErrMalformed,
+			wantMsg: "status.resultConditions: want a list of strings, not string",
+		},
+		"MalformedClaim": {
+			reason:  "A claim whose conditions are malformed stops Apply before anything changes.",
+			xr:      composite(1, nil, nil, nil),
+			claim:   malformedClaim,
+			wantErr: ErrMalformed,
+			wantMsg: "App default/app",
+		},
+	}
+	rsp := response(Fatal(errors.New("boom")).WithConditionFalse("A", "B").TargetCompositeAndClaim().Build())
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var before, beforeClaim *unstructured.Unstructured
+			if tc.xr != nil {
+				before = tc.xr.DeepCopy()
+			}
+			if tc.claim != nil {
+				beforeClaim = tc.claim.DeepCopy()
+			}
+			rec := &sink{}
+			out, err := NewApplier(rec).Apply(rsp, tc.xr, tc.claim)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("%s\nApply(): want an error wrapping %v, got %v", tc.reason, tc.wantErr, err)
+			}
+			if !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Errorf("%s\nApply(): error %q does not contain %q", tc.reason, err, tc.wantMsg)
+			}
+			if diff := cmp.Diff(Outcome{}, out); diff != "" {
+				t.Errorf("%s\nApply(): -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(before, tc.xr); diff != "" {
+				t.Errorf("%s\nApply() changed the XR: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(beforeClaim, tc.claim); diff != "" {
+				t.Errorf("%s\nApply() changed the claim: -want, +got:\n%s", tc.reason, diff)
+			}
+			if len(rec.events) != 0 {
+				t.Errorf("%s\nApply() recorded events: %v", tc.reason, rec.events)
+			}
+		})
+	}
+}
+
+func TestApplyTwiceIsSettled(t *testing.T) {
+	rsp := response(
+		Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+		Normal("").WithConditionTrue("ImageReady", "Available").TargetCompositeAndClaim().Build(),
+		Normal("Waiting for the deployment to be available.").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
+	)
+	xr, claim := composite(1, nil, nil, nil), claimOf(1, nil, nil)
+	a := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now)))
+	first, err := a.Apply(rsp, xr, claim)
+	require.NoError(t, err)
+	require.True(t, first.CompositeChanged && first.ClaimChanged, "the first run changes both")
+
+	xrBefore, claimBefore := xr.DeepCopy(), claim.DeepCopy()
+	second, err := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now.Add(time.Hour)))).Apply(rsp, xr, claim)
+	require.NoError(t, err)
+	if diff := cmp.Diff(Outcome{}, second); diff != "" {
+		t.Errorf("second Apply() of the same results: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(xrBefore, xr); diff != "" {
+		t.Errorf("second Apply() changed the XR: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(claimBefore, claim); diff != "" {
+		t.Errorf("second Apply() changed the claim: -want, +got:\n%s", diff)
+	}
+}
