@@ -1,0 +1,227 @@
+package directstatus
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"google.golang.org/protobuf/proto"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Sentinel errors of FirstChangedField and ChangedFields, for errors.Is.
+var (
+	// ErrTypeMismatch: desired and actual are not of the same type.
+	ErrTypeMismatch = errors.New("desired and actual have different types")
+	// ErrUnsupported: a value has a kind that JSON cannot represent (a
+	// function, a channel, a complex number, an unsafe pointer) or a map key
+	// that cannot become a field name.
+	ErrUnsupported = errors.New("unsupported value")
+	// ErrCycle: a value refers to itself, so the comparison would not end.
+	ErrCycle = errors.New("value refers to itself")
+)
+
+// FirstChangedField compares desired with actual and returns the path of the
+// first field that differs, in field path syntax (spec.description,
+// spec.labels[team], spec.nodePools[2].size), and whether any did. It stops at
+// that field: its cost grows with the position of the first change, not with
+// the size of the objects. The path is the first entry ChangedFields would
+// return. See the package documentation for the inputs it takes and the order
+// that makes a field "first".
+//
+// A change of desired or actual as a whole (a nil pointer against a non-nil
+// one) is reported with the prefix as the path, empty without a Prefix.
+func FirstChangedField(desired, actual any, opts ...DiffOption) (path string, changed bool, err error) {
+	found, err := diff(desired, actual, true, opts)
+	if err != nil || len(found) == 0 {
+		return "", false, err
+	}
+	return found[0], true, nil
+}
+
+// ChangedFields compares desired with actual and returns the paths of every
+// field that differs, in the order FirstChangedField uses, each once. A field
+// whose value differs as a whole (a list present on one side only, a value of
+// another type) is reported once, without the fields below it. Equal inputs
+// give an empty (nil) list.
+func ChangedFields(desired, actual any, opts ...DiffOption) ([]string, error) {
+	return diff(desired, actual, false, opts)
+}
+
+func diff(desired, actual any, first bool, opts []DiffOption) ([]string, error) {
+	cfg, err := newDiffConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	d := &differ{cfg: cfg, first: first}
+	d.path = make([]pathSegment, len(cfg.prefix), len(cfg.prefix)+16)
+	for i, s := range cfg.prefix {
+		d.path[i] = pathSegment{Segment: s}
+	}
+	if cfg.ignore != nil {
+		if cfg.ignore.leaf {
+			return nil, nil // everything is ignored
+		}
+		d.ign = append(d.ign, cfg.ignore)
+		d.ignEnd = 1
+	}
+
+	desired, actual = unwrapUnstructured(desired), unwrapUnstructured(actual)
+	switch {
+	case desired == nil && actual == nil:
+		return nil, nil
+	case desired == nil || actual == nil:
+		return nil, d.mismatch(desired, actual)
+	}
+	if _, ok := desired.(map[string]any); ok {
+		if _, ok := actual.(map[string]any); !ok {
+			return nil, d.mismatch(desired, actual)
+		}
+		d.anyValue(desired, actual)
+		return d.found, d.err
+	}
+	if pa, ok := desired.(proto.Message); ok {
+		pb, ok := actual.(proto.Message)
+		if !ok {
+			return nil, d.mismatch(desired, actual)
+		}
+		ma, mb := pa.ProtoReflect(), pb.ProtoReflect()
+		if ma.Descriptor().FullName() != mb.Descriptor().FullName() {
+			return nil, d.mismatch(desired, actual)
+		}
+		d.messageField(ma, mb)
+		return d.found, d.err
+	}
+	va, vb := reflect.ValueOf(desired), reflect.ValueOf(actual)
+	if va.Type() != vb.Type() {
+		return nil, d.mismatch(desired, actual)
+	}
+	d.value(va, vb, false)
+	return d.found, d.err
+}
+
+func unwrapUnstructured(v any) any {
+	switch u := v.(type) {
+	case *unstructured.Unstructured:
+		if u == nil {
+			return map[string]any(nil)
+		}
+		return u.Object
+	case unstructured.Unstructured:
+		return u.Object
+	}
+	return v
+}
+
+// A differ walks desired and actual side by side.
+type differ struct {
+	cfg   *diffConfig
+	first bool // stop at the first difference
+	done  bool // stop now: the first difference was found, or an error
+	err   error
+	found []string
+
+	path []pathSegment
+
+	// ign holds, frame after frame, the ignore-trie nodes that the current
+	// path has reached; the current frame is ign[ignStart:ignEnd]. Empty
+	// when nothing is ignored.
+	ign              []*ignoreNode
+	ignStart, ignEnd int
+
+	depth int
+	seen  map[visit]struct{}
+}
+
+// Cycle detection starts below this depth, as encoding/json's does: values
+// that shallow cannot be cyclic enough to matter, and the common case pays
+// nothing for it.
+const cycleCheckDepth = 64
+
+type visit struct {
+	a, b uintptr
+	t    reflect.Type
+}
+
+// enter descends into seg and reports whether the new path is ignored. Every
+// enter is paired with a leave of the state it returns.
+func (d *differ) enter(seg pathSegment) (ignored bool, saved ignState) {
+	d.path = append(d.path, seg)
+	if d.ign == nil {
+		return false, ignState{}
+	}
+	// The current frame is always the last one: len(d.ign) == d.ignEnd.
+	saved = ignState{start: d.ignStart, end: d.ignEnd}
+	for i := saved.start; i < saved.end; i++ {
+		d.ign = d.ign[i].step(d.ign, seg.Segment)
+	}
+	d.ignStart, d.ignEnd = saved.end, len(d.ign)
+	for _, n := range d.ign[d.ignStart:] {
+		if n.leaf {
+			ignored = true
+		}
+	}
+	return ignored, saved
+}
+
+type ignState struct{ start, end int }
+
+func (d *differ) leave(saved ignState) {
+	d.path = d.path[:len(d.path)-1]
+	if d.ign == nil {
+		return
+	}
+	d.ign = d.ign[:d.ignStart]
+	d.ignStart, d.ignEnd = saved.start, saved.end
+}
+
+// report records the current path as changed.
+func (d *differ) report() {
+	d.found = append(d.found, pathString(d.path))
+	if d.first {
+		d.done = true
+	}
+}
+
+func (d *differ) fail(format string, args ...any) {
+	if d.err != nil {
+		return
+	}
+	where := "desired and actual"
+	if len(d.path) > 0 {
+		where = pathString(d.path)
+	}
+	d.err = fmt.Errorf("cannot diff "+where+": "+format, args...)
+	d.done = true
+}
+
+func (d *differ) mismatch(a, b any) error {
+	return fmt.Errorf("cannot diff desired (%T) and actual (%T): %w", a, b, ErrTypeMismatch)
+}
+
+// push and pop bracket a descent into a container for cycle detection.
+// push reports false, having failed the diff, when the pair of containers is
+// already on the current path.
+func (d *differ) push(a, b uintptr, t reflect.Type) bool {
+	d.depth++
+	if d.depth <= cycleCheckDepth {
+		return true
+	}
+	if d.seen == nil {
+		d.seen = map[visit]struct{}{}
+	}
+	k := visit{a, b, t}
+	if _, ok := d.seen[k]; ok {
+		d.fail("%w", ErrCycle)
+		return false
+	}
+	d.seen[k] = struct{}{}
+	return true
+}
+
+func (d *differ) pop(a, b uintptr, t reflect.Type) {
+	if d.depth > cycleCheckDepth {
+		delete(d.seen, visit{a, b, t})
+	}
+	d.depth--
+}

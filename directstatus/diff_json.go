@@ -1,0 +1,350 @@
+package directstatus
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+)
+
+// This file compares unstructured (JSON-like) content without reflection:
+// map[string]any, []any, strings, booleans, numbers and nil, as
+// encoding/json and apimachinery's unstructured helpers produce them. Other
+// dynamic types go to the reflection-based walk.
+
+var (
+	typeMapAny  = reflect.TypeFor[map[string]any]()
+	typeListAny = reflect.TypeFor[[]any]()
+)
+
+// anyValue compares two dynamic values found at the current path.
+func (d *differ) anyValue(a, b any) {
+	if a == nil || b == nil {
+		if a == nil && b == nil {
+			return
+		}
+		other := a
+		if other == nil {
+			other = b
+		}
+		if d.cfg.nilEqualsEmpty && isEmptyAny(other) {
+			return
+		}
+		d.report()
+		return
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		if y, ok := b.(map[string]any); ok {
+			d.anyMap(x, y)
+			return
+		}
+	case []any:
+		if y, ok := b.([]any); ok {
+			d.anyList(x, y)
+			return
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			if x != y {
+				d.report()
+			}
+			return
+		}
+	case bool:
+		if y, ok := b.(bool); ok {
+			if x != y {
+				d.report()
+			}
+			return
+		}
+	default:
+		if eq, ok := numbersEqual(a, b); ok {
+			if !eq {
+				d.report()
+			}
+			return
+		}
+		va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+		if va.Type() == vb.Type() {
+			d.value(va, vb, false)
+			return
+		}
+		if !d.supported(a) {
+			return
+		}
+	}
+	// Values of different types differ (numbers were compared above).
+	if d.supported(b) {
+		d.report()
+	}
+}
+
+// supported fails the diff and reports false when v has a kind that JSON
+// cannot represent.
+func (d *differ) supported(v any) bool {
+	if t := reflect.TypeOf(v); t != nil && !jsonKind(t.Kind()) {
+		d.fail("%s: %w", t, ErrUnsupported)
+		return false
+	}
+	return true
+}
+
+func jsonKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Complex64, reflect.Complex128, reflect.Chan, reflect.Func, reflect.UnsafePointer, reflect.Invalid:
+		return false
+	}
+	return true
+}
+
+func (d *differ) anyMap(a, b map[string]any) {
+	if d.nilOnOneSide(a == nil, b == nil, len(a) == 0 && len(b) == 0, false) {
+		return
+	}
+	if len(a) == 0 && len(b) == 0 {
+		return
+	}
+	pa, pb := mapPointer(a), mapPointer(b)
+	if pa == pb {
+		return
+	}
+	if !d.push(pa, pb, typeMapAny) {
+		return
+	}
+	defer d.pop(pa, pb, typeMapAny)
+
+	keys := sortedUnion(a, b)
+	for _, k := range keys {
+		ignored, saved := d.enter(fieldSegment(k))
+		if !ignored {
+			va, oka := a[k]
+			vb, okb := b[k]
+			switch {
+			case oka && okb:
+				d.anyValue(va, vb)
+			case oka:
+				if !d.cfg.nilEqualsEmpty || !isEmptyAny(va) {
+					d.report()
+				}
+			default:
+				if !d.cfg.nilEqualsEmpty || !isEmptyAny(vb) {
+					d.report()
+				}
+			}
+		}
+		d.leave(saved)
+		if d.done {
+			return
+		}
+	}
+}
+
+// sortedUnion returns the keys of a and b, sorted, each once.
+func sortedUnion[V any](a, b map[string]V) []string {
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if len(a) == len(b) {
+		same := true
+		for _, k := range keys {
+			if _, ok := b[k]; !ok {
+				same = false
+				break
+			}
+		}
+		if same {
+			return keys
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (d *differ) anyList(a, b []any) {
+	if d.nilOnOneSide(a == nil, b == nil, len(a) == 0 && len(b) == 0, false) {
+		return
+	}
+	if len(a) == 0 && len(b) == 0 {
+		return
+	}
+	pa, pb := uintptr(reflect.ValueOf(a).UnsafePointer()), uintptr(reflect.ValueOf(b).UnsafePointer())
+	if pa == pb && len(a) == len(b) {
+		return
+	}
+	if !d.push(pa, pb, typeListAny) {
+		return
+	}
+	defer d.pop(pa, pb, typeListAny)
+
+	n := max(len(a), len(b))
+	for i := range n {
+		ignored, saved := d.enter(indexSegment(i))
+		if !ignored {
+			if i < len(a) && i < len(b) {
+				d.anyValue(a[i], b[i])
+			} else {
+				d.report() // an element present on one side only
+			}
+		}
+		d.leave(saved)
+		if d.done {
+			return
+		}
+	}
+}
+
+// nilOnOneSide handles two lists or maps of which one may be nil (JSON null,
+// or a field that is omitted). It reports true when it has decided: they are
+// equal, or the container itself was reported as changed. When neither is
+// nil, or NilEqualsEmpty reads nil as empty, it reports false, and the caller
+// compares them element by element. bothEmpty says that neither has elements;
+// omitEmpty that they are a struct field tagged omitempty, which encodes nil
+// and empty alike.
+func (d *differ) nilOnOneSide(aNil, bNil, bothEmpty, omitEmpty bool) bool {
+	if aNil == bNil || d.cfg.nilEqualsEmpty {
+		return false
+	}
+	if !(bothEmpty && omitEmpty) {
+		d.report()
+	}
+	return true
+}
+
+func mapPointer(m map[string]any) uintptr {
+	return uintptr(reflect.ValueOf(m).UnsafePointer())
+}
+
+// isEmptyAny reports whether v is empty in the sense of NilEqualsEmpty.
+func isEmptyAny(v any) bool {
+	return isEmptyAnyDepth(v, 0)
+}
+
+func isEmptyAnyDepth(v any, depth int) bool {
+	if depth > cycleCheckDepth {
+		return false // deep enough to be a cycle; call it not empty
+	}
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case map[string]any:
+		for _, e := range x {
+			if !isEmptyAnyDepth(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		return len(x) == 0
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	}
+	if f, ok := toFloat(v); ok {
+		return f == 0
+	}
+	return isEmptyValue(reflect.ValueOf(v), depth+1)
+}
+
+// numbersEqual compares two numbers as JSON sees them: int64(1), int(1),
+// float64(1) and json.Number("1") are equal. ok is false unless both are
+// numbers.
+func numbersEqual(a, b any) (eq, ok bool) {
+	ia, aInt := toInt(a)
+	ib, bInt := toInt(b)
+	if aInt && bInt {
+		return ia == ib, true
+	}
+	fa, aOK := toFloat(a)
+	fb, bOK := toFloat(b)
+	if !aOK || !bOK {
+		return false, false
+	}
+	if math.IsNaN(fa) && math.IsNaN(fb) {
+		return true, true
+	}
+	return fa == fb, true
+}
+
+// toInt converts integers that fit an int64 (and json.Numbers that parse as
+// one).
+func toInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x), true
+		}
+	case uint:
+		if uint64(x) <= math.MaxInt64 {
+			return int64(x), true
+		}
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case int16:
+		return float64(x), true
+	case int8:
+		return float64(x), true
+	case uint:
+		return float64(x), true
+	case uint8:
+		return float64(x), true
+	case uint16:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case json.Number:
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
+			return f, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,463 @@
+package directstatus
+
+import (
+	"bytes"
+	"cmp"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// This file compares protobuf messages through protoreflect: fields in field
+// number order, named by their proto names (or JSON names), lists by index,
+// maps by sorted key. google.protobuf.Struct, Value and ListValue compare
+// like the JSON they stand for; the other well-known types (Timestamp,
+// Duration, wrappers, Any, FieldMask, Empty) compare as single values.
+
+var sortedFields sync.Map // protoreflect.MessageDescriptor -> []protoreflect.FieldDescriptor
+
+// fieldsByNumber returns md's fields in field number order.
+func fieldsByNumber(md protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
+	if v, ok := sortedFields.Load(md); ok {
+		return v.([]protoreflect.FieldDescriptor)
+	}
+	fds := md.Fields()
+	fields := make([]protoreflect.FieldDescriptor, fds.Len())
+	for i := range fields {
+		fields[i] = fds.Get(i)
+	}
+	slices.SortFunc(fields, func(a, b protoreflect.FieldDescriptor) int { return cmp.Compare(a.Number(), b.Number()) })
+	v, _ := sortedFields.LoadOrStore(md, fields)
+	return v.([]protoreflect.FieldDescriptor)
+}
+
+// messageField compares two messages that a field holds (or the top-level
+// messages). An invalid message (a nil pointer) is one that is not set.
+func (d *differ) messageField(a, b protoreflect.Message) {
+	va, vb := a.IsValid(), b.IsValid()
+	if !va || !vb {
+		if va == vb {
+			return
+		}
+		other := a
+		if !va {
+			other = b
+		}
+		if d.cfg.nilEqualsEmpty && isEmptyMessage(other, 0) {
+			return
+		}
+		d.report()
+		return
+	}
+	d.message(a, b)
+}
+
+func (d *differ) message(a, b protoreflect.Message) {
+	md := a.Descriptor()
+	if md.FullName() != b.Descriptor().FullName() {
+		d.report()
+		return
+	}
+	switch md.FullName() {
+	case "google.protobuf.Struct":
+		d.pbStruct(a, b)
+		return
+	case "google.protobuf.Value":
+		d.pbValue(a, b)
+		return
+	case "google.protobuf.ListValue":
+		d.pbListValue(a, b)
+		return
+	}
+	if md.FullName().Parent() == "google.protobuf" {
+		// Timestamp, Duration, the wrappers, Any, FieldMask, Empty: one
+		// value each, as in their JSON form.
+		if !proto.Equal(a.Interface(), b.Interface()) {
+			d.report()
+		}
+		return
+	}
+
+	pa, pb := messagePointer(a), messagePointer(b)
+	if pa != 0 && pa == pb {
+		return
+	}
+	if !d.push(pa, pb, nil) {
+		return
+	}
+	defer d.pop(pa, pb, nil)
+
+	for _, fd := range fieldsByNumber(md) {
+		name := string(fd.Name())
+		if d.cfg.protoJSONNames {
+			name = fd.JSONName()
+		}
+		ignored, saved := d.enter(fieldSegment(name))
+		if !ignored {
+			d.field(fd, a, b)
+		}
+		d.leave(saved)
+		if d.done {
+			return
+		}
+	}
+}
+
+func messagePointer(m protoreflect.Message) uintptr {
+	v := reflect.ValueOf(m.Interface())
+	if v.Kind() == reflect.Pointer {
+		return v.Pointer()
+	}
+	return 0
+}
+
+func (d *differ) field(fd protoreflect.FieldDescriptor, a, b protoreflect.Message) {
+	switch {
+	case fd.IsList():
+		d.pbList(fd, a.Get(fd).List(), b.Get(fd).List())
+	case fd.IsMap():
+		d.pbMap(fd, a.Get(fd).Map(), b.Get(fd).Map())
+	case fd.Message() != nil:
+		ha, hb := a.Has(fd), b.Has(fd)
+		switch {
+		case ha && hb:
+			d.message(a.Get(fd).Message(), b.Get(fd).Message())
+		case ha != hb:
+			other := a
+			if hb {
+				other = b
+			}
+			if d.cfg.nilEqualsEmpty && isEmptyMessage(other.Get(fd).Message(), 0) {
+				return
+			}
+			d.report()
+		}
+	default:
+		if fd.HasPresence() {
+			ha, hb := a.Has(fd), b.Has(fd)
+			if ha != hb {
+				other := a
+				if hb {
+					other = b
+				}
+				if d.cfg.nilEqualsEmpty && isZeroScalar(fd, other.Get(fd)) {
+					return
+				}
+				d.report()
+				return
+			}
+			if !ha {
+				return
+			}
+		}
+		if !scalarsEqual(fd, a.Get(fd), b.Get(fd)) {
+			d.report()
+		}
+	}
+}
+
+func (d *differ) pbList(fd protoreflect.FieldDescriptor, a, b protoreflect.List) {
+	la, lb := a.Len(), b.Len()
+	isMsg := fd.Message() != nil
+	for i := range max(la, lb) {
+		ignored, saved := d.enter(indexSegment(i))
+		if !ignored {
+			switch {
+			case i >= la || i >= lb:
+				d.report()
+			case isMsg:
+				d.message(a.Get(i).Message(), b.Get(i).Message())
+			default:
+				if !scalarsEqual(fd, a.Get(i), b.Get(i)) {
+					d.report()
+				}
+			}
+		}
+		d.leave(saved)
+		if d.done {
+			return
+		}
+	}
+}
+
+type pbKey struct {
+	key  protoreflect.MapKey
+	name string
+}
+
+func (d *differ) pbMap(fd protoreflect.FieldDescriptor, a, b protoreflect.Map) {
+	if a.Len() == 0 && b.Len() == 0 {
+		return
+	}
+	vd := fd.MapValue()
+	isMsg := vd.Message() != nil
+	for _, k := range sortedMapKeys(fd.MapKey(), a, b) {
+		ignored, saved := d.enter(keySegment(k.name))
+		if !ignored {
+			va, vb := a.Get(k.key), b.Get(k.key)
+			oka, okb := va.IsValid(), vb.IsValid()
+			switch {
+			case oka && okb && isMsg:
+				d.message(va.Message(), vb.Message())
+			case oka && okb:
+				if !scalarsEqual(vd, va, vb) {
+					d.report()
+				}
+			default:
+				other := va
+				if okb {
+					other = vb
+				}
+				if !d.cfg.nilEqualsEmpty || !isEmptyValueOf(vd, other, 0) {
+					d.report()
+				}
+			}
+		}
+		d.leave(saved)
+		if d.done {
+			return
+		}
+	}
+}
+
+// sortedMapKeys returns the union of a's and b's keys, sorted by value.
+func sortedMapKeys(kd protoreflect.FieldDescriptor, a, b protoreflect.Map) []pbKey {
+	keys := make([]pbKey, 0, a.Len())
+	add := func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+		keys = append(keys, pbKey{key: k})
+		return true
+	}
+	a.Range(add)
+	b.Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
+		if !a.Has(k) {
+			add(k, v)
+		}
+		return true
+	})
+	switch kd.Kind() {
+	case protoreflect.StringKind:
+		for i := range keys {
+			keys[i].name = keys[i].key.String()
+		}
+		slices.SortFunc(keys, func(x, y pbKey) int { return cmp.Compare(x.name, y.name) })
+	case protoreflect.BoolKind:
+		for i := range keys {
+			keys[i].name = strconv.FormatBool(keys[i].key.Bool())
+		}
+		slices.SortFunc(keys, func(x, y pbKey) int { return cmp.Compare(x.name, y.name) }) // false < true
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		for i := range keys {
+			keys[i].name = strconv.FormatUint(keys[i].key.Uint(), 10)
+		}
+		slices.SortFunc(keys, func(x, y pbKey) int { return cmp.Compare(x.key.Uint(), y.key.Uint()) })
+	default: // the signed integer kinds
+		for i := range keys {
+			keys[i].name = strconv.FormatInt(keys[i].key.Int(), 10)
+		}
+		slices.SortFunc(keys, func(x, y pbKey) int { return cmp.Compare(x.key.Int(), y.key.Int()) })
+	}
+	return keys
+}
+
+func scalarsEqual(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return a.Bool() == b.Bool()
+	case protoreflect.EnumKind:
+		return a.Enum() == b.Enum()
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return a.Int() == b.Int()
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return a.Uint() == b.Uint()
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		fa, fb := a.Float(), b.Float()
+		return fa == fb || math.IsNaN(fa) && math.IsNaN(fb)
+	case protoreflect.StringKind:
+		return a.String() == b.String()
+	case protoreflect.BytesKind:
+		return bytes.Equal(a.Bytes(), b.Bytes())
+	}
+	return a.Interface() == b.Interface()
+}
+
+func isZeroScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return !v.Bool()
+	case protoreflect.EnumKind:
+		return v.Enum() == 0
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return v.Int() == 0
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return v.Uint() == 0
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return v.Float() == 0
+	case protoreflect.StringKind:
+		return v.String() == ""
+	case protoreflect.BytesKind:
+		return len(v.Bytes()) == 0
+	}
+	return false
+}
+
+// isEmptyValueOf reports whether v, a value of a field (or of a list or map
+// element) described by fd, is empty.
+func isEmptyValueOf(fd protoreflect.FieldDescriptor, v protoreflect.Value, depth int) bool {
+	if fd.Message() != nil {
+		return isEmptyMessage(v.Message(), depth+1)
+	}
+	return isZeroScalar(fd, v)
+}
+
+func isEmptyMap(fd protoreflect.FieldDescriptor, m protoreflect.Map, depth int) bool {
+	empty := true
+	m.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
+		empty = isEmptyValueOf(fd.MapValue(), v, depth+1)
+		return empty
+	})
+	return empty
+}
+
+// isEmptyMessage reports whether every field of m is unset or empty.
+func isEmptyMessage(m protoreflect.Message, depth int) bool {
+	if !m.IsValid() {
+		return true
+	}
+	if depth > cycleCheckDepth {
+		return false
+	}
+	empty := true
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList():
+			empty = v.List().Len() == 0
+		case fd.IsMap():
+			empty = isEmptyMap(fd, v.Map(), depth)
+		default:
+			empty = isEmptyValueOf(fd, v, depth)
+		}
+		return empty
+	})
+	return empty
+}
+
+// google.protobuf.Struct, Value and ListValue, compared as the JSON they
+// stand for: a Struct's keys are fields of the path (labels[team], not
+// labels.fields[team]).
+
+func (d *differ) pbStruct(a, b protoreflect.Message) {
+	fd := a.Descriptor().Fields().ByName("fields")
+	ma, mb := a.Get(fd).Map(), b.Get(fd).Map()
+	for _, k := range sortedMapKeys(fd.MapKey(), ma, mb) {
+		ignored, saved := d.enter(fieldSegment(k.name))
+		if !ignored {
+			va, vb := ma.Get(k.key), mb.Get(k.key)
+			switch {
+			case va.IsValid() && vb.IsValid():
+				d.pbValue(va.Message(), vb.Message())
+			default:
+				other := va
+				if vb.IsValid() {
+					other = vb
+				}
+				if !d.cfg.nilEqualsEmpty || !isEmptyJSONValue(other.Message(), 0) {
+					d.report()
+				}
+			}
+		}
+		d.leave(saved)
+		if d.done {
+			return
+		}
+	}
+}
+
+func (d *differ) pbValue(a, b protoreflect.Message) {
+	od := a.Descriptor().Oneofs().ByName("kind")
+	fa, fb := a.WhichOneof(od), b.WhichOneof(od)
+	// An unset kind is read as null.
+	nullA := fa == nil || fa.Name() == "null_value"
+	nullB := fb == nil || fb.Name() == "null_value"
+	switch {
+	case nullA && nullB:
+		return
+	case nullA || nullB:
+		other := a
+		if nullA {
+			other = b
+		}
+		if d.cfg.nilEqualsEmpty && isEmptyJSONValue(other, 0) {
+			return
+		}
+		d.report()
+		return
+	case fa.Number() != fb.Number():
+		d.report()
+		return
+	}
+	switch fa.Name() {
+	case "struct_value":
+		d.pbStruct(a.Get(fa).Message(), b.Get(fb).Message())
+	case "list_value":
+		d.pbListValue(a.Get(fa).Message(), b.Get(fb).Message())
+	default:
+		if !scalarsEqual(fa, a.Get(fa), b.Get(fb)) {
+			d.report()
+		}
+	}
+}
+
+func (d *differ) pbListValue(a, b protoreflect.Message) {
+	fd := a.Descriptor().Fields().ByName("values")
+	la, lb := a.Get(fd).List(), b.Get(fd).List()
+	for i := range max(la.Len(), lb.Len()) {
+		ignored, saved := d.enter(indexSegment(i))
+		if !ignored {
+			if i < la.Len() && i < lb.Len() {
+				d.pbValue(la.Get(i).Message(), lb.Get(i).Message())
+			} else {
+				d.report()
+			}
+		}
+		d.leave(saved)
+		if d.done {
+			return
+		}
+	}
+}
+
+// isEmptyJSONValue reports whether a google.protobuf.Value is null, "", 0,
+// false, an empty list, or a struct of empty values.
+func isEmptyJSONValue(v protoreflect.Message, depth int) bool {
+	if depth > cycleCheckDepth {
+		return false
+	}
+	fd := v.WhichOneof(v.Descriptor().Oneofs().ByName("kind"))
+	if fd == nil {
+		return true
+	}
+	switch fd.Name() {
+	case "null_value":
+		return true
+	case "struct_value":
+		s := v.Get(fd).Message()
+		ffd := s.Descriptor().Fields().ByName("fields")
+		empty := true
+		s.Get(ffd).Map().Range(func(_ protoreflect.MapKey, e protoreflect.Value) bool {
+			empty = isEmptyJSONValue(e.Message(), depth+1)
+			return empty
+		})
+		return empty
+	case "list_value":
+		l := v.Get(fd).Message()
+		return l.Get(l.Descriptor().Fields().ByName("values")).List().Len() == 0
+	}
+	return isZeroScalar(fd, v.Get(fd))
+}

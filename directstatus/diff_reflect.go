@@ -1,0 +1,585 @@
+package directstatus
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// This file compares Go values by reflection, as their JSON encodings would
+// compare: fields by their JSON names in declaration order, inline and
+// embedded structs flattened, types with their own JSON encoding compared by
+// it.
+
+var (
+	typeTime          = reflect.TypeFor[time.Time]()
+	typeMetaTime      = reflect.TypeFor[metav1.Time]()
+	typeProtoMessage  = reflect.TypeFor[proto.Message]()
+	typeJSONMarshaler = reflect.TypeFor[json.Marshaler]()
+	typeTextMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+	typeBytes         = reflect.TypeFor[[]byte]()
+	typeMapString     = reflect.TypeFor[map[string]string]()
+)
+
+// value compares a and b, of the same type, at the current path. omitEmpty
+// says that they are a struct field tagged omitempty, whose nil and empty
+// lists and maps encode alike.
+func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
+	t := a.Type()
+	switch t {
+	case typeMapAny:
+		d.anyMap(a.Interface().(map[string]any), b.Interface().(map[string]any))
+		return
+	case typeListAny:
+		d.anyList(a.Interface().([]any), b.Interface().([]any))
+		return
+	case typeMapString:
+		d.stringMap(a.Interface().(map[string]string), b.Interface().(map[string]string), omitEmpty)
+		return
+	case typeTime:
+		if !a.Interface().(time.Time).Equal(b.Interface().(time.Time)) {
+			d.report()
+		}
+		return
+	case typeMetaTime:
+		// metav1.Time encodes as RFC 3339 in seconds, and null when zero.
+		ta, tb := a.Interface().(metav1.Time), b.Interface().(metav1.Time)
+		if ta.IsZero() != tb.IsZero() || ta.Unix() != tb.Unix() {
+			d.report()
+		}
+		return
+	}
+
+	switch t.Kind() {
+	case reflect.Bool:
+		if a.Bool() != b.Bool() {
+			d.report()
+		}
+		return
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if jsonLeaf(t) {
+			break
+		}
+		if a.Int() != b.Int() {
+			d.report()
+		}
+		return
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if jsonLeaf(t) {
+			break
+		}
+		if a.Uint() != b.Uint() {
+			d.report()
+		}
+		return
+	case reflect.Float32, reflect.Float64:
+		if jsonLeaf(t) {
+			break
+		}
+		fa, fb := a.Float(), b.Float()
+		if fa != fb && !(math.IsNaN(fa) && math.IsNaN(fb)) {
+			d.report()
+		}
+		return
+	case reflect.String:
+		if jsonLeaf(t) {
+			break
+		}
+		if a.String() != b.String() {
+			d.report()
+		}
+		return
+	case reflect.Complex64, reflect.Complex128, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		d.fail("%s: %w", t, ErrUnsupported)
+		return
+	case reflect.Interface:
+		d.iface(a, b)
+		return
+	case reflect.Pointer:
+		d.pointer(a, b)
+		return
+	}
+
+	if jsonLeaf(t) {
+		d.leaf(a, b)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		d.structFields(a, b)
+	case reflect.Slice:
+		d.slice(a, b, omitEmpty)
+	case reflect.Array:
+		d.list(a, b)
+	case reflect.Map:
+		d.mapValue(a, b, omitEmpty)
+	default:
+		d.fail("%s: %w", t, ErrUnsupported)
+	}
+}
+
+func (d *differ) iface(a, b reflect.Value) {
+	if a.IsNil() && b.IsNil() {
+		return
+	}
+	if a.IsNil() || b.IsNil() {
+		other := a
+		if a.IsNil() {
+			other = b
+		}
+		if d.cfg.nilEqualsEmpty && isEmptyValue(other, 0) {
+			return
+		}
+		d.report()
+		return
+	}
+	d.anyValue(a.Elem().Interface(), b.Elem().Interface())
+}
+
+func (d *differ) pointer(a, b reflect.Value) {
+	t := a.Type()
+	if t.Implements(typeProtoMessage) {
+		d.protoValue(a, b)
+		return
+	}
+	if a.IsNil() || b.IsNil() {
+		if a.IsNil() && b.IsNil() {
+			return
+		}
+		other := a
+		if a.IsNil() {
+			other = b
+		}
+		if d.cfg.nilEqualsEmpty && isEmptyValue(other, 0) {
+			return
+		}
+		d.report()
+		return
+	}
+	pa, pb := a.Pointer(), b.Pointer()
+	if pa == pb {
+		return
+	}
+	if !d.push(pa, pb, t) {
+		return
+	}
+	d.value(a.Elem(), b.Elem(), false)
+	d.pop(pa, pb, t)
+}
+
+func (d *differ) protoValue(a, b reflect.Value) {
+	ma := a.Interface().(proto.Message).ProtoReflect()
+	mb := b.Interface().(proto.Message).ProtoReflect()
+	d.messageField(ma, mb)
+}
+
+// leaf compares two values of a type with its own JSON (or text) encoding by
+// that encoding.
+func (d *differ) leaf(a, b reflect.Value) {
+	ja, err := encodeLeaf(a)
+	if err != nil {
+		d.fail("cannot encode desired value of type %s: %w", a.Type(), err)
+		return
+	}
+	jb, err := encodeLeaf(b)
+	if err != nil {
+		d.fail("cannot encode actual value of type %s: %w", b.Type(), err)
+		return
+	}
+	if !bytes.Equal(ja, jb) {
+		d.report()
+	}
+}
+
+func encodeLeaf(v reflect.Value) ([]byte, error) {
+	if !v.CanAddr() {
+		c := reflect.New(v.Type()).Elem()
+		c.Set(v)
+		v = c
+	}
+	p := v.Addr().Interface()
+	if m, ok := p.(json.Marshaler); ok {
+		return m.MarshalJSON()
+	}
+	return p.(encoding.TextMarshaler).MarshalText()
+}
+
+var leafTypes sync.Map // reflect.Type -> bool
+
+// jsonLeaf reports whether values of t encode themselves (json.Marshaler or
+// encoding.TextMarshaler, with a value or a pointer receiver).
+func jsonLeaf(t reflect.Type) bool {
+	if v, ok := leafTypes.Load(t); ok {
+		return v.(bool)
+	}
+	pt := reflect.PointerTo(t)
+	leaf := t.Implements(typeJSONMarshaler) || pt.Implements(typeJSONMarshaler) ||
+		t.Implements(typeTextMarshaler) || pt.Implements(typeTextMarshaler)
+	leafTypes.Store(t, leaf)
+	return leaf
+}
+
+func (d *differ) structFields(a, b reflect.Value) {
+	for _, f := range structInfoOf(a.Type()).fields {
+		fa, fb := a.Field(f.index), b.Field(f.index)
+		if f.inline {
+			fa, fb = inlineStruct(fa), inlineStruct(fb)
+			d.structFields(fa, fb)
+		} else {
+			ignored, saved := d.enter(fieldSegment(f.name))
+			if !ignored {
+				d.value(fa, fb, f.omitEmpty)
+			}
+			d.leave(saved)
+		}
+		if d.done {
+			return
+		}
+	}
+}
+
+// inlineStruct returns the struct an inline field holds: itself, what it
+// points to, or the zero struct for a nil pointer.
+func inlineStruct(v reflect.Value) reflect.Value {
+	if v.Kind() != reflect.Pointer {
+		return v
+	}
+	if v.IsNil() {
+		return reflect.Zero(v.Type().Elem())
+	}
+	return v.Elem()
+}
+
+type structInfo struct {
+	fields []fieldInfo
+}
+
+type fieldInfo struct {
+	index     int
+	name      string
+	inline    bool // a struct whose fields are the parent's
+	omitEmpty bool
+}
+
+var structInfos sync.Map // reflect.Type -> *structInfo
+
+// structInfoOf returns the fields of struct type t as encoding/json sees
+// them: exported (or embedded) fields not tagged "-", named by their tag or
+// else their Go name; an embedded struct without a tag name, or a field
+// tagged inline, is flattened into its parent.
+func structInfoOf(t reflect.Type) *structInfo {
+	if v, ok := structInfos.Load(t); ok {
+		return v.(*structInfo)
+	}
+	info := &structInfo{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		ft := sf.Type
+		isStruct := ft.Kind() == reflect.Struct || ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct
+		inline := hasOption(opts, "inline") && isStruct
+		if sf.Anonymous && name == "" && isStruct && !jsonLeaf(ft) && !ft.Implements(typeProtoMessage) {
+			if !sf.IsExported() {
+				// encoding/json promotes the exported fields of an embedded
+				// struct of an unexported type; reflection cannot read them
+				// without unsafe, so they are left out.
+				continue
+			}
+			inline = true
+		}
+		if !inline && !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		info.fields = append(info.fields, fieldInfo{
+			index:     i,
+			name:      name,
+			inline:    inline,
+			omitEmpty: hasOption(opts, "omitempty") || hasOption(opts, "omitzero"),
+		})
+	}
+	v, _ := structInfos.LoadOrStore(t, info)
+	return v.(*structInfo)
+}
+
+func hasOption(opts, want string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *differ) slice(a, b reflect.Value, omitEmpty bool) {
+	la, lb := a.Len(), b.Len()
+	if d.nilOnOneSide(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty) {
+		return
+	}
+	if la == 0 && lb == 0 {
+		return
+	}
+	if a.Type() == typeBytes || a.Type().Elem().Kind() == reflect.Uint8 && !jsonLeaf(a.Type().Elem()) {
+		// []byte is one base64 string in JSON.
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			d.report()
+		}
+		return
+	}
+	pa, pb := a.Pointer(), b.Pointer()
+	if pa == pb && la == lb {
+		return
+	}
+	t := a.Type()
+	if !d.push(pa, pb, t) {
+		return
+	}
+	d.list(a, b)
+	d.pop(pa, pb, t)
+}
+
+// list compares slices or arrays element by element; an element present on
+// one side only is reported by its index.
+func (d *differ) list(a, b reflect.Value) {
+	la, lb := a.Len(), b.Len()
+	for i := range max(la, lb) {
+		ignored, saved := d.enter(indexSegment(i))
+		if !ignored {
+			if i < la && i < lb {
+				d.value(a.Index(i), b.Index(i), false)
+			} else {
+				d.report()
+			}
+		}
+		d.leave(saved)
+		if d.done {
+			return
+		}
+	}
+}
+
+func (d *differ) stringMap(a, b map[string]string, omitEmpty bool) {
+	if d.nilOnOneSide(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
+		return
+	}
+	if len(a) == 0 && len(b) == 0 {
+		return
+	}
+	for _, k := range sortedUnion(a, b) {
+		ignored, saved := d.enter(keySegment(k))
+		if !ignored {
+			va, oka := a[k]
+			vb, okb := b[k]
+			switch {
+			case oka && okb:
+				if va != vb {
+					d.report()
+				}
+			case d.cfg.nilEqualsEmpty && va == "" && vb == "":
+			default:
+				d.report()
+			}
+		}
+		d.leave(saved)
+		if d.done {
+			return
+		}
+	}
+}
+
+// A mapKey is a key of a reflected map with the field name it has in a path.
+type mapKey struct {
+	key  reflect.Value
+	name string
+	num  float64 // for numeric keys, which sort by value
+}
+
+func (d *differ) mapValue(a, b reflect.Value, omitEmpty bool) {
+	la, lb := a.Len(), b.Len()
+	if d.nilOnOneSide(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty) {
+		return
+	}
+	if la == 0 && lb == 0 {
+		return
+	}
+	pa, pb := a.Pointer(), b.Pointer()
+	if pa == pb {
+		return
+	}
+	t := a.Type()
+	keys, ok := d.mapKeys(a, b)
+	if !ok {
+		return
+	}
+	if !d.push(pa, pb, t) {
+		return
+	}
+	defer d.pop(pa, pb, t)
+	for _, k := range keys {
+		ignored, saved := d.enter(keySegment(k.name))
+		if !ignored {
+			va, vb := a.MapIndex(k.key), b.MapIndex(k.key)
+			switch {
+			case va.IsValid() && vb.IsValid():
+				d.value(va, vb, false)
+			case va.IsValid():
+				if !d.cfg.nilEqualsEmpty || !isEmptyValue(va, 0) {
+					d.report()
+				}
+			default:
+				if !d.cfg.nilEqualsEmpty || !isEmptyValue(vb, 0) {
+					d.report()
+				}
+			}
+		}
+		d.leave(saved)
+		if d.done {
+			return
+		}
+	}
+}
+
+// mapKeys returns the union of a's and b's keys, sorted: strings in byte
+// order, numbers by value.
+func (d *differ) mapKeys(a, b reflect.Value) ([]mapKey, bool) {
+	kt := a.Type().Key()
+	keys := make([]mapKey, 0, a.Len())
+	seen := make(map[string]struct{}, a.Len())
+	for _, m := range []reflect.Value{a, b} {
+		it := m.MapRange()
+		for it.Next() {
+			k, ok := d.keyOf(it.Key(), kt)
+			if !ok {
+				return nil, false
+			}
+			if _, dup := seen[k.name]; dup {
+				continue
+			}
+			seen[k.name] = struct{}{}
+			keys = append(keys, k)
+		}
+	}
+	numeric := false
+	switch kt.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		numeric = !jsonLeaf(kt)
+	}
+	slices.SortFunc(keys, func(x, y mapKey) int {
+		if numeric && x.num != y.num {
+			if x.num < y.num {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(x.name, y.name)
+	})
+	return keys, true
+}
+
+// keyOf names a map key as encoding/json would: a string as itself, a
+// TextMarshaler by its text, an integer in decimal.
+func (d *differ) keyOf(k reflect.Value, kt reflect.Type) (mapKey, bool) {
+	if kt.Kind() == reflect.String {
+		return mapKey{key: k, name: k.String()}, true
+	}
+	if kt.Implements(typeTextMarshaler) {
+		text, err := k.Interface().(encoding.TextMarshaler).MarshalText()
+		if err != nil {
+			d.fail("cannot encode map key of type %s: %w", kt, err)
+			return mapKey{}, false
+		}
+		return mapKey{key: k, name: string(text)}, true
+	}
+	switch kt.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return mapKey{key: k, name: strconv.FormatInt(k.Int(), 10), num: float64(k.Int())}, true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return mapKey{key: k, name: strconv.FormatUint(k.Uint(), 10), num: float64(k.Uint())}, true
+	}
+	d.fail("map key type %s: %w", kt, ErrUnsupported)
+	return mapKey{}, false
+}
+
+// isEmptyValue reports whether v is empty in the sense of NilEqualsEmpty: nil,
+// a zero scalar, an empty list or map, a pointer to an empty value, or a
+// struct or message whose fields are all empty.
+func isEmptyValue(v reflect.Value, depth int) bool {
+	if !v.IsValid() {
+		return true
+	}
+	if depth > cycleCheckDepth {
+		return false
+	}
+	switch v.Kind() {
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	case reflect.String:
+		return v.Len() == 0
+	case reflect.Slice:
+		return v.Len() == 0
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			if !isEmptyValue(it.Value(), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range v.Len() {
+			if !isEmptyValue(v.Index(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Interface:
+		if v.IsNil() {
+			return true
+		}
+		return isEmptyAnyDepth(v.Elem().Interface(), depth+1)
+	case reflect.Pointer:
+		if v.IsNil() {
+			return true
+		}
+		if m, ok := v.Interface().(proto.Message); ok {
+			return isEmptyMessage(m.ProtoReflect(), depth+1)
+		}
+		return isEmptyValue(v.Elem(), depth+1)
+	case reflect.Struct:
+		if v.Type() == typeTime || v.Type() == typeMetaTime {
+			return v.IsZero()
+		}
+		for _, f := range structInfoOf(v.Type()).fields {
+			if !isEmptyValue(v.Field(f.index), depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,188 @@
+package directstatus
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctrlkit/ctrlkit/fieldpath"
+)
+
+// A DiffOption changes how FirstChangedField and ChangedFields compare.
+type DiffOption interface {
+	applyDiff(c *diffConfig)
+}
+
+type diffOptionFunc func(c *diffConfig)
+
+func (f diffOptionFunc) applyDiff(c *diffConfig) { f(c) }
+
+// Prefix is prepended to every path reported, e.g. Prefix("spec") when
+// diffing the struct that is an object's spec, so that a change of its
+// description is reported as spec.description. It is a field path; a trailing
+// "." is allowed ("spec." reads as "spec"). The default is no prefix.
+func Prefix(path string) DiffOption {
+	return diffOptionFunc(func(c *diffConfig) {
+		c.prefixRaw = path
+	})
+}
+
+// IgnorePaths leaves the values at these field paths, and everything under
+// them, out of the comparison: status, metadata, output-only fields such as
+// an etag or a creation time. Paths are written as they are reported, that is
+// with the Prefix if there is one, and a wildcard ([*] or *) matches any
+// field, key or index: IgnorePaths("spec.nodePools[*].status"). A path that
+// is not a valid field path makes the diff return an error wrapping
+// fieldpath.ErrInvalidPath. IgnorePaths may be given more than once.
+func IgnorePaths(paths ...string) DiffOption {
+	return diffOptionFunc(func(c *diffConfig) {
+		c.ignoreRaw = append(c.ignoreRaw, paths...)
+	})
+}
+
+// NilEqualsEmpty makes a missing or nil value equal to an empty one: a nil
+// pointer, slice, map or interface, JSON null, a key missing from a map, or a
+// protobuf field that is not set, equals "", 0, false, an empty list or map,
+// a struct or message whose fields are all empty, or a pointer to such a
+// value. Without it a nil value differs from every non-nil one, except for
+// struct fields tagged omitempty, whose nil and empty lists and maps encode
+// alike and so compare equal.
+func NilEqualsEmpty() DiffOption {
+	return diffOptionFunc(func(c *diffConfig) { c.nilEqualsEmpty = true })
+}
+
+// ProtoJSONNames names protobuf fields by their JSON names (nodePools) rather
+// than their proto names (node_pools), which is what a Kubernetes spec mapped
+// from a cloud API's messages uses.
+func ProtoJSONNames() DiffOption {
+	return diffOptionFunc(func(c *diffConfig) { c.protoJSONNames = true })
+}
+
+type diffConfig struct {
+	prefixRaw      string
+	ignoreRaw      []string
+	nilEqualsEmpty bool
+	protoJSONNames bool
+
+	prefix fieldpath.Segments
+	ignore *ignoreNode
+}
+
+func newDiffConfig(opts []DiffOption) (*diffConfig, error) {
+	c := &diffConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o.applyDiff(c)
+		}
+	}
+	if p := strings.TrimSuffix(c.prefixRaw, "."); p != "" {
+		segs, err := fieldpath.Parse(p)
+		if err != nil {
+			return nil, fmt.Errorf("cannot use prefix %q: %w", c.prefixRaw, err)
+		}
+		for _, s := range segs {
+			if s.Type == fieldpath.SegmentWildcard {
+				return nil, fmt.Errorf("cannot use prefix %q: a prefix cannot hold a wildcard: %w", c.prefixRaw, fieldpath.ErrInvalidPath)
+			}
+		}
+		c.prefix = segs
+	}
+	for _, raw := range c.ignoreRaw {
+		segs, err := fieldpath.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("cannot ignore path %q: %w", raw, err)
+		}
+		rel, ok := stripPrefix(segs, c.prefix)
+		if !ok {
+			continue // the path is outside the prefix: it can never match
+		}
+		if c.ignore == nil {
+			c.ignore = &ignoreNode{}
+		}
+		c.ignore.add(rel)
+	}
+	return c, nil
+}
+
+// stripPrefix removes prefix from the front of segs. When segs is shorter than
+// prefix and matches its start, everything is ignored: the result is empty.
+func stripPrefix(segs, prefix fieldpath.Segments) (fieldpath.Segments, bool) {
+	for i, p := range prefix {
+		if i == len(segs) {
+			return nil, true
+		}
+		s := segs[i]
+		if s.Type == fieldpath.SegmentWildcard {
+			continue
+		}
+		if s.Type != p.Type || s.Field != p.Field || s.Index != p.Index {
+			return nil, false
+		}
+	}
+	return segs[len(prefix):], true
+}
+
+// An ignoreNode is a trie of ignored paths.
+type ignoreNode struct {
+	leaf     bool // the path ending here is ignored with all below it
+	fields   map[string]*ignoreNode
+	indexes  map[uint]*ignoreNode
+	wildcard *ignoreNode
+}
+
+func (n *ignoreNode) add(segs fieldpath.Segments) {
+	for _, s := range segs {
+		if n.leaf {
+			return
+		}
+		var next **ignoreNode
+		switch s.Type {
+		case fieldpath.SegmentWildcard:
+			next = &n.wildcard
+		case fieldpath.SegmentIndex:
+			if n.indexes == nil {
+				n.indexes = map[uint]*ignoreNode{}
+			}
+			c := n.indexes[s.Index]
+			if c == nil {
+				c = &ignoreNode{}
+				n.indexes[s.Index] = c
+			}
+			n = c
+			continue
+		default:
+			if n.fields == nil {
+				n.fields = map[string]*ignoreNode{}
+			}
+			c := n.fields[s.Field]
+			if c == nil {
+				c = &ignoreNode{}
+				n.fields[s.Field] = c
+			}
+			n = c
+			continue
+		}
+		if *next == nil {
+			*next = &ignoreNode{}
+		}
+		n = *next
+	}
+	n.leaf = true
+}
+
+// step appends to dst the nodes that seg leads to from n.
+func (n *ignoreNode) step(dst []*ignoreNode, seg fieldpath.Segment) []*ignoreNode {
+	switch seg.Type {
+	case fieldpath.SegmentIndex:
+		if c := n.indexes[seg.Index]; c != nil {
+			dst = append(dst, c)
+		}
+	default:
+		if c := n.fields[seg.Field]; c != nil {
+			dst = append(dst, c)
+		}
+	}
+	if n.wildcard != nil {
+		dst = append(dst, n.wildcard)
+	}
+	return dst
+}
