@@ -1,0 +1,444 @@
+package nop
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"maps"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
+)
+
+// Finalizer holds a NopResource or ClusterNopResource until the reconciler has
+// honoured spec.forProvider.deleteAfter and deleteError.
+const Finalizer = "nop.ctrlkit.dev/finalizer"
+
+// SecretTypeConnection is the type of the connection Secrets the reconciler
+// writes, the one Crossplane uses.
+const SecretTypeConnection = "connection.crossplane.io/v1alpha1"
+
+// Options configure the reconciler of both kinds.
+type Options struct {
+	// Clock tells the time. Nil means the real clock.
+	Clock clock.PassiveClock
+
+	// PollInterval, when positive, reconciles every object at least this
+	// often, as a safety net. The reconciler does not need it: it requeues
+	// each object at the moment its next entry falls due. Zero (the default)
+	// turns it off.
+	PollInterval time.Duration
+
+	// MaxConcurrentReconciles is the number of objects of each kind
+	// reconciled at once. Zero means the manager's default (1 unless set).
+	MaxConcurrentReconciles int
+
+	// OnTransition, if set, is called after each scheduled condition change
+	// has been written, e.g. to print it. It must not block.
+	OnTransition func(Transition)
+}
+
+// A Transition is a scheduled condition change that has landed: the status
+// holding it was written.
+type Transition struct {
+	// Kind is NopResource or ClusterNopResource.
+	Kind string
+	// Object is the resource's namespace (empty for a ClusterNopResource) and
+	// name.
+	Object types.NamespacedName
+	// Condition is the condition as written.
+	Condition metav1.Condition
+	// Entry is the index of the spec.forProvider.conditionAfter entry.
+	Entry int
+	// Due is when the schedule said the condition would change:
+	// metadata.creationTimestamp plus the entry's time.
+	Due time.Time
+	// Landed is when the status write returned.
+	Landed time.Time
+}
+
+// Lateness is how long after its deadline the transition landed.
+func (t Transition) Lateness() time.Duration { return t.Landed.Sub(t.Due) }
+
+// Setup adds a controller for NopResources and one for ClusterNopResources to
+// mgr, whose scheme must know the v1alpha1 types and whose API server must
+// serve both CRDs (nop/crds).
+func Setup(mgr ctrl.Manager, o Options) error {
+	for _, k := range kinds {
+		r := newReconciler(mgr, k, o)
+		err := ctrl.NewControllerManagedBy(mgr).
+			For(k.newObject()).
+			Named(k.controllerName()).
+			WithOptions(controller.Options{MaxConcurrentReconciles: o.MaxConcurrentReconciles}).
+			Complete(r)
+		if err != nil {
+			return fmt.Errorf("cannot set up the %s controller: %w", k.name, err)
+		}
+	}
+	return nil
+}
+
+// A kind is one of the two kinds the reconciler serves.
+type kind struct {
+	name      string
+	newObject func() client.Object
+}
+
+func (k kind) controllerName() string { return "nop-" + k.name }
+
+var kinds = []kind{
+	{name: v1alpha1.NopResourceKind, newObject: func() client.Object { return &v1alpha1.NopResource{} }},
+	{name: v1alpha1.ClusterNopResourceKind, newObject: func() client.Object { return &v1alpha1.ClusterNopResource{} }},
+}
+
+// parts returns the spec and status of a NopResource or ClusterNopResource.
+func parts(o client.Object) (*v1alpha1.NopResourceSpec, *v1alpha1.NopResourceStatus) {
+	switch o := o.(type) {
+	case *v1alpha1.NopResource:
+		return &o.Spec, &o.Status
+	case *v1alpha1.ClusterNopResource:
+		return &o.Spec, &o.Status
+	}
+	panic(fmt.Sprintf("nop: %T is not a nop resource", o)) // a programming error, not user input
+}
+
+// A reconciler makes one kind's status follow its schedule.
+type reconciler struct {
+	kind     kind
+	client   client.Client // usually cached
+	reader   client.Reader // the API server, after a conflict and for Secrets
+	scheme   *runtime.Scheme
+	recorder events.EventRecorder // may be nil
+	clock    clock.PassiveClock
+	setter   conditions.Setter
+	opts     Options
+
+	// For the benchmark's comparison with provider-nop: requeue every
+	// PollInterval instead of at the next deadline, and write the status on
+	// every reconcile.
+	pollOnly, alwaysWrite bool
+}
+
+func newReconciler(mgr ctrl.Manager, k kind, o Options) *reconciler {
+	r := &reconciler{
+		kind:     k,
+		client:   mgr.GetClient(),
+		reader:   mgr.GetAPIReader(),
+		scheme:   mgr.GetScheme(),
+		recorder: mgr.GetEventRecorder("nop.ctrlkit.dev"),
+		opts:     o,
+	}
+	r.init()
+	return r
+}
+
+func (r *reconciler) init() {
+	r.clock = r.opts.Clock
+	if r.clock == nil {
+		r.clock = clock.RealClock{}
+	}
+	r.setter = conditions.Setter{Clock: r.clock}
+}
+
+// Reconcile makes one object's status what its schedule says now, and
+// requeues it when the next entry falls due.
+func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var out outcome
+	fresh := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		obj := r.kind.newObject()
+		var reader client.Reader = r.client
+		if fresh { // a conflict: the cache is behind the API server
+			reader = r.reader
+		}
+		fresh = true
+		if err := reader.Get(ctx, req.NamespacedName, obj); err != nil {
+			return err
+		}
+		var err error
+		out, err = r.reconcile(ctx, obj)
+		return err
+	})
+	if apierrors.IsNotFound(err) {
+		return ctrl.Result{}, nil
+	}
+	if out.wrote {
+		landed := r.clock.Now()
+		for _, t := range out.transitions {
+			t.Landed = landed
+			if r.opts.OnTransition != nil {
+				r.opts.OnTransition(t)
+			}
+		}
+	}
+	if err == nil {
+		err = out.err
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return r.result(out), nil
+}
+
+// An outcome is what one reconcile did and when the object is next due.
+type outcome struct {
+	wrote       bool         // the status was written
+	transitions []Transition // scheduled changes in that write
+	next        time.Time    // the next deadline; zero for none
+	err         error        // an error to retry with backoff, after the status recorded it
+}
+
+// result turns the next deadline into a requeue, measured from the end of the
+// reconcile.
+func (r *reconciler) result(out outcome) ctrl.Result {
+	var after time.Duration
+	if !out.next.IsZero() && !r.pollOnly {
+		after = max(out.next.Sub(r.clock.Now()), time.Nanosecond)
+	}
+	if p := r.opts.PollInterval; p > 0 && (after == 0 || p < after) {
+		after = p
+	}
+	return ctrl.Result{RequeueAfter: after}
+}
+
+func (r *reconciler) reconcile(ctx context.Context, obj client.Object) (outcome, error) {
+	spec, _ := parts(obj)
+	now := r.clock.Now()
+	p, specErr := parseSpec(obj.GetNamespace(), spec)
+
+	if obj.GetDeletionTimestamp() != nil {
+		return r.delete(ctx, obj, p, specErr, now)
+	}
+	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
+		patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
+		controllerutil.AddFinalizer(obj, Finalizer)
+		if err := r.client.Patch(ctx, obj, patch); err != nil {
+			return outcome{}, err
+		}
+	}
+
+	if specErr != nil {
+		return r.invalid(ctx, obj, specErr)
+	}
+	return r.observe(ctx, obj, p, now)
+}
+
+// observe writes the connection Secret and the status the schedule asks for.
+func (r *reconciler) observe(ctx context.Context, obj client.Object, p parsedSpec, now time.Time) (outcome, error) {
+	spec, _ := parts(obj)
+
+	var overrides []metav1.Condition
+	var secretErr error
+	if p.secret != nil {
+		if secretErr = r.publish(ctx, obj, *p.secret, spec.ForProvider.ConnectionDetails); secretErr != nil {
+			if apierrors.IsConflict(secretErr) {
+				return outcome{}, secretErr // retried from a fresh read
+			}
+			overrides = append(overrides, metav1.Condition{
+				Type: conditions.TypeSynced, Status: metav1.ConditionFalse,
+				Reason: ReasonConnectionSecretFailed, Message: secretErr.Error(),
+			})
+		}
+	}
+	out, err := r.write(ctx, obj, p, overrides, now, nil)
+	if err == nil && secretErr != nil {
+		out.err = secretErr
+		if out.wrote {
+			r.event(obj, ReasonConnectionSecretFailed, "PublishConnectionSecret", secretErr.Error())
+		}
+	}
+	return out, err
+}
+
+// write computes the object's status at now, writes it if it changed, and
+// says which scheduled transitions the write carried.
+func (r *reconciler) write(ctx context.Context, obj client.Object, p parsedSpec, overrides []metav1.Condition, now time.Time, keep func(string) bool) (outcome, error) {
+	spec, status := parts(obj)
+	created := obj.GetCreationTimestamp().Time
+	var out outcome
+
+	due, next, ok := p.schedule.at(now.Sub(created))
+	if ok {
+		out.next = created.Add(next)
+	}
+
+	old := status.DeepCopy()
+	status.ObservedGeneration = obj.GetGeneration()
+	apply(r.setter, &status.Conditions, desired(old.Conditions, created, due, overrides, obj.GetGeneration(), now), keep)
+	if keep == nil {
+		mirror(&status.AtProvider, &spec.ForProvider)
+	}
+	if statusEqual(old, status) && !r.alwaysWrite {
+		return out, nil
+	}
+
+	for _, e := range due {
+		c := conditions.Get(status.Conditions, e.cond.Type)
+		if c == nil || c.Reason != e.cond.Reason || c.Message != e.cond.Message || c.Status != e.cond.Status {
+			continue // overridden
+		}
+		if was := conditions.Get(old.Conditions, c.Type); was != nil && was.Status == c.Status && was.Reason == c.Reason && was.Message == c.Message {
+			continue // not a transition
+		}
+		out.transitions = append(out.transitions, Transition{
+			Kind: r.kind.name, Object: client.ObjectKeyFromObject(obj), Condition: *c,
+			Entry: e.index, Due: created.Add(e.after),
+		})
+	}
+	if err := r.client.Status().Update(ctx, obj); err != nil {
+		return outcome{}, err
+	}
+	out.wrote = true
+	log.FromContext(ctx).V(1).Info("status written", "conditions", len(status.Conditions), "transitions", len(out.transitions))
+	return out, nil
+}
+
+// invalid records a bad spec as Synced=False and changes nothing else.
+func (r *reconciler) invalid(ctx context.Context, obj client.Object, specErr error) (outcome, error) {
+	synced := metav1.Condition{
+		Type: conditions.TypeSynced, Status: metav1.ConditionFalse,
+		Reason: ReasonInvalidSpec, Message: specErr.Error(),
+	}
+	out, err := r.write(ctx, obj, parsedSpec{}, []metav1.Condition{synced}, r.clock.Now(), func(string) bool { return true })
+	if err == nil && out.wrote {
+		log.FromContext(ctx).Info("invalid spec", "error", specErr.Error())
+		r.event(obj, ReasonInvalidSpec, "Reconcile", specErr.Error())
+	}
+	return out, err
+}
+
+// delete honours deleteAfter and deleteError while the object is being
+// deleted, then removes the finalizer. The schedule goes on meanwhile, with
+// Ready=False (reason Deleting) in place of its Ready.
+func (r *reconciler) delete(ctx context.Context, obj client.Object, p parsedSpec, specErr error, now time.Time) (outcome, error) {
+	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
+		return outcome{}, nil
+	}
+	spec, _ := parts(obj)
+	deleting := metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionFalse, Reason: ReasonDeleting}
+	overrides := []metav1.Condition{}
+	var keep func(string) bool
+	if specErr != nil {
+		// As on any reconcile, a bad spec changes nothing but Synced (and
+		// Ready, to say the resource is going away).
+		p, keep = parsedSpec{}, func(string) bool { return true }
+		overrides = append(overrides, metav1.Condition{
+			Type: conditions.TypeSynced, Status: metav1.ConditionFalse,
+			Reason: ReasonInvalidSpec, Message: specErr.Error(),
+		})
+	}
+	var holdFor time.Duration
+	if d := spec.ForProvider.DeleteAfter; d != "" {
+		var err error
+		if holdFor, err = parseDuration("spec.forProvider.deleteAfter", d); err != nil {
+			// Hold the deletion until deleteAfter is fixed; any other bad
+			// value does not concern deletion.
+			deleting.Message = "deletion is held until spec.forProvider.deleteAfter is fixed"
+			return r.write(ctx, obj, p, append(overrides, deleting), now, keep)
+		}
+	}
+
+	holdUntil := obj.GetDeletionTimestamp().Add(holdFor)
+	switch {
+	case now.Before(holdUntil):
+		deleting.Message = fmt.Sprintf("deletion is held by spec.forProvider.deleteAfter (%s) until %s",
+			spec.ForProvider.DeleteAfter, holdUntil.UTC().Format(time.RFC3339))
+		out, err := r.write(ctx, obj, p, append(overrides, deleting), now, keep)
+		if err == nil && (out.next.IsZero() || holdUntil.Before(out.next)) {
+			out.next = holdUntil
+		}
+		return out, err
+	case spec.ForProvider.DeleteError != "":
+		msg := "cannot delete: " + spec.ForProvider.DeleteError
+		deleting.Message = msg
+		overrides = append(overrides, metav1.Condition{
+			Type: conditions.TypeSynced, Status: metav1.ConditionFalse,
+			Reason: ReasonDeleteFailed, Message: msg,
+		})
+		out, err := r.write(ctx, obj, p, append(overrides, deleting), now, keep)
+		if err == nil && out.wrote {
+			r.event(obj, ReasonDeleteFailed, "Delete", msg)
+		}
+		return out, err
+	}
+
+	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
+	controllerutil.RemoveFinalizer(obj, Finalizer)
+	if err := r.client.Patch(ctx, obj, patch); err != nil {
+		return outcome{}, err
+	}
+	log.FromContext(ctx).V(1).Info("finalizer removed")
+	return outcome{}, nil
+}
+
+// publish writes the connection Secret, if it changed. A Secret that exists
+// and is not controlled by obj is left alone. The Secret is handled as
+// unstructured content, so that the library needs no k8s.io/api types.
+func (r *reconciler) publish(ctx context.Context, obj client.Object, ref types.NamespacedName, details []v1alpha1.ConnectionDetail) error {
+	data := make(map[string]any, len(details))
+	for _, d := range details {
+		data[d.Name] = base64.StdEncoding.EncodeToString([]byte(d.Value))
+	}
+	s := newSecret()
+	err := r.reader.Get(ctx, ref, s)
+	switch {
+	case apierrors.IsNotFound(err):
+		s = newSecret()
+		s.SetNamespace(ref.Namespace)
+		s.SetName(ref.Name)
+		s.Object["type"] = SecretTypeConnection
+		s.Object["data"] = data
+		if err := controllerutil.SetControllerReference(obj, s, r.scheme); err != nil {
+			return fmt.Errorf("cannot write connection secret %s: %w", ref, err)
+		}
+		if err := r.client.Create(ctx, s); err != nil {
+			return fmt.Errorf("cannot create connection secret %s: %w", ref, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot read connection secret %s: %w", ref, err)
+	}
+	if !metav1.IsControlledBy(s, obj) {
+		return fmt.Errorf("cannot write connection secret %s: it exists and is not controlled by this %s", ref, r.kind.name)
+	}
+	if old, _, _ := unstructured.NestedMap(s.Object, "data"); maps.Equal(old, data) {
+		return nil
+	}
+	s.Object["data"] = data
+	if err := r.client.Update(ctx, s); err != nil {
+		if apierrors.IsConflict(err) {
+			return err
+		}
+		return fmt.Errorf("cannot update connection secret %s: %w", ref, err)
+	}
+	return nil
+}
+
+func newSecret() *unstructured.Unstructured {
+	s := &unstructured.Unstructured{}
+	s.SetAPIVersion("v1")
+	s.SetKind("Secret")
+	return s
+}
+
+// event records a warning on obj.
+func (r *reconciler) event(obj client.Object, reason, action, note string) {
+	if r.recorder != nil {
+		r.recorder.Eventf(obj, nil, "Warning", reason, action, "%s", note)
+	}
+}

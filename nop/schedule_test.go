@@ -1,0 +1,298 @@
+package nop
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
+)
+
+func ca(t, typ, status string) v1alpha1.ConditionAfter {
+	return v1alpha1.ConditionAfter{Time: t, ConditionType: typ, ConditionStatus: metav1.ConditionStatus(status)}
+}
+
+// seed is the sample of the provider-nop design.
+var seed = []v1alpha1.ConditionAfter{
+	ca("5s", "Ready", "False"),
+	ca("10s", "Ready", "True"),
+	ca("15s", "Synced", "False"),
+	ca("20s", "Synced", "True"),
+}
+
+func TestScheduleAt(t *testing.T) {
+	// due is what at returns, reduced to what matters: "index:type=status".
+	type want struct {
+		due  []string
+		next time.Duration
+		ok   bool
+	}
+	cases := map[string]struct {
+		reason  string
+		entries []v1alpha1.ConditionAfter
+		elapsed time.Duration
+		want    want
+	}{
+		"NoEntries": {
+			reason: "An empty schedule has nothing due and no deadline.",
+			want:   want{},
+		},
+		"AllFuture": {
+			reason:  "Before the first deadline nothing is due; the next deadline is the earliest.",
+			entries: seed,
+			elapsed: 4999 * time.Millisecond,
+			want:    want{next: 5 * time.Second, ok: true},
+		},
+		"ExactlyAtDeadline": {
+			reason:  "An entry is due at its time, not after it.",
+			entries: seed,
+			elapsed: 5 * time.Second,
+			want:    want{due: []string{"0:Ready=False"}, next: 10 * time.Second, ok: true},
+		},
+		"LatestDueWinsPerType": {
+			reason:  "For each type the due entry with the greatest time wins.",
+			entries: seed,
+			elapsed: 17 * time.Second,
+			want:    want{due: []string{"1:Ready=True", "2:Synced=False"}, next: 20 * time.Second, ok: true},
+		},
+		"AllDue": {
+			reason:  "Once everything is due there is no next deadline.",
+			entries: seed,
+			elapsed: time.Hour,
+			want:    want{due: []string{"1:Ready=True", "3:Synced=True"}},
+		},
+		"EqualTimesLaterEntryWins": {
+			reason: "On equal times the later entry in the list wins.",
+			entries: []v1alpha1.ConditionAfter{
+				ca("1s", "Ready", "True"),
+				ca("1s", "Ready", "False"),
+				ca("1000ms", "Ready", "Unknown"),
+			},
+			elapsed: time.Second,
+			want:    want{due: []string{"2:Ready=Unknown"}},
+		},
+		"EqualTimesNotYetDue": {
+			reason: "Entries with equal times fall due together.",
+			entries: []v1alpha1.ConditionAfter{
+				ca("2s", "Ready", "True"),
+				ca("2s", "Synced", "True"),
+			},
+			elapsed: time.Second,
+			want:    want{next: 2 * time.Second, ok: true},
+		},
+		"UnorderedEntries": {
+			reason: "The list need not be sorted: time decides, not position.",
+			entries: []v1alpha1.ConditionAfter{
+				ca("20s", "Ready", "True"),
+				ca("1m", "Healthy", "False"),
+				ca("0s", "Ready", "False"),
+				ca("10s", "Ready", "Unknown"),
+				ca("5s", "Healthy", "True"),
+			},
+			elapsed: 15 * time.Second,
+			want:    want{due: []string{"3:Ready=Unknown", "4:Healthy=True"}, next: 20 * time.Second, ok: true},
+		},
+		"TypesInOrderOfFirstAppearance": {
+			reason: "Due conditions come in the order their types first appear in the spec, whatever their times.",
+			entries: []v1alpha1.ConditionAfter{
+				ca("9s", "A", "True"),
+				ca("1s", "B", "True"),
+				ca("2s", "A", "False"),
+			},
+			elapsed: 3 * time.Second,
+			want:    want{due: []string{"2:A=False", "1:B=True"}, next: 9 * time.Second, ok: true},
+		},
+		"ZeroDuration": {
+			reason:  "\"0\" and \"0s\" are due at creation.",
+			entries: []v1alpha1.ConditionAfter{ca("0", "Ready", "False"), ca("0s", "Synced", "True")},
+			elapsed: 0,
+			want:    want{due: []string{"0:Ready=False", "1:Synced=True"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, err := parseSchedule(tc.entries)
+			require.NoError(t, err)
+			due, next, ok := s.at(tc.elapsed)
+			got := want{next: next, ok: ok}
+			for _, e := range due {
+				got.due = append(got.due, fmt.Sprintf("%d:%s=%s", e.index, e.cond.Type, e.cond.Status))
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nat(%s): -want, +got:\n%s", tc.reason, tc.elapsed, diff)
+			}
+		})
+	}
+}
+
+func TestParseSchedule(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		entries []v1alpha1.ConditionAfter
+		want    string // the error; empty for none
+		cond    metav1.Condition
+	}{
+		"Defaults": {
+			reason:  "A missing reason and message get defaults naming the entry.",
+			entries: []v1alpha1.ConditionAfter{ca("5s", "Ready", "False")},
+			cond:    metav1.Condition{Type: "Ready", Status: "False", Reason: ReasonScheduled, Message: "Ready=False 5s after creation (spec.forProvider.conditionAfter[0])"},
+		},
+		"Given": {
+			reason: "A given reason and message are kept.",
+			entries: []v1alpha1.ConditionAfter{{
+				Time: "1m30s", ConditionType: "example.org/Healthy", ConditionStatus: "True",
+				ConditionReason: "AllGood", ConditionMessage: "all good",
+			}},
+			cond: metav1.Condition{Type: "example.org/Healthy", Status: "True", Reason: "AllGood", Message: "all good"},
+		},
+		"BadTime": {
+			reason:  "An unparsable time names the entry, the field and the value.",
+			entries: []v1alpha1.ConditionAfter{ca("5s", "Ready", "True"), ca("5x", "Ready", "True")},
+			want:    `spec.forProvider.conditionAfter[1].time: cannot parse "5x" as a Go duration such as "5s" or "1m30s": unknown unit "x"`,
+		},
+		"MissingUnit": {
+			reason:  "A number without a unit is not a duration.",
+			entries: []v1alpha1.ConditionAfter{ca("5", "Ready", "True")},
+			want:    `spec.forProvider.conditionAfter[0].time: cannot parse "5" as a Go duration such as "5s" or "1m30s": missing unit`,
+		},
+		"EmptyTime": {
+			reason:  "An empty time is not a duration.",
+			entries: []v1alpha1.ConditionAfter{ca("", "Ready", "True")},
+			want:    `spec.forProvider.conditionAfter[0].time: cannot parse "" as a Go duration such as "5s" or "1m30s": invalid duration`,
+		},
+		"NegativeTime": {
+			reason:  "A negative time is refused.",
+			entries: []v1alpha1.ConditionAfter{ca("-5s", "Ready", "True")},
+			want:    `spec.forProvider.conditionAfter[0].time: cannot use "-5s": a duration must not be negative`,
+		},
+		"SignedTime": {
+			reason:  "A sign is refused, as the CRD refuses it.",
+			entries: []v1alpha1.ConditionAfter{ca("+5s", "Ready", "True")},
+			want:    `spec.forProvider.conditionAfter[0].time: cannot use "+5s": write a duration as numbers with units and no sign, such as "5s" or "1m30s"`,
+		},
+		"Overflow": {
+			reason:  "A duration too long for Go is refused.",
+			entries: []v1alpha1.ConditionAfter{ca("9999999999h", "Ready", "True")},
+			want:    `spec.forProvider.conditionAfter[0].time: cannot parse "9999999999h" as a Go duration such as "5s" or "1m30s": invalid duration`,
+		},
+		"BadStatus": {
+			reason:  "A status other than True, False and Unknown is refused.",
+			entries: []v1alpha1.ConditionAfter{ca("5s", "Ready", "true")},
+			want:    `spec.forProvider.conditionAfter[0].conditionStatus: cannot use "true": must be True, False or Unknown`,
+		},
+		"BadType": {
+			reason:  "A condition type the API server would refuse is refused.",
+			entries: []v1alpha1.ConditionAfter{ca("5s", "Ready", "True"), ca("6s", "Ready", "True"), ca("1s", "not ready", "True")},
+			want:    `spec.forProvider.conditionAfter[2]: cannot set the condition: invalid condition "not ready": type "not ready": name part "not ready" must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
+		},
+		"BadReason": {
+			reason:  "A reason the API server would refuse is refused.",
+			entries: []v1alpha1.ConditionAfter{{Time: "1s", ConditionType: "Ready", ConditionStatus: "True", ConditionReason: "all good"}},
+			want:    `spec.forProvider.conditionAfter[0]: cannot set the condition: invalid condition "Ready": reason "all good": must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, err := parseSchedule(tc.entries)
+			if tc.want != "" {
+				require.Error(t, err, tc.reason)
+				if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+					t.Errorf("%s\nerror: -want, +got:\n%s", tc.reason, diff)
+				}
+				if !errors.Is(err, ErrInvalidSpec) {
+					t.Errorf("%s\nerrors.Is(%v, ErrInvalidSpec) = false", tc.reason, err)
+				}
+				return
+			}
+			require.NoError(t, err, tc.reason)
+			require.Len(t, s, len(tc.entries))
+			if diff := cmp.Diff(tc.cond, s[len(s)-1].cond); diff != "" {
+				t.Errorf("%s\ncondition: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestParseSpec(t *testing.T) {
+	cases := map[string]struct {
+		reason    string
+		namespace string
+		spec      v1alpha1.NopResourceSpec
+		secret    string // namespace/name of the Secret, "" for none
+		want      string // the error; empty for none
+	}{
+		"NamespacedDefaultsToOwnNamespace": {
+			reason:    "A NopResource writes its Secret in its own namespace.",
+			namespace: "team",
+			spec:      v1alpha1.NopResourceSpec{WriteConnectionSecretToRef: &v1alpha1.SecretReference{Name: "conn"}},
+			secret:    "team/conn",
+		},
+		"NamespacedOwnNamespace": {
+			reason:    "A NopResource may name its own namespace.",
+			namespace: "team",
+			spec:      v1alpha1.NopResourceSpec{WriteConnectionSecretToRef: &v1alpha1.SecretReference{Name: "conn", Namespace: "team"}},
+			secret:    "team/conn",
+		},
+		"NamespacedOtherNamespace": {
+			reason:    "A NopResource may not write a Secret in another namespace.",
+			namespace: "team",
+			spec:      v1alpha1.NopResourceSpec{WriteConnectionSecretToRef: &v1alpha1.SecretReference{Name: "conn", Namespace: "kube-system"}},
+			want:      `spec.writeConnectionSecretToRef.namespace: cannot use "kube-system": a namespaced resource writes its Secret in its own namespace "team"`,
+		},
+		"ClusterNeedsNamespace": {
+			reason: "A ClusterNopResource must say where its Secret goes.",
+			spec:   v1alpha1.NopResourceSpec{WriteConnectionSecretToRef: &v1alpha1.SecretReference{Name: "conn"}},
+			want:   `spec.writeConnectionSecretToRef.namespace: cannot be empty for a cluster-scoped resource`,
+		},
+		"ClusterNamespace": {
+			reason: "A ClusterNopResource writes its Secret where it is told.",
+			spec:   v1alpha1.NopResourceSpec{WriteConnectionSecretToRef: &v1alpha1.SecretReference{Name: "conn", Namespace: "ns"}},
+			secret: "ns/conn",
+		},
+		"BadDeleteAfter": {
+			reason: "deleteAfter must be a duration.",
+			spec:   v1alpha1.NopResourceSpec{ForProvider: v1alpha1.NopResourceParameters{DeleteAfter: "soon"}},
+			want:   `spec.forProvider.deleteAfter: cannot parse "soon" as a Go duration such as "5s" or "1m30s": invalid duration`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p, err := parseSpec(tc.namespace, &tc.spec)
+			if tc.want != "" {
+				require.Error(t, err, tc.reason)
+				if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+					t.Errorf("%s\nerror: -want, +got:\n%s", tc.reason, diff)
+				}
+				require.ErrorIs(t, err, ErrInvalidSpec)
+				return
+			}
+			require.NoError(t, err, tc.reason)
+			got := ""
+			if p.secret != nil {
+				got = p.secret.String()
+			}
+			if diff := cmp.Diff(tc.secret, got); diff != "" {
+				t.Errorf("%s\nsecret: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestDurationPatternMatchesCRD guards against drift between the controller's
+// check and the CRD's CEL rule.
+func TestDurationPatternMatchesCRD(t *testing.T) {
+	for _, f := range []string{"crds/nop.ctrlkit.dev_nopresources.yaml", "crds/nop.ctrlkit.dev_clusternopresources.yaml"} {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if n := strings.Count(string(b), "self.matches('"+durationPattern+"')"); n != 2 {
+			t.Errorf("%s: want the duration pattern %s in 2 rules (time, deleteAfter), found %d", f, durationPattern, n)
+		}
+	}
+}

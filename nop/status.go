@@ -1,0 +1,188 @@
+package nop
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
+)
+
+// Reasons of the conditions the reconciler sets itself.
+const (
+	// ReasonInvalidSpec: Synced=False because a value in the spec is bad; the
+	// message names the field, e.g. spec.forProvider.conditionAfter[2].time.
+	ReasonInvalidSpec = "InvalidSpec"
+	// ReasonDeleting: Ready=False because the resource is being deleted.
+	ReasonDeleting = "Deleting"
+	// ReasonDeleteFailed: Synced=False because spec.forProvider.deleteError
+	// makes the deletion fail.
+	ReasonDeleteFailed = "DeleteFailed"
+	// ReasonConnectionSecretFailed: Synced=False because the connection
+	// Secret could not be written.
+	ReasonConnectionSecretFailed = "ConnectionSecretFailed"
+)
+
+// A parsedSpec is a validated spec.
+type parsedSpec struct {
+	schedule    schedule
+	deleteAfter time.Duration
+	secret      *types.NamespacedName // nil: no connection Secret
+}
+
+// parseSpec validates spec for a resource in namespace ("" for a
+// cluster-scoped one). The first bad value gives an error that names its
+// field and wraps ErrInvalidSpec.
+func parseSpec(namespace string, spec *v1alpha1.NopResourceSpec) (parsedSpec, error) {
+	var p parsedSpec
+	var err error
+	if p.schedule, err = parseSchedule(spec.ForProvider.ConditionAfter); err != nil {
+		return p, err
+	}
+	if d := spec.ForProvider.DeleteAfter; d != "" {
+		if p.deleteAfter, err = parseDuration("spec.forProvider.deleteAfter", d); err != nil {
+			return p, err
+		}
+	}
+	if ref := spec.WriteConnectionSecretToRef; ref != nil {
+		const field = "spec.writeConnectionSecretToRef"
+		nn := types.NamespacedName{Name: ref.Name, Namespace: ref.Namespace}
+		switch {
+		case ref.Name == "":
+			return p, invalid(field+".name", "cannot use an empty name")
+		case namespace == "" && ref.Namespace == "":
+			return p, invalid(field+".namespace", "cannot be empty for a cluster-scoped resource")
+		case namespace != "" && ref.Namespace == "":
+			nn.Namespace = namespace
+		case namespace != "" && ref.Namespace != namespace:
+			return p, invalid(field+".namespace", "cannot use %s: a namespaced resource writes its Secret in its own namespace %s", quote(ref.Namespace), quote(namespace))
+		}
+		p.secret = &nn
+	}
+	return p, nil
+}
+
+// desired computes the conditions an object should have at now: the due
+// entries of the schedule, with overrides (Synced=False on errors, Ready=False
+// while deleting) replacing the condition of their type. Every condition
+// observes generation.
+//
+// A scheduled condition's lastTransitionTime is the moment it fell due
+// (creation + time), even when the reconciler applies it late, so that a
+// restarted controller writes the same status; when the status it replaces
+// began after that moment (an override that ended), it is now.
+func desired(current []metav1.Condition, created time.Time, due []entry, overrides []metav1.Condition, generation int64, now time.Time) []metav1.Condition {
+	out := make([]metav1.Condition, 0, len(due)+len(overrides))
+	for _, e := range due {
+		c := e.cond
+		c.ObservedGeneration = generation
+		at := created.Add(e.after).Truncate(time.Second)
+		if old := conditions.Get(current, c.Type); old != nil && old.Status != c.Status && old.LastTransitionTime.After(at) {
+			at = now.Truncate(time.Second)
+		}
+		c.LastTransitionTime = metav1.NewTime(at)
+		out = append(out, c)
+	}
+	for _, o := range overrides {
+		o.ObservedGeneration = generation
+		if i := slices.IndexFunc(out, func(c metav1.Condition) bool { return c.Type == o.Type }); i >= 0 {
+			out[i] = o
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// apply makes conds hold exactly want: types not in want are removed, the
+// others set with conditions.Set's rules (a type keeps its position, and its
+// lastTransitionTime while its status holds). keep lists types to leave alone
+// even when want lacks them.
+func apply(s conditions.Setter, conds *[]metav1.Condition, want []metav1.Condition, keep func(t string) bool) {
+	*conds = slices.DeleteFunc(*conds, func(c metav1.Condition) bool {
+		return (keep == nil || !keep(c.Type)) && !slices.ContainsFunc(want, func(w metav1.Condition) bool { return w.Type == c.Type })
+	})
+	for _, c := range want {
+		s.Set(conds, c)
+	}
+	if len(*conds) == 0 {
+		*conds = nil
+	}
+}
+
+// mirror copies spec.forProvider's observable fields to status.atProvider,
+// keeping what is already there when it is the same.
+func mirror(at *v1alpha1.NopResourceObservation, p *v1alpha1.NopResourceParameters) {
+	if !sameJSON(at.Fields, p.Fields) {
+		at.Fields = p.Fields.DeepCopy()
+	}
+	at.PatchReceiverField = p.PatchReceiverField
+	if !slices.Equal(at.ObservableArrays, p.ObservableArrays) {
+		at.ObservableArrays = slices.Clone(p.ObservableArrays)
+	}
+	if len(at.ObservableArrays) == 0 {
+		at.ObservableArrays = nil
+	}
+}
+
+// sameJSON reports whether a and b hold the same JSON value (nil is not the
+// same as an empty object).
+func sameJSON(a, b *runtime.RawExtension) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if bytes.Equal(a.Raw, b.Raw) && a.Object == nil && b.Object == nil {
+		return true
+	}
+	av, aerr := decodeRaw(a)
+	bv, berr := decodeRaw(b)
+	return aerr == nil && berr == nil && reflect.DeepEqual(av, bv)
+}
+
+func decodeRaw(r *runtime.RawExtension) (any, error) {
+	raw := r.Raw
+	if r.Object != nil {
+		var err error
+		if raw, err = json.Marshal(r.Object); err != nil {
+			return nil, err
+		}
+	}
+	var v any
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("cannot decode %s: %w", quote(string(raw)), err)
+	}
+	return v, nil
+}
+
+// statusEqual reports whether writing b over a would change nothing the API
+// server keeps: nil and empty lists are the same, times compare at second
+// precision.
+func statusEqual(a, b *v1alpha1.NopResourceStatus) bool {
+	if a.ObservedGeneration != b.ObservedGeneration || len(a.Conditions) != len(b.Conditions) {
+		return false
+	}
+	for i := range a.Conditions {
+		x, y := a.Conditions[i], b.Conditions[i]
+		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message ||
+			x.ObservedGeneration != y.ObservedGeneration ||
+			!x.LastTransitionTime.Truncate(time.Second).Equal(y.LastTransitionTime.Truncate(time.Second)) {
+			return false
+		}
+	}
+	return sameJSON(a.AtProvider.Fields, b.AtProvider.Fields) &&
+		a.AtProvider.PatchReceiverField == b.AtProvider.PatchReceiverField &&
+		slices.Equal(a.AtProvider.ObservableArrays, b.AtProvider.ObservableArrays)
+}
