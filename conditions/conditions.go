@@ -67,38 +67,43 @@ func (s Setter) Set(conds *[]metav1.Condition, c metav1.Condition) (changed bool
 	if conds == nil {
 		return false
 	}
-	for i := range *conds {
-		old := &(*conds)[i]
-		if old.Type != c.Type {
-			continue
+	cs := *conds
+	for i := range cs {
+		if cs[i].Type == c.Type {
+			return s.update(&cs[i], &c)
 		}
-		if old.Status != c.Status {
-			old.Status = c.Status
-			old.LastTransitionTime = c.LastTransitionTime
-			if old.LastTransitionTime.IsZero() {
-				old.LastTransitionTime = s.now()
-			}
-			changed = true
-		}
-		if old.Reason != c.Reason {
-			old.Reason = c.Reason
-			changed = true
-		}
-		if old.Message != c.Message {
-			old.Message = c.Message
-			changed = true
-		}
-		if old.ObservedGeneration != c.ObservedGeneration {
-			old.ObservedGeneration = c.ObservedGeneration
-			changed = true
-		}
-		return changed
 	}
 	if c.LastTransitionTime.IsZero() {
 		c.LastTransitionTime = s.now()
 	}
 	*conds = append(*conds, c)
 	return true
+}
+
+// update makes old, a condition of c's type, hold c under Set's rules, and
+// reports whether it changed.
+func (s Setter) update(old, c *metav1.Condition) (changed bool) {
+	if old.Status != c.Status {
+		old.Status = c.Status
+		old.LastTransitionTime = c.LastTransitionTime
+		if old.LastTransitionTime.IsZero() {
+			old.LastTransitionTime = s.now()
+		}
+		changed = true
+	}
+	if old.Reason != c.Reason {
+		old.Reason = c.Reason
+		changed = true
+	}
+	if old.Message != c.Message {
+		old.Message = c.Message
+		changed = true
+	}
+	if old.ObservedGeneration != c.ObservedGeneration {
+		old.ObservedGeneration = c.ObservedGeneration
+		changed = true
+	}
+	return changed
 }
 
 // Remove deletes the condition of conditionType from conds, keeping the order

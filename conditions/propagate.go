@@ -96,8 +96,9 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 
 	// What the claim has.
 	status, entries, err := conditionList(claim.Object)
-	if err == nil {
-		err = checkEntries(entries)
+	var have []metav1.Condition
+	if err == nil && len(entries) > 0 {
+		have, err = parseEntries(entries, make([]metav1.Condition, 0, len(entries)))
 	}
 	if err != nil {
 		return false, fmt.Errorf("cannot read conditions of %s: %w", describe(claim), err)
@@ -111,8 +112,12 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	// once, in the order listed.
 	generation := claim.GetGeneration()
 	want := make([]metav1.Condition, 0, len(listed))
+	hint := 0
 	for _, t := range listed {
-		x := Get(xrConds, t)
+		var x *metav1.Condition
+		if i := indexFrom(xrConds, t, hint); i >= 0 {
+			x, hint = &xrConds[i], i+1
+		}
 		if x == nil || IsReserved(t) || Get(want, t) != nil {
 			continue
 		}
@@ -130,12 +135,13 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 		want = append(want, c)
 	}
 
-	// Work on a copy of the claim's entries; the claim changes only at the end.
-	out := entries
+	// Work on copies of the claim's entries and their conditions, made at
+	// the first change; the claim changes only at the end.
+	out, outConds := entries, have
 	copied := false
 	edit := func() {
 		if !copied {
-			out = slices.Clone(entries)
+			out, outConds = slices.Clone(entries), slices.Clone(have)
 			copied = true
 		}
 	}
@@ -143,30 +149,32 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 		if IsReserved(t) || Get(want, t) != nil {
 			continue
 		}
-		if i := indexOf(out, t); i >= 0 {
+		if i := index(outConds, t); i >= 0 {
 			edit()
-			out = slices.Delete(out, i, i+1)
+			out, outConds = slices.Delete(out, i, i+1), slices.Delete(outConds, i, i+1)
 		}
 	}
+	hint = 0
 	for i := range want {
 		c := &want[i]
-		j := indexOf(out, c.Type)
+		j := indexFrom(outConds, c.Type, hint)
 		if j < 0 {
 			if c.LastTransitionTime.IsZero() {
 				c.LastTransitionTime = s.now()
 			}
 			edit()
-			out = append(out, toEntry(*c))
+			out, outConds = append(out, toEntry(*c)), append(outConds, *c)
 			continue
 		}
-		old, _ := parseEntry(j, out[j])
+		hint = j + 1
+		old := outConds[j]
 		next := old
 		s.mirror(&next, c)
 		if sameState(&old, &next) && sameSecond(old.LastTransitionTime, next.LastTransitionTime) {
 			continue
 		}
 		edit()
-		out[j] = updateEntry(out[j].(map[string]any), &old, &next)
+		out[j], outConds[j] = updateEntry(out[j].(map[string]any), &old, &next), next
 	}
 
 	types := make([]string, len(want))
@@ -192,6 +200,20 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 		}
 	}
 	return true, nil
+}
+
+// indexFrom is index, searching from hint onwards first and then wrapping
+// around: lists kept in the same order are searched in linear time.
+func indexFrom(conds []metav1.Condition, t string, hint int) int {
+	if hint > len(conds) {
+		hint = 0
+	}
+	for i := hint; i < len(conds); i++ {
+		if conds[i].Type == t {
+			return i
+		}
+	}
+	return index(conds[:hint], t)
 }
 
 // mirror makes c, a condition on the claim, show x, the XR's condition: the

@@ -37,18 +37,12 @@ func FromUnstructured(u *unstructured.Unstructured) ([]metav1.Condition, error) 
 		return nil, ErrNilObject
 	}
 	_, list, err := conditionList(u.Object)
-	if err == nil {
-		err = checkEntries(list)
+	var conds []metav1.Condition
+	if err == nil && len(list) > 0 {
+		conds, err = parseEntries(list, make([]metav1.Condition, 0, len(list)))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read conditions of %s: %w", describe(u), err)
-	}
-	if len(list) == 0 {
-		return nil, nil
-	}
-	conds := make([]metav1.Condition, len(list))
-	for i, e := range list {
-		conds[i], _ = parseEntry(i, e) // checked above
 	}
 	return conds, nil
 }
@@ -74,14 +68,16 @@ func (s Setter) SetUnstructured(u *unstructured.Unstructured, c metav1.Condition
 		return false, fmt.Errorf("cannot set condition %s on %s: %w", quote(c.Type), describe(u), err)
 	}
 	status, list, err := conditionList(u.Object)
+	var buf [16]metav1.Condition
+	var conds []metav1.Condition
 	if err == nil {
-		err = checkEntries(list)
+		conds, err = parseEntries(list, buf[:0])
 	}
 	if err != nil {
 		return false, fmt.Errorf("cannot set condition %s on %s: %w", quote(c.Type), describe(u), err)
 	}
 
-	i := indexOf(list, c.Type)
+	i := index(conds, c.Type)
 	if i < 0 {
 		if c.LastTransitionTime.IsZero() {
 			c.LastTransitionTime = s.now()
@@ -89,13 +85,11 @@ func (s Setter) SetUnstructured(u *unstructured.Unstructured, c metav1.Condition
 		writeConditions(u, status, appendEntry(list, toEntry(c)))
 		return true, nil
 	}
-	old, _ := parseEntry(i, list[i])
-	one := [1]metav1.Condition{old}
-	merged := one[:]
-	if !s.Set(&merged, c) {
+	merged := conds[i]
+	if !s.update(&merged, &c) {
 		return false, nil
 	}
-	writeConditions(u, status, replaceEntry(list, i, updateEntry(list[i].(map[string]any), &old, &merged[0])))
+	writeConditions(u, status, replaceEntry(list, i, updateEntry(list[i].(map[string]any), &conds[i], &merged)))
 	return true, nil
 }
 
@@ -107,13 +101,15 @@ func RemoveUnstructured(u *unstructured.Unstructured, conditionType string) (rem
 		return false, ErrNilObject
 	}
 	status, list, err := conditionList(u.Object)
+	var buf [16]metav1.Condition
+	var conds []metav1.Condition
 	if err == nil {
-		err = checkEntries(list)
+		conds, err = parseEntries(list, buf[:0])
 	}
 	if err != nil {
 		return false, fmt.Errorf("cannot remove condition %s from %s: %w", quote(conditionType), describe(u), err)
 	}
-	i := indexOf(list, conditionType)
+	i := index(conds, conditionType)
 	if i < 0 {
 		return false, nil
 	}
@@ -146,27 +142,27 @@ func conditionList(obj map[string]any) (status map[string]any, list []any, err e
 	}
 }
 
-// checkEntries reports the first entry of list that is not a condition, or
-// repeats the type of an earlier one.
-func checkEntries(list []any) error {
+// parseEntries appends the conditions of list to dst. It reports the first
+// entry that is not a condition, or repeats the type of an earlier one.
+func parseEntries(list []any, dst []metav1.Condition) ([]metav1.Condition, error) {
+	start := len(dst)
 	for i, e := range list {
 		c, err := parseEntry(i, e)
 		if err != nil {
-			return err
+			return dst, err
 		}
-		for j := range i {
-			if list[j].(map[string]any)[keyType] == c.Type {
-				return malformed("status.conditions[%d]: type %s repeats status.conditions[%d]", i, quote(c.Type), j)
-			}
+		if j := index(dst[start:], c.Type); j >= 0 {
+			return dst, malformed("status.conditions[%d]: type %s repeats status.conditions[%d]", i, quote(c.Type), j)
 		}
+		dst = append(dst, c)
 	}
-	return nil
+	return dst, nil
 }
 
-// indexOf returns the index of the entry of type t in a checked list, or -1.
-func indexOf(list []any, t string) int {
-	for i, e := range list {
-		if e.(map[string]any)[keyType] == t {
+// index returns the index of the condition of type t in conds, or -1.
+func index(conds []metav1.Condition, t string) int {
+	for i := range conds {
+		if conds[i].Type == t {
 			return i
 		}
 	}
@@ -181,18 +177,18 @@ func parseEntry(i int, e any) (metav1.Condition, error) {
 		return c, malformed("status.conditions[%d]: must be an object, not %s", i, jsonKind(e))
 	}
 	var err error
-	if c.Type, err = requiredString(i, m, keyType); err != nil {
+	if c.Type, err = requiredString(i, keyType, m[keyType]); err != nil {
 		return c, err
 	}
-	var status string
-	if status, err = requiredString(i, m, keyStatus); err != nil {
+	var st string
+	if st, err = requiredString(i, keyStatus, m[keyStatus]); err != nil {
 		return c, err
 	}
-	c.Status = metav1.ConditionStatus(status)
-	if c.Reason, err = optionalString(i, m, keyReason); err != nil {
+	c.Status = metav1.ConditionStatus(st)
+	if c.Reason, err = optionalString(i, keyReason, m[keyReason]); err != nil {
 		return c, err
 	}
-	if c.Message, err = optionalString(i, m, keyMessage); err != nil {
+	if c.Message, err = optionalString(i, keyMessage, m[keyMessage]); err != nil {
 		return c, err
 	}
 	switch v := m[keyLastTransitionTime].(type) {
@@ -208,22 +204,22 @@ func parseEntry(i int, e any) (metav1.Condition, error) {
 	default:
 		return c, malformed("status.conditions[%d].lastTransitionTime: must be a string, not %s", i, jsonKind(v))
 	}
-	if v, ok := m[keyObservedGeneration]; ok && v != nil {
-		g, ok := toInt64(v)
+	if gen := m[keyObservedGeneration]; gen != nil {
+		g, ok := toInt64(gen)
 		switch {
 		case ok:
-		case jsonKind(v) == "a number":
-			return c, malformed("status.conditions[%d].observedGeneration %v: must be an integer", i, v)
+		case jsonKind(gen) == "a number":
+			return c, malformed("status.conditions[%d].observedGeneration %v: must be an integer", i, gen)
 		default:
-			return c, malformed("status.conditions[%d].observedGeneration: must be an integer, not %s", i, jsonKind(v))
+			return c, malformed("status.conditions[%d].observedGeneration: must be an integer, not %s", i, jsonKind(gen))
 		}
 		c.ObservedGeneration = g
 	}
 	return c, nil
 }
 
-func requiredString(i int, m map[string]any, key string) (string, error) {
-	switch v := m[key].(type) {
+func requiredString(i int, key string, v any) (string, error) {
+	switch v := v.(type) {
 	case string:
 		if v == "" {
 			return "", malformed("status.conditions[%d].%s: must not be empty", i, key)
@@ -236,8 +232,8 @@ func requiredString(i int, m map[string]any, key string) (string, error) {
 	}
 }
 
-func optionalString(i int, m map[string]any, key string) (string, error) {
-	switch v := m[key].(type) {
+func optionalString(i int, key string, v any) (string, error) {
+	switch v := v.(type) {
 	case string:
 		return v, nil
 	case nil:
@@ -246,7 +242,6 @@ func optionalString(i int, m map[string]any, key string) (string, error) {
 		return "", malformed("status.conditions[%d].%s: must be a string, not %s", i, key, jsonKind(v))
 	}
 }
-
 // toInt64 converts the integer representations that decoded JSON uses.
 func toInt64(v any) (int64, bool) {
 	switch n := v.(type) {
