@@ -242,6 +242,7 @@ func optionalString(i int, key string, v any) (string, error) {
 		return "", malformed("status.conditions[%d].%s: must be a string, not %s", i, key, jsonKind(v))
 	}
 }
+
 // toInt64 converts the integer representations that decoded JSON uses.
 func toInt64(v any) (int64, bool) {
 	switch n := v.(type) {
