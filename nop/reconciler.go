@@ -80,15 +80,21 @@ func (t Transition) Lateness() time.Duration { return t.Landed.Sub(t.Due) }
 // serve both CRDs (nop/crds).
 func Setup(mgr ctrl.Manager, o Options) error {
 	for _, k := range kinds {
-		r := newReconciler(mgr, k, o)
-		err := ctrl.NewControllerManagedBy(mgr).
-			For(k.newObject()).
-			Named(k.controllerName()).
-			WithOptions(controller.Options{MaxConcurrentReconciles: o.MaxConcurrentReconciles}).
-			Complete(r)
-		if err != nil {
-			return fmt.Errorf("cannot set up the %s controller: %w", k.name, err)
+		if err := setup(mgr, newReconciler(mgr, k, o)); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+func setup(mgr ctrl.Manager, r *reconciler) error {
+	err := ctrl.NewControllerManagedBy(mgr).
+		For(r.kind.newObject()).
+		Named(r.kind.controllerName()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("cannot set up the %s controller: %w", r.kind.name, err)
 	}
 	return nil
 }

@@ -1,0 +1,513 @@
+package nop
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	testapi "github.com/ctrlkit/ctrlkit/internal/testenv/testapi/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
+)
+
+func newNop(test, name string, entries ...v1alpha1.ConditionAfter) *v1alpha1.NopResource {
+	return &v1alpha1.NopResource{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{testLabel: test}},
+		Spec:       v1alpha1.NopResourceSpec{ForProvider: v1alpha1.NopResourceParameters{ConditionAfter: entries}},
+	}
+}
+
+// describe prints the conditions of a status for a failure message.
+func describe(s v1alpha1.NopResourceStatus) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "observedGeneration=%d", s.ObservedGeneration)
+	for _, c := range s.Conditions {
+		fmt.Fprintf(&b, " %s=%s(%s: %s, gen %d, at %s)", c.Type, c.Status, c.Reason, c.Message, c.ObservedGeneration, c.LastTransitionTime.UTC().Format(time.TimeOnly))
+	}
+	return b.String()
+}
+
+// addComposite adds a controller that plays a composite resource (XR): the
+// Widget "xr" is Ready when the NopResources labelled composite=xr are.
+func addComposite(mgr manager.Manager) error {
+	c := mgr.GetClient()
+	return ctrl.NewControllerManagedBy(mgr).Named("xr").For(&testapi.Widget{}).
+		Watches(&v1alpha1.NopResource{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			if n := o.GetLabels()["composite"]; n != "" {
+				return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: n}}}
+			}
+			return nil
+		})).
+		Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			xr := &testapi.Widget{}
+			if err := c.Get(ctx, req.NamespacedName, xr); err != nil {
+				return reconcile.Result{}, client.IgnoreNotFound(err)
+			}
+			nops := &v1alpha1.NopResourceList{}
+			if err := c.List(ctx, nops, client.InNamespace(req.Namespace), client.MatchingLabels{"composite": req.Name}); err != nil {
+				return reconcile.Result{}, err
+			}
+			var composed []metav1.Condition
+			for _, n := range nops.Items {
+				c := metav1.Condition{Type: n.Name, Status: metav1.ConditionUnknown, Reason: "NotReported"}
+				if r := conditions.Get(n.Status.Conditions, conditions.TypeReady); r != nil && r.ObservedGeneration == n.Generation {
+					c.Status, c.Reason = r.Status, r.Reason
+				}
+				composed = append(composed, c)
+			}
+			ready := conditions.Summarize(conditions.TypeReady, composed)
+			if len(composed) < 3 {
+				ready = metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionUnknown, Reason: "Composing"}
+			}
+			ready.ObservedGeneration = xr.Generation
+			if !conditions.Set(&xr.Status.Conditions, ready) {
+				return reconcile.Result{}, nil
+			}
+			xr.Status.ObservedGeneration = xr.Generation
+			return reconcile.Result{}, c.Status().Update(ctx, xr)
+		}))
+}
+
+// TestSeedScenario is the design's test scenario: three nops told to become
+// Ready after 3 s all become Ready, not before, and the composite resource
+// that waits on them then becomes Ready.
+func TestSeedScenario(t *testing.T) {
+	const test = "seed"
+	env := testenv.Get(t)
+	ctx := context.Background()
+	startManager(t, test, Options{}, addComposite)
+
+	xr := &testapi.Widget{ObjectMeta: metav1.ObjectMeta{Name: "xr", Namespace: "default", Labels: map[string]string{testLabel: test}}}
+	require.NoError(t, env.Client.Create(ctx, xr))
+	cleanup(t, env.Client, xr)
+	var nops []*v1alpha1.NopResource
+	for i := range 3 {
+		n := newNop(test, fmt.Sprintf("composed-%d", i), ca("0s", "Ready", "False"), ca("3s", "Ready", "True"))
+		n.Labels["composite"] = "xr"
+		require.NoError(t, env.Client.Create(ctx, n))
+		cleanup(t, env.Client, n)
+		nops = append(nops, n)
+	}
+
+	readySeen := map[string]time.Time{}
+	eventually(t, 30*time.Second, "the composite resource to become Ready", func() (bool, string) {
+		var last []string
+		for _, n := range nops {
+			got := &v1alpha1.NopResource{}
+			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
+			if _, seen := readySeen[n.Name]; !seen && conditions.IsTrue(got.Status.Conditions, "Ready") {
+				readySeen[n.Name] = time.Now()
+			}
+			last = append(last, n.Name+": "+describe(got.Status))
+		}
+		got := &testapi.Widget{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(xr), got))
+		return conditions.IsTrue(got.Status.Conditions, "Ready"), strings.Join(last, "; ")
+	})
+
+	for _, n := range nops {
+		got := &v1alpha1.NopResource{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
+		due := got.CreationTimestamp.Add(3 * time.Second)
+		seen, ok := readySeen[n.Name]
+		require.True(t, ok, "%s: the composite became Ready before %s was seen Ready", n.Name, n.Name)
+		if seen.Before(due) {
+			t.Errorf("%s: Ready=True seen at %s, before its deadline %s", n.Name, seen.Format(time.StampMilli), due.Format(time.StampMilli))
+		}
+		t.Logf("%s: Ready=True seen %s after its deadline", n.Name, seen.Sub(due).Round(time.Millisecond))
+		want := v1alpha1.NopResourceStatus{ObservedGeneration: got.Generation, Conditions: []metav1.Condition{{
+			Type: "Ready", Status: metav1.ConditionTrue, Reason: ReasonScheduled,
+			Message:            "Ready=True 3s after creation (spec.forProvider.conditionAfter[1])",
+			LastTransitionTime: metav1.NewTime(due), ObservedGeneration: got.Generation,
+		}}}
+		if diff := cmp.Diff(want, got.Status, timeEqual); diff != "" {
+			t.Errorf("%s: status: -want, +got:\n%s", n.Name, diff)
+		}
+	}
+}
+
+// TestDeletion holds a deletion for deleteAfter, and fails it while
+// deleteError is set.
+func TestDeletion(t *testing.T) {
+	const test = "deletion"
+	env := testenv.Get(t)
+	ctx := context.Background()
+	startManager(t, test, Options{})
+
+	held := newNop(test, "held", ca("0s", "Ready", "True"))
+	held.Spec.ForProvider.DeleteAfter = "2s"
+	failing := newNop(test, "failing", ca("0s", "Ready", "True"))
+	failing.Spec.ForProvider.DeleteError = "the cloud says no"
+	for _, n := range []*v1alpha1.NopResource{held, failing} {
+		require.NoError(t, env.Client.Create(ctx, n))
+		cleanup(t, env.Client, n)
+		waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
+		require.NoError(t, env.Client.Delete(ctx, n))
+	}
+
+	// deleteAfter: Ready=False (Deleting) until the deadline, then gone.
+	got := waitForCondition(t, env.Client, held, "Ready", metav1.ConditionFalse, ReasonDeleting)
+	require.NotNil(t, got.DeletionTimestamp)
+	holdUntil := got.DeletionTimestamp.Add(2 * time.Second)
+	require.Contains(t, conditions.Get(got.Status.Conditions, "Ready").Message, "deletion is held by spec.forProvider.deleteAfter (2s) until")
+	waitForGone(t, env.Client, held)
+	if gone := time.Now(); gone.Before(holdUntil) {
+		t.Errorf("held: gone at %s, before deletionTimestamp + deleteAfter = %s", gone.Format(time.StampMilli), holdUntil.Format(time.StampMilli))
+	} else {
+		t.Logf("held: gone %s after deletionTimestamp + deleteAfter", gone.Sub(holdUntil).Round(time.Millisecond))
+	}
+
+	// deleteError: Synced=False (DeleteFailed) and an event; the resource
+	// stays until deleteError is cleared.
+	got = waitForCondition(t, env.Client, failing, "Synced", metav1.ConditionFalse, ReasonDeleteFailed)
+	if diff := cmp.Diff("cannot delete: the cloud says no", conditions.Get(got.Status.Conditions, "Synced").Message); diff != "" {
+		t.Errorf("Synced message: -want, +got:\n%s", diff)
+	}
+	if r := conditions.Get(got.Status.Conditions, "Ready"); r == nil || r.Reason != ReasonDeleting {
+		t.Errorf("Ready: want reason %s while deleting, got %+v", ReasonDeleting, r)
+	}
+	waitForEvent(t, env.Client, "failing", ReasonDeleteFailed, "cannot delete: the cloud says no")
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(failing), got), "the resource must stay while deleteError is set")
+	require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"forProvider":{"deleteError":null}}}`))))
+	waitForGone(t, env.Client, failing)
+}
+
+// TestSettledObjectTakesNoWrites reconciles a settled ClusterNopResource, with
+// a connection Secret and mirrored fields, and counts the API requests that
+// write: none. A spec change then takes exactly one status write.
+func TestSettledObjectTakesNoWrites(t *testing.T) {
+	const test = "settled"
+	env := testenv.Get(t)
+	ctx := context.Background()
+	stop, _ := startManager(t, test, Options{})
+
+	obj := &v1alpha1.ClusterNopResource{
+		ObjectMeta: metav1.ObjectMeta{Name: "settled", Labels: map[string]string{testLabel: test}},
+		Spec: v1alpha1.NopResourceSpec{
+			ForProvider: v1alpha1.NopResourceParameters{
+				ConditionAfter:     []v1alpha1.ConditionAfter{ca("0s", "Ready", "True"), ca("0s", "Synced", "True")},
+				Fields:             &runtime.RawExtension{Raw: []byte(`{"b":{"c":[1,2.5,"x"]},"a":true}`)},
+				PatchReceiverField: "patched",
+				ObservableArrays:   []string{"one", "two"},
+				ConnectionDetails:  []v1alpha1.ConnectionDetail{{Name: "username", Value: "admin"}, {Name: "endpoint", Value: "nop.example.org"}},
+			},
+			WriteConnectionSecretToRef: &v1alpha1.SecretReference{Name: "settled-conn", Namespace: "default"},
+		},
+	}
+	require.NoError(t, env.Client.Create(ctx, obj))
+	cleanup(t, env.Client, obj)
+	secret := newSecret()
+	secret.SetNamespace("default")
+	secret.SetName("settled-conn")
+	cleanup(t, env.Client, secret) // no garbage collector in the test control plane
+
+	got := &v1alpha1.ClusterNopResource{}
+	eventually(t, 30*time.Second, "the status to settle", func() (bool, string) {
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
+		return conditions.IsTrue(got.Status.Conditions, "Synced") && got.Status.AtProvider.PatchReceiverField != "", describe(got.Status)
+	})
+	want := v1alpha1.NopResourceObservation{
+		Fields:             &runtime.RawExtension{Raw: []byte(`{"a":true,"b":{"c":[1,2.5,"x"]}}`)},
+		PatchReceiverField: "patched",
+		ObservableArrays:   []string{"one", "two"},
+	}
+	if diff := cmp.Diff(want, got.Status.AtProvider, cmp.Comparer(sameJSON)); diff != "" {
+		t.Errorf("status.atProvider: -want, +got:\n%s", diff)
+	}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(secret), secret))
+	data, _, _ := unstructured.NestedStringMap(secret.Object, "data")
+	if diff := cmp.Diff(map[string]string{"username": b64("admin"), "endpoint": b64("nop.example.org")}, data); diff != "" {
+		t.Errorf("connection secret data: -want, +got:\n%s", diff)
+	}
+	require.True(t, metav1.IsControlledBy(secret, got), "the connection secret is controlled by its resource")
+	stop()
+
+	// The next reconcile of the settled object writes nothing.
+	counter := &requestCounter{}
+	c, err := client.New(counter.wrap(env.Config), client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
+	require.NoError(t, err)
+	r := &reconciler{kind: kinds[1], client: c, reader: c, scheme: env.Scheme}
+	r.init()
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
+	reconcileOnce := func() {
+		t.Helper()
+		res, err := r.Reconcile(ctx, req)
+		require.NoError(t, err)
+		require.Zero(t, res.RequeueAfter, "nothing is left to schedule")
+	}
+	rv, secretRV := got.ResourceVersion, secret.GetResourceVersion()
+	reconcileOnce()
+	if n := counter.writes.Load(); n != 0 {
+		t.Errorf("a settled object took %d writes, want 0: %s", n, counter)
+	}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(secret), secret))
+	require.Equal(t, rv, got.ResourceVersion, "resourceVersion of the settled object")
+	require.Equal(t, secretRV, secret.GetResourceVersion(), "resourceVersion of the connection secret")
+
+	// A spec change (a mirrored field, an entry removed) takes one write,
+	// and the reconcile after it none.
+	got.Spec.ForProvider.PatchReceiverField = "patched again"
+	got.Spec.ForProvider.ConditionAfter = got.Spec.ForProvider.ConditionAfter[:1]
+	require.NoError(t, env.Client.Update(ctx, got))
+	counter.writes.Store(0)
+	reconcileOnce()
+	if n := counter.get("PUT clusternopresources/status"); n != 1 || counter.writes.Load() != 1 {
+		t.Errorf("a spec change took %d writes, want exactly 1 status write: %s", counter.writes.Load(), counter)
+	}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
+	require.Equal(t, int64(2), got.Status.ObservedGeneration)
+	require.Equal(t, "patched again", got.Status.AtProvider.PatchReceiverField)
+	require.Nil(t, conditions.Get(got.Status.Conditions, "Synced"), "Synced's entry was removed: %s", describe(got.Status))
+	require.Equal(t, int64(2), conditions.Get(got.Status.Conditions, "Ready").ObservedGeneration)
+	counter.writes.Store(0)
+	reconcileOnce()
+	if n := counter.writes.Load(); n != 0 {
+		t.Errorf("the reconcile after a spec change took %d writes, want 0: %s", n, counter)
+	}
+}
+
+// TestRestartMidSchedule stops the controller between two deadlines and
+// starts a new one: the missed transition lands at once, with its deadline as
+// lastTransitionTime, and the next one lands at its deadline, triggered by
+// nothing but the requeue.
+func TestRestartMidSchedule(t *testing.T) {
+	const test = "restart"
+	env := testenv.Get(t)
+	ctx := context.Background()
+	landed := make(chan Transition, 16)
+	o := Options{OnTransition: func(tr Transition) { landed <- tr }}
+	stop, _ := startManager(t, test, o)
+
+	n := newNop(test, "restart", ca("1s", "Ready", "False"), ca("3s", "Ready", "True"), ca("5s", "Synced", "True"))
+	require.NoError(t, env.Client.Create(ctx, n))
+	cleanup(t, env.Client, n)
+	select {
+	case first := <-landed:
+		require.Equal(t, 0, first.Entry)
+	case <-time.After(30 * time.Second):
+		t.Fatal("entry 0 did not land")
+	}
+	stop()
+
+	// Wait, controller-less, until the second deadline has passed.
+	created := n.CreationTimestamp.Time
+	eventually(t, 30*time.Second, "the second deadline to pass", func() (bool, string) {
+		return time.Now().After(created.Add(3500 * time.Millisecond)), "now " + time.Now().Format(time.StampMilli)
+	})
+	got := &v1alpha1.NopResource{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
+	require.True(t, conditions.IsFalse(got.Status.Conditions, "Ready"), "no controller ran: %s", describe(got.Status))
+
+	startManager(t, test, o)
+	for _, want := range []struct {
+		entry int
+		typ   string
+	}{{1, "Ready"}, {2, "Synced"}} {
+		var tr Transition
+		select {
+		case tr = <-landed:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("entry %d (%s) did not land", want.entry, want.typ)
+		}
+		require.Equal(t, want.entry, tr.Entry)
+		require.Equal(t, want.typ, tr.Condition.Type)
+		require.True(t, tr.Condition.LastTransitionTime.Equal(&metav1.Time{Time: tr.Due}), "lastTransitionTime %s, want the deadline %s", tr.Condition.LastTransitionTime, tr.Due)
+		if tr.Lateness() < 0 {
+			t.Errorf("entry %d landed %s before its deadline", tr.Entry, -tr.Lateness())
+		}
+		t.Logf("entry %d (%s=%s) landed %s after its deadline", tr.Entry, tr.Condition.Type, tr.Condition.Status, tr.Lateness().Round(time.Millisecond))
+	}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
+	if !conditions.IsTrue(got.Status.Conditions, "Ready") || !conditions.IsTrue(got.Status.Conditions, "Synced") {
+		t.Errorf("after the schedule: %s", describe(got.Status))
+	}
+}
+
+// TestInvalidSpec: a value the CRD admits but the reconciler refuses (a
+// connection Secret in another namespace) sets Synced=False with reason
+// InvalidSpec and records an event; nothing else changes.
+func TestInvalidSpec(t *testing.T) {
+	const test = "invalid"
+	env := testenv.Get(t)
+	ctx := context.Background()
+	startManager(t, test, Options{})
+
+	n := newNop(test, "invalid", ca("0s", "Ready", "True"))
+	n.Spec.WriteConnectionSecretToRef = &v1alpha1.SecretReference{Name: "conn", Namespace: "kube-system"}
+	require.NoError(t, env.Client.Create(ctx, n))
+	cleanup(t, env.Client, n)
+	got := waitForCondition(t, env.Client, n, "Synced", metav1.ConditionFalse, ReasonInvalidSpec)
+	msg := `spec.writeConnectionSecretToRef.namespace: cannot use "kube-system": a namespaced resource writes its Secret in its own namespace "default"`
+	if diff := cmp.Diff(msg, conditions.Get(got.Status.Conditions, "Synced").Message); diff != "" {
+		t.Errorf("Synced message: -want, +got:\n%s", diff)
+	}
+	require.Nil(t, conditions.Get(got.Status.Conditions, "Ready"), "a bad spec changes nothing but Synced")
+	require.Equal(t, got.Generation, got.Status.ObservedGeneration)
+	waitForEvent(t, env.Client, "invalid", ReasonInvalidSpec, msg)
+
+	// Fixing the spec brings the schedule back, and Synced goes away since
+	// the schedule does not name it.
+	got.Spec.WriteConnectionSecretToRef = nil
+	require.NoError(t, env.Client.Update(ctx, got))
+	got = waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
+	eventually(t, 10*time.Second, "Synced to be removed", func() (bool, string) {
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
+		return conditions.Get(got.Status.Conditions, "Synced") == nil, describe(got.Status)
+	})
+}
+
+// TestAdmission: the CRDs accept the design's sample unchanged but for its
+// apiVersion, and refuse bad schedules with a message naming the field.
+func TestAdmission(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+
+	b, err := os.ReadFile("testdata/seed.yaml")
+	require.NoError(t, err)
+	sample := &unstructured.Unstructured{}
+	require.NoError(t, yaml.Unmarshal(b, &sample.Object))
+	sample.SetNamespace("default")
+	sample.SetName("admission-sample")
+	require.NoError(t, env.Client.Create(ctx, sample), "the design's sample")
+	require.NoError(t, env.Client.Delete(ctx, sample)) // no finalizer: no controller runs here
+
+	cases := map[string]struct {
+		reason string
+		obj    client.Object
+		want   []string // substrings of the API server's error
+	}{
+		"UnparsableTime": {
+			reason: "time must be a Go duration.",
+			obj:    newNop("admission", "bad-time", ca("5x", "Ready", "True")),
+			want:   []string{"spec.forProvider.conditionAfter[0].time", "must be a non-negative Go duration"},
+		},
+		"NegativeTime": {
+			reason: "time must not be negative.",
+			obj:    newNop("admission", "negative-time", ca("5s", "Ready", "True"), ca("-1s", "Ready", "True")),
+			want:   []string{"spec.forProvider.conditionAfter[1].time", "must be a non-negative Go duration"},
+		},
+		"OverflowingTime": {
+			reason: "time must fit a Go duration.",
+			obj:    newNop("admission", "overflow-time", ca("9999999999h", "Ready", "True")),
+			want:   []string{"spec.forProvider.conditionAfter[0].time"},
+		},
+		"BadStatus": {
+			reason: "conditionStatus must be True, False or Unknown.",
+			obj:    newNop("admission", "bad-status", ca("5s", "Ready", "Maybe")),
+			want:   []string{"spec.forProvider.conditionAfter[0].conditionStatus", `supported values: "True", "False", "Unknown"`},
+		},
+		"BadType": {
+			reason: "conditionType must be a valid condition type.",
+			obj:    newNop("admission", "bad-type", ca("5s", "not ready", "True")),
+			want:   []string{"spec.forProvider.conditionAfter[0].conditionType", "should match"},
+		},
+		"LongTypeName": {
+			reason: "The name part of conditionType has at most 63 characters.",
+			obj:    newNop("admission", "long-type", ca("5s", strings.Repeat("a", 64), "True")),
+			want:   []string{"spec.forProvider.conditionAfter[0].conditionType", "should match"},
+		},
+		"BadDeleteAfter": {
+			reason: "deleteAfter must be a Go duration.",
+			obj: func() client.Object {
+				n := newNop("admission", "bad-delete-after")
+				n.Spec.ForProvider.DeleteAfter = "soon"
+				return n
+			}(),
+			want: []string{"spec.forProvider.deleteAfter", "must be a non-negative Go duration"},
+		},
+		"ClusterSecretWithoutNamespace": {
+			reason: "A cluster-scoped resource must say where its Secret goes.",
+			obj: &v1alpha1.ClusterNopResource{
+				ObjectMeta: metav1.ObjectMeta{Name: "no-secret-namespace"},
+				Spec:       v1alpha1.NopResourceSpec{WriteConnectionSecretToRef: &v1alpha1.SecretReference{Name: "conn"}},
+			},
+			want: []string{"spec.writeConnectionSecretToRef: Required value: namespace is required for a cluster-scoped resource"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := env.Client.Create(ctx, tc.obj)
+			if err == nil {
+				_ = env.Client.Delete(ctx, tc.obj)
+				t.Fatalf("%s\nthe API server accepted %s", tc.reason, tc.obj.GetName())
+			}
+			t.Logf("%v", err)
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s\nerror %q does not contain %q", tc.reason, err, w)
+				}
+			}
+		})
+	}
+}
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// waitForCondition waits until obj has a condition of type t with status and
+// reason, and returns obj as last read.
+func waitForCondition[T interface {
+	*v1alpha1.NopResource | *v1alpha1.ClusterNopResource
+	client.Object
+}](t *testing.T, c client.Client, obj T, typ string, status metav1.ConditionStatus, reason string) T {
+	t.Helper()
+	got := obj.DeepCopyObject().(T)
+	eventually(t, 30*time.Second, fmt.Sprintf("%s: %s=%s (%s)", obj.GetName(), typ, status, reason), func() (bool, string) {
+		require.NoError(t, c.Get(context.Background(), client.ObjectKeyFromObject(obj), got))
+		_, st := parts(got)
+		cond := conditions.Get(st.Conditions, typ)
+		return cond != nil && cond.Status == status && cond.Reason == reason && cond.ObservedGeneration == got.GetGeneration(), describe(*st)
+	})
+	return got
+}
+
+func waitForGone(t *testing.T, c client.Client, obj client.Object) {
+	t.Helper()
+	eventually(t, 30*time.Second, obj.GetName()+" to be gone", func() (bool, string) {
+		err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object))
+		return client.IgnoreNotFound(err) == nil && err != nil, fmt.Sprintf("finalizers %v, err %v", obj.GetFinalizers(), err)
+	})
+}
+
+// waitForEvent waits for an events.k8s.io/v1 Event about the object named
+// regarding, with reason and note.
+func waitForEvent(t *testing.T, c client.Client, regarding, reason, note string) {
+	t.Helper()
+	eventually(t, 30*time.Second, "event "+reason+" on "+regarding, func() (bool, string) {
+		list := &unstructured.UnstructuredList{}
+		list.SetAPIVersion("events.k8s.io/v1")
+		list.SetKind("EventList")
+		require.NoError(t, c.List(context.Background(), list, client.InNamespace("default")))
+		var seen []string
+		for _, e := range list.Items {
+			name, _, _ := unstructured.NestedString(e.Object, "regarding", "name")
+			r, _, _ := unstructured.NestedString(e.Object, "reason")
+			n, _, _ := unstructured.NestedString(e.Object, "note")
+			if name == regarding && r == reason && n == note {
+				return true, ""
+			}
+			if name == regarding {
+				seen = append(seen, r+": "+n)
+			}
+		}
+		return false, fmt.Sprint(seen)
+	})
+}

@@ -1,0 +1,177 @@
+package nop
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	testapi "github.com/ctrlkit/ctrlkit/internal/testenv/testapi/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
+)
+
+func TestMain(m *testing.M) {
+	testenv.Main(m,
+		testenv.CRDDirs("crds", "../internal/testenv/testapi/crds"),
+		testenv.WithScheme(v1alpha1.AddToScheme, testapi.AddToScheme))
+}
+
+// testLabel marks the objects of one test; each test's manager sees only
+// its own, so tests do not reconcile each other's leftovers.
+const testLabel = "nop.ctrlkit.dev/test"
+
+// A requestCounter counts the HTTP requests a rest.Config makes.
+type requestCounter struct {
+	reads, writes atomic.Int64
+	mu            sync.Mutex
+	byVerb        map[string]int64 // e.g. "PUT nopresources/status"
+}
+
+func (c *requestCounter) wrap(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			c.count(req)
+			return rt.RoundTrip(req)
+		})
+	})
+	return cfg
+}
+
+func (c *requestCounter) count(req *http.Request) {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead:
+		c.reads.Add(1)
+	default:
+		c.writes.Add(1)
+	}
+	// Key by method and resource: "PUT nopresources/status", "GET secrets".
+	key := "other"
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	for i, p := range parts {
+		if strings.HasSuffix(p, "nopresources") || p == "secrets" || p == "events" || p == "leases" || p == "widgets" {
+			key = p
+			if parts[len(parts)-1] == "status" && i < len(parts)-1 {
+				key += "/status"
+			}
+			break
+		}
+	}
+	if req.URL.Query().Get("watch") == "true" {
+		key += " (watch)"
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byVerb == nil {
+		c.byVerb = map[string]int64{}
+	}
+	c.byVerb[req.Method+" "+key]++
+}
+
+func (c *requestCounter) get(verbKey string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byVerb[verbKey]
+}
+
+func (c *requestCounter) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fmt.Sprint(c.byVerb)
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// startManager runs the nop controllers for the objects labelled test until
+// the returned stop is called (or the test ends). It returns a counter of the
+// manager's API requests.
+func startManager(t testing.TB, test string, o Options, extra ...func(manager.Manager) error) (stop func(), requests *requestCounter) {
+	return startManagerWith(t, test, o, nil, extra...)
+}
+
+func startManagerWith(t testing.TB, test string, o Options, tweak func(*reconciler), extra ...func(manager.Manager) error) (stop func(), requests *requestCounter) {
+	t.Helper()
+	env := testenv.Get(t)
+	requests = &requestCounter{}
+	mgr, err := ctrl.NewManager(requests.wrap(env.Config), ctrl.Options{
+		Scheme:     env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache:      cache.Options{DefaultLabelSelector: labels.SelectorFromSet(labels.Set{testLabel: test})},
+	})
+	require.NoError(t, err)
+	if tweak == nil {
+		require.NoError(t, Setup(mgr, o))
+	} else {
+		for _, k := range kinds {
+			r := newReconciler(mgr, k, o)
+			tweak(r)
+			require.NoError(t, setup(mgr, r))
+		}
+	}
+	for _, add := range extra {
+		require.NoError(t, add(mgr))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("manager: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop, requests
+}
+
+// eventually calls f every interval until it reports done, and fails the test
+// with f's last report when timeout passes first.
+func eventually(t testing.TB, timeout time.Duration, what string, f func() (done bool, last string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		done, last := f()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s; last saw: %s", timeout, what, last)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// cleanup deletes objs when the test ends, removing their finalizers so that
+// they go whether or not a controller still runs.
+func cleanup(t testing.TB, c client.Client, objs ...client.Object) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		for _, o := range objs {
+			_ = c.Delete(ctx, o)
+			_ = c.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+		}
+	})
+}
