@@ -15,11 +15,13 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
@@ -78,7 +80,7 @@ func (t Transition) Lateness() time.Duration { return t.Landed.Sub(t.Due) }
 // Setup adds a controller for NopResources and one for ClusterNopResources to
 // mgr, whose scheme must know the v1alpha1 types and whose API server must
 // serve both CRDs (nop/crds).
-func Setup(mgr ctrl.Manager, o Options) error {
+func Setup(mgr manager.Manager, o Options) error {
 	for _, k := range kinds {
 		if err := setup(mgr, newReconciler(mgr, k, o)); err != nil {
 			return err
@@ -87,8 +89,8 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	return nil
 }
 
-func setup(mgr ctrl.Manager, r *reconciler) error {
-	err := ctrl.NewControllerManagedBy(mgr).
+func setup(mgr manager.Manager, r *reconciler) error {
+	err := builder.ControllerManagedBy(mgr).
 		For(r.kind.newObject()).
 		Named(r.kind.controllerName()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}).
@@ -140,7 +142,7 @@ type reconciler struct {
 	pollOnly, alwaysWrite bool
 }
 
-func newReconciler(mgr ctrl.Manager, k kind, o Options) *reconciler {
+func newReconciler(mgr manager.Manager, k kind, o Options) *reconciler {
 	r := &reconciler{
 		kind:     k,
 		client:   mgr.GetClient(),
@@ -163,7 +165,7 @@ func (r *reconciler) init() {
 
 // Reconcile makes one object's status what its schedule says now, and
 // requeues it when the next entry falls due.
-func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var out outcome
 	fresh := false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -181,7 +183,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return err
 	})
 	if apierrors.IsNotFound(err) {
-		return ctrl.Result{}, nil
+		return reconcile.Result{}, nil
 	}
 	if out.wrote {
 		landed := r.clock.Now()
@@ -196,7 +198,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		err = out.err
 	}
 	if err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Result{}, err
 	}
 	return r.result(out), nil
 }
@@ -211,7 +213,7 @@ type outcome struct {
 
 // result turns the next deadline into a requeue, measured from the end of the
 // reconcile.
-func (r *reconciler) result(out outcome) ctrl.Result {
+func (r *reconciler) result(out outcome) reconcile.Result {
 	var after time.Duration
 	if !out.next.IsZero() && !r.pollOnly {
 		after = max(out.next.Sub(r.clock.Now()), time.Nanosecond)
@@ -219,7 +221,7 @@ func (r *reconciler) result(out outcome) ctrl.Result {
 	if p := r.opts.PollInterval; p > 0 && (after == 0 || p < after) {
 		after = p
 	}
-	return ctrl.Result{RequeueAfter: after}
+	return reconcile.Result{RequeueAfter: after}
 }
 
 func (r *reconciler) reconcile(ctx context.Context, obj client.Object) (outcome, error) {
