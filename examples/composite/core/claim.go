@@ -1,0 +1,167 @@
+package core
+
+import (
+	"context"
+	"fmt"
+
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
+)
+
+// Finalizer is put on claims so that their cluster-scoped XR, which cannot
+// have a namespaced owner, is deleted with them.
+const Finalizer = "example.ctrlkit.dev/composite"
+
+// CompositeName is the name of the XApp that serves the claim namespace/name.
+func CompositeName(namespace, name string) string { return namespace + "-" + name }
+
+// ClaimReconciler reconciles App claims: it creates and updates the XApp that
+// serves each, and shows the XApp's conditions on the claim with
+// conditions.Propagate.
+type ClaimReconciler struct {
+	client client.Client
+	setter conditions.Setter
+}
+
+// NewClaimReconciler returns a claim reconciler that reads and writes with c.
+func NewClaimReconciler(c client.Client, o Options) *ClaimReconciler {
+	o = o.withDefaults()
+	return &ClaimReconciler{client: c, setter: conditions.Setter{Clock: o.Clock}}
+}
+
+// Reconcile makes one App's XApp match it and its status reflect the XApp.
+// Each object is written only when it changes.
+func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	claim := newObject(v1alpha1.AppKind)
+	if err := r.client.Get(ctx, req.NamespacedName, claim); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	name := CompositeName(claim.GetNamespace(), claim.GetName())
+
+	if !claim.GetDeletionTimestamp().IsZero() {
+		return ctrl.Result{}, r.delete(ctx, claim, name)
+	}
+	if controllerutil.AddFinalizer(claim, Finalizer) {
+		if err := r.client.Update(ctx, claim); err != nil {
+			return ctrl.Result{}, fmt.Errorf("cannot add a finalizer to App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err)
+		}
+	}
+	before := claim.DeepCopy()
+	_ = unstructured.SetNestedField(claim.Object, name, "status", "compositeName")
+	_ = unstructured.SetNestedField(claim.Object, claim.GetGeneration(), "status", "observedGeneration")
+
+	xr, err := r.ensureComposite(ctx, claim, name)
+	switch {
+	case err == errConflict:
+		r.set(claim, conditions.TypeSynced, metav1.ConditionFalse, ReasonConflictingComposite,
+			fmt.Sprintf("XApp %s already exists and serves another claim; rename this claim", name))
+		r.set(claim, conditions.TypeReady, metav1.ConditionFalse, ReasonConflictingComposite, "")
+		return ctrl.Result{}, r.writeStatus(ctx, before, claim)
+	case err != nil:
+		return ctrl.Result{}, err
+	}
+
+	if _, err := r.setter.Propagate(xr, claim); err != nil {
+		r.set(claim, conditions.TypeSynced, metav1.ConditionFalse, ReasonReconcileError, err.Error())
+		return ctrl.Result{}, r.writeStatus(ctx, before, claim)
+	}
+	xrConds, _ := conditions.FromUnstructured(xr) // Propagate read them
+	if ready := conditions.Get(xrConds, conditions.TypeReady); ready != nil {
+		r.set(claim, conditions.TypeReady, ready.Status, ready.Reason, ready.Message)
+	} else {
+		r.set(claim, conditions.TypeReady, metav1.ConditionFalse, ReasonWaiting, "Waiting for the composite resource to report Ready.")
+	}
+	r.set(claim, conditions.TypeSynced, metav1.ConditionTrue, ReasonReconcileSuccess, "")
+	return ctrl.Result{}, r.writeStatus(ctx, before, claim)
+}
+
+var errConflict = fmt.Errorf("the composite resource serves another claim")
+
+// ensureComposite gets, creates or updates the claim's XApp.
+func (r *ClaimReconciler) ensureComposite(ctx context.Context, claim *unstructured.Unstructured, name string) (*unstructured.Unstructured, error) {
+	params, _, _ := unstructured.NestedMap(claim.Object, "spec")
+	want := map[string]any{
+		"database": params["database"],
+		"image":    params["image"],
+		"claimRef": map[string]any{"namespace": claim.GetNamespace(), "name": claim.GetName()},
+	}
+
+	xr := newObject(v1alpha1.XAppKind)
+	err := r.client.Get(ctx, client.ObjectKey{Name: name}, xr)
+	if kerrors.IsNotFound(err) {
+		xr = newObject(v1alpha1.XAppKind)
+		xr.SetName(name)
+		xr.SetLabels(map[string]string{"example.ctrlkit.dev/claim-namespace": claim.GetNamespace(), "example.ctrlkit.dev/claim-name": claim.GetName()})
+		xr.Object["spec"] = want
+		if err := r.client.Create(ctx, xr); err != nil {
+			return nil, fmt.Errorf("cannot create XApp %s: %w", name, err)
+		}
+		return xr, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot get XApp %s: %w", name, err)
+	}
+	spec, _, _ := unstructured.NestedMap(xr.Object, "spec")
+	if !equality.Semantic.DeepEqual(spec["claimRef"], want["claimRef"]) {
+		return nil, errConflict
+	}
+	if equality.Semantic.DeepEqual(spec, want) {
+		return xr, nil
+	}
+	xr.Object["spec"] = want
+	if err := r.client.Update(ctx, xr); err != nil {
+		return nil, fmt.Errorf("cannot update XApp %s: %w", name, err)
+	}
+	return xr, nil
+}
+
+// delete deletes the claim's XApp and then lets the claim go.
+func (r *ClaimReconciler) delete(ctx context.Context, claim *unstructured.Unstructured, name string) error {
+	if !controllerutil.ContainsFinalizer(claim, Finalizer) {
+		return nil
+	}
+	xr := newObject(v1alpha1.XAppKind)
+	err := r.client.Get(ctx, client.ObjectKey{Name: name}, xr)
+	switch {
+	case kerrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("cannot get XApp %s: %w", name, err)
+	default:
+		ref, _, _ := unstructured.NestedMap(xr.Object, "spec", "claimRef")
+		if ref["namespace"] == claim.GetNamespace() && ref["name"] == claim.GetName() {
+			if err := r.client.Delete(ctx, xr); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("cannot delete XApp %s: %w", name, err)
+			}
+		}
+	}
+	controllerutil.RemoveFinalizer(claim, Finalizer)
+	if err := r.client.Update(ctx, claim); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("cannot remove the finalizer of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err)
+	}
+	return nil
+}
+
+func (r *ClaimReconciler) set(claim *unstructured.Unstructured, typ string, s metav1.ConditionStatus, reason, msg string) {
+	// Valid by construction, and the list was read by Propagate or is new.
+	_, _ = r.setter.SetUnstructured(claim, metav1.Condition{
+		Type: typ, Status: s, Reason: reason, Message: msg, ObservedGeneration: claim.GetGeneration(),
+	})
+}
+
+func (r *ClaimReconciler) writeStatus(ctx context.Context, before, claim *unstructured.Unstructured) error {
+	if equality.Semantic.DeepEqual(before.Object["status"], claim.Object["status"]) {
+		return nil
+	}
+	if err := r.client.Status().Update(ctx, claim); err != nil {
+		return fmt.Errorf("cannot update the status of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err)
+	}
+	return nil
+}

@@ -1,0 +1,491 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/examples/composite/core"
+	"github.com/ctrlkit/ctrlkit/examples/composite/function"
+	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.CRDDirs("../crds"), testenv.WithScheme(v1alpha1.AddToScheme))
+}
+
+const (
+	imageGood    = "ghcr.io/acme/shop:v1"
+	imageMissing = "ghcr.io/acme/shop:v2-typo"
+)
+
+// errCatalog is the platform's failure in the internal-error scenario.
+var errCatalog = errors.New("dial tcp 10.0.0.7:5432: connect: connection refused")
+
+// platform is shared by every test's manager, so that a manager that
+// reconciles an earlier test's claims sees what that test saw.
+var platform = function.NewStaticPlatform().
+	AddDatabase("orders", function.Database{Host: "orders.db.internal", SecretName: "orders-db"}).
+	AddDatabase("payroll", function.Database{Host: "payroll.db.internal", SecretName: "payroll-db"}, "finance").
+	FailDatabase("ledger", errCatalog).
+	AddImage(imageGood)
+
+func options() core.Options {
+	return core.Options{Pipeline: core.Pipeline{{Name: "app", Function: &function.Function{Platform: platform}}}}
+}
+
+// startManager runs the claim and XR controllers until the test ends.
+func startManager(t *testing.T, env *testenv.Env) {
+	t.Helper()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(t, err)
+	require.NoError(t, core.Setup(mgr, options()))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+}
+
+func createNamespace(t *testing.T, env *testenv.Env, name string) {
+	t.Helper()
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName(name)
+	require.NoError(t, env.Client.Create(context.Background(), ns))
+}
+
+func createClaim(t *testing.T, env *testenv.Env, namespace, name, database, image string) *v1alpha1.App {
+	t.Helper()
+	app := &v1alpha1.App{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec:       v1alpha1.AppSpec{AppParameters: v1alpha1.AppParameters{Database: database, Image: image}},
+	}
+	require.NoError(t, env.Client.Create(context.Background(), app))
+	return app
+}
+
+// eventually polls check until it returns "" or a minute passes, then fails
+// with the last thing check said.
+func eventually(t *testing.T, what string, check func() string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	var last string
+	for time.Now().Before(deadline) {
+		if last = check(); last == "" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s: gave up after a minute; last seen:\n%s", what, last)
+}
+
+// claimStatus returns the claim's conditions, split into those the
+// function's results set (in order) and Ready/Synced.
+func claimStatus(ctx context.Context, env *testenv.Env, namespace, name string) (custom []metav1.Condition, reserved map[string]metav1.Condition, err error) {
+	app := &v1alpha1.App{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, app); err != nil {
+		return nil, nil, err
+	}
+	reserved = map[string]metav1.Condition{}
+	for _, c := range app.Status.Conditions {
+		if conditions.IsReserved(c.Type) {
+			reserved[c.Type] = c
+			continue
+		}
+		custom = append(custom, c)
+	}
+	return custom, reserved, nil
+}
+
+// seed compares conditions as the seed writes them: type, status, reason
+// and message, in order.
+var seed = cmp.Options{
+	cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime", "ObservedGeneration"),
+	cmpopts.EquateEmpty(),
+}
+
+func cond(typ string, s metav1.ConditionStatus, reason, msg string) metav1.Condition {
+	return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg}
+}
+
+// waitForClaim waits until the claim shows the custom conditions want and
+// Ready and Synced as wantReserved (type, status, reason; message when set).
+func waitForClaim(t *testing.T, env *testenv.Env, namespace, name string, want []metav1.Condition, wantReserved map[string]metav1.Condition) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("claim %s/%s status.conditions", namespace, name), func() string {
+		custom, reserved, err := claimStatus(context.Background(), env, namespace, name)
+		if err != nil {
+			return err.Error()
+		}
+		diff := cmp.Diff(want, custom, seed)
+		for typ, w := range wantReserved {
+			g := reserved[typ]
+			if w.Message == "" {
+				g.Message = ""
+			}
+			if d := cmp.Diff(w, g, seed); d != "" {
+				diff += fmt.Sprintf("\n%s: -want, +got:\n%s", typ, d)
+			}
+		}
+		if diff != "" {
+			return fmt.Sprintf("-want, +got:\n%s\nall: %+v", diff, append(custom, values(reserved)...))
+		}
+		return ""
+	})
+}
+
+func values(m map[string]metav1.Condition) []metav1.Condition {
+	var out []metav1.Condition
+	for _, c := range m {
+		out = append(out, c)
+	}
+	return out
+}
+
+func getXR(t *testing.T, env *testenv.Env, namespace, name string) *v1alpha1.XApp {
+	t.Helper()
+	xr := &v1alpha1.XApp{}
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Name: core.CompositeName(namespace, name)}, xr))
+	return xr
+}
+
+// TestImageNotFound is the seed's first scenario: the database is found and
+// may be used, the image is not found.
+func TestImageNotFound(t *testing.T) {
+	env := testenv.Get(t)
+	startManager(t, env)
+	const ns = "image-not-found"
+	createNamespace(t, env, ns)
+	createClaim(t, env, ns, "shop", "orders", imageMissing)
+
+	waitForClaim(t, env, ns, "shop", []metav1.Condition{
+		cond("DatabaseReady", metav1.ConditionTrue, "Available", ""),
+		cond("ImageReady", metav1.ConditionFalse, "NotFound", "The image provided does not exist or you are not authorized to use it."),
+	}, map[string]metav1.Condition{
+		"Synced": cond("Synced", metav1.ConditionTrue, "ReconcileSuccess", ""),
+		"Ready":  cond("Ready", metav1.ConditionFalse, "NotFound", "ImageReady: The image provided does not exist or you are not authorized to use it."),
+	})
+
+	// The XR says the run failed; nothing was composed.
+	xr := getXR(t, env, ns, "shop")
+	synced := conditions.Get(xr.Status.Conditions, "Synced")
+	require.NotNil(t, synced, "XR conditions: %+v", xr.Status.Conditions)
+	if diff := cmp.Diff(cond("Synced", metav1.ConditionFalse, "ReconcileError", function.MessageImageNotFound), *synced, seed); diff != "" {
+		t.Errorf("XR Synced: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"DatabaseReady", "ImageReady"}, xr.Status.ClaimConditions); diff != "" {
+		t.Errorf("XR status.claimConditions: -want, +got:\n%s", diff)
+	}
+	deployments := &unstructured.UnstructuredList{}
+	deployments.SetGroupVersionKind(core.DeploymentKind.GroupVersion().WithKind("DeploymentList"))
+	require.NoError(t, env.Client.List(context.Background(), deployments, client.InNamespace(ns)))
+	if len(deployments.Items) != 0 {
+		t.Errorf("a fatal run composed %d deployment(s)", len(deployments.Items))
+	}
+}
+
+// TestUnauthorized: the database exists but this namespace may not use it.
+func TestUnauthorized(t *testing.T) {
+	env := testenv.Get(t)
+	startManager(t, env)
+	const ns = "unauthorized"
+	createNamespace(t, env, ns)
+	createClaim(t, env, ns, "payroll-ui", "payroll", imageGood)
+
+	waitForClaim(t, env, ns, "payroll-ui", []metav1.Condition{
+		cond("DatabaseReady", metav1.ConditionFalse, "Unauthorized", "You are unauthorized to access this resource."),
+	}, map[string]metav1.Condition{
+		"Ready": cond("Ready", metav1.ConditionFalse, "Unauthorized", ""),
+	})
+}
+
+// TestProgressingThenSuccess is the seed's second and third scenarios: the
+// deployment is created and not yet available, then available. Once settled,
+// a reconcile of the XR and of the claim writes nothing.
+func TestProgressingThenSuccess(t *testing.T) {
+	env := testenv.Get(t)
+	startManager(t, env)
+	ctx := context.Background()
+	const ns = "progressing"
+	createNamespace(t, env, ns)
+	createClaim(t, env, ns, "shop", "orders", imageGood)
+
+	waitForClaim(t, env, ns, "shop", []metav1.Condition{
+		cond("DatabaseReady", metav1.ConditionTrue, "Available", ""),
+		cond("ImageReady", metav1.ConditionTrue, "Available", ""),
+		cond("AppReady", metav1.ConditionFalse, "Creating", "Waiting for the deployment to be available."),
+	}, map[string]metav1.Condition{
+		"Synced": cond("Synced", metav1.ConditionTrue, "ReconcileSuccess", ""),
+		"Ready":  cond("Ready", metav1.ConditionFalse, "Creating", "AppReady: Waiting for the deployment to be available."),
+	})
+
+	// The deployment is composed as the function wants it.
+	d := &unstructured.Unstructured{}
+	d.SetGroupVersionKind(core.DeploymentKind)
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, d))
+	containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	require.Len(t, containers, 1)
+	if got := containers[0].(map[string]any)["image"]; got != imageGood {
+		t.Errorf("deployment image: want %q, got %q", imageGood, got)
+	}
+	xr := getXR(t, env, ns, "shop")
+	if !metav1.IsControlledBy(d, xr) {
+		t.Errorf("deployment owner references %+v: want the XR %s as controller", d.GetOwnerReferences(), xr.Name)
+	}
+
+	// The deployment becomes available (the test plays kube-controller-manager).
+	require.NoError(t, unstructured.SetNestedSlice(d.Object, []any{map[string]any{
+		"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable", "message": "ok",
+		"lastUpdateTime": "2026-01-02T03:04:05Z", "lastTransitionTime": "2026-01-02T03:04:05Z",
+	}}, "status", "conditions"))
+	require.NoError(t, env.Client.Status().Update(ctx, d))
+
+	waitForClaim(t, env, ns, "shop", []metav1.Condition{
+		cond("DatabaseReady", metav1.ConditionTrue, "Available", ""),
+		cond("ImageReady", metav1.ConditionTrue, "Available", ""),
+		cond("AppReady", metav1.ConditionTrue, "Available", ""),
+	}, map[string]metav1.Condition{
+		"Synced": cond("Synced", metav1.ConditionTrue, "ReconcileSuccess", ""),
+		"Ready":  cond("Ready", metav1.ConditionTrue, "Available", ""),
+	})
+
+	// Settled: reconciling the XR and the claim again makes no write at all
+	// (no status, no composed resource, no event).
+	claimKey := client.ObjectKey{Namespace: ns, Name: "shop"}
+	xrKey := client.ObjectKey{Name: core.CompositeName(ns, "shop")}
+	before := resourceVersions(t, env, claimKey, xrKey, d)
+
+	counter := &requestCounter{}
+	c, err := client.New(counter.wrap(env.Config), client.Options{Scheme: env.Scheme})
+	require.NoError(t, err)
+	events := &eventCounter{}
+	xrs := core.NewCompositeReconciler(c, events, options())
+	claims := core.NewClaimReconciler(c, options())
+	for i := range 3 {
+		_, err := xrs.Reconcile(ctx, ctrl.Request{NamespacedName: xrKey})
+		require.NoError(t, err, "XR reconcile %d", i)
+		_, err = claims.Reconcile(ctx, ctrl.Request{NamespacedName: claimKey})
+		require.NoError(t, err, "claim reconcile %d", i)
+	}
+	if n := counter.writes.Load(); n != 0 {
+		t.Errorf("reconciles of a settled XR and claim made %d write(s): %v", n, counter.writeList())
+	}
+	if n := events.n.Load(); n != 0 {
+		t.Errorf("reconciles of a settled XR and claim recorded %d event(s)", n)
+	}
+	if diff := cmp.Diff(before, resourceVersions(t, env, claimKey, xrKey, d)); diff != "" {
+		t.Errorf("resourceVersions after settled reconciles: -want, +got:\n%s", diff)
+	}
+}
+
+// TestInternalError: the platform fails. The XR carries the detailed error,
+// the claim a friendly message and a Ready that is not "Waiting".
+func TestInternalError(t *testing.T) {
+	env := testenv.Get(t)
+	startManager(t, env)
+	ctx := context.Background()
+	const ns = "internal-error"
+	createNamespace(t, env, ns)
+	createClaim(t, env, ns, "ledger-ui", "ledger", imageGood)
+
+	waitForClaim(t, env, ns, "ledger-ui", []metav1.Condition{
+		cond("DatabaseReady", metav1.ConditionFalse, "InternalError", "Internal error, the platform team has been alerted."),
+	}, map[string]metav1.Condition{
+		"Synced": cond("Synced", metav1.ConditionTrue, "ReconcileSuccess", ""),
+		"Ready":  cond("Ready", metav1.ConditionFalse, "InternalError", "DatabaseReady: Internal error, the platform team has been alerted."),
+	})
+
+	xr := getXR(t, env, ns, "ledger-ui")
+	synced := conditions.Get(xr.Status.Conditions, "Synced")
+	require.NotNil(t, synced, "XR conditions: %+v", xr.Status.Conditions)
+	wantSynced := cond("Synced", metav1.ConditionFalse, "ReconcileError", `cannot look up database "ledger": `+errCatalog.Error())
+	if diff := cmp.Diff(wantSynced, *synced, seed); diff != "" {
+		t.Errorf("XR Synced: -want, +got:\n%s", diff)
+	}
+
+	// The events: the detail on the XR, the friendly message on the claim.
+	eventually(t, "events of the XR and the claim", func() string {
+		list := &unstructured.UnstructuredList{}
+		list.SetAPIVersion("events.k8s.io/v1")
+		list.SetKind("EventList")
+		if err := env.Client.List(ctx, list); err != nil {
+			return err.Error()
+		}
+		want := map[string]string{
+			"XApp/" + xr.Name:   `cannot look up database "ledger": ` + errCatalog.Error(),
+			"App/" + "ledger-ui": "Internal error, the platform team has been alerted.",
+		}
+		var seen []string
+		for _, e := range list.Items {
+			kind, _, _ := unstructured.NestedString(e.Object, "regarding", "kind")
+			name, _, _ := unstructured.NestedString(e.Object, "regarding", "name")
+			note, _, _ := unstructured.NestedString(e.Object, "note")
+			typ, _, _ := unstructured.NestedString(e.Object, "type")
+			reason, _, _ := unstructured.NestedString(e.Object, "reason")
+			key := kind + "/" + name
+			seen = append(seen, fmt.Sprintf("%s %s %s %q", key, typ, reason, note))
+			if want[key] == note && typ == "Warning" && reason == "ReconcileError" {
+				delete(want, key)
+			}
+		}
+		if len(want) > 0 {
+			return fmt.Sprintf("missing Warning ReconcileError events %v; seen:\n%s", want, strings.Join(seen, "\n"))
+		}
+		return ""
+	})
+}
+
+// TestClaimChangesImage: fixing the image of a claim that was stuck on Image
+// Not Found moves it to Progressing; breaking it again is fatal and keeps
+// the conditions the failed run did not set.
+func TestClaimChangesImage(t *testing.T) {
+	env := testenv.Get(t)
+	startManager(t, env)
+	ctx := context.Background()
+	const ns = "change-image"
+	createNamespace(t, env, ns)
+	app := createClaim(t, env, ns, "shop", "orders", imageMissing)
+	waitForClaim(t, env, ns, "shop", []metav1.Condition{
+		cond("DatabaseReady", metav1.ConditionTrue, "Available", ""),
+		cond("ImageReady", metav1.ConditionFalse, "NotFound", function.MessageImageNotFound),
+	}, nil)
+
+	setImage := func(image string) {
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(app), app))
+		app.Spec.Image = image
+		require.NoError(t, env.Client.Update(ctx, app))
+	}
+	setImage(imageGood)
+	waitForClaim(t, env, ns, "shop", []metav1.Condition{
+		cond("DatabaseReady", metav1.ConditionTrue, "Available", ""),
+		cond("ImageReady", metav1.ConditionTrue, "Available", ""),
+		cond("AppReady", metav1.ConditionFalse, "Creating", function.MessageCreating),
+	}, map[string]metav1.Condition{"Ready": cond("Ready", metav1.ConditionFalse, "Creating", "")})
+
+	setImage(imageMissing)
+	waitForClaim(t, env, ns, "shop", []metav1.Condition{
+		cond("DatabaseReady", metav1.ConditionTrue, "Available", ""),
+		cond("ImageReady", metav1.ConditionFalse, "NotFound", function.MessageImageNotFound),
+		cond("AppReady", metav1.ConditionFalse, "Creating", function.MessageCreating),
+	}, map[string]metav1.Condition{"Ready": cond("Ready", metav1.ConditionFalse, "NotFound", "")})
+
+	// The claim's conditions describe its current generation.
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(app), app))
+	for _, c := range app.Status.Conditions {
+		if c.ObservedGeneration != app.Generation {
+			t.Errorf("claim condition %s: observedGeneration %d, want %d", c.Type, c.ObservedGeneration, app.Generation)
+		}
+	}
+}
+
+// TestDeleteClaim: deleting a claim deletes its XR, then the claim goes.
+func TestDeleteClaim(t *testing.T) {
+	env := testenv.Get(t)
+	startManager(t, env)
+	ctx := context.Background()
+	const ns = "delete-claim"
+	createNamespace(t, env, ns)
+	app := createClaim(t, env, ns, "shop", "orders", imageGood)
+	eventually(t, "the XR", func() string {
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: core.CompositeName(ns, "shop")}, &v1alpha1.XApp{}); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
+	require.NoError(t, env.Client.Delete(ctx, app))
+	eventually(t, "the claim and its XR to be gone", func() string {
+		var left []string
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(app), &v1alpha1.App{}); err == nil {
+			left = append(left, "claim")
+		}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: core.CompositeName(ns, "shop")}, &v1alpha1.XApp{}); err == nil {
+			left = append(left, "XR")
+		}
+		if left != nil {
+			return "still there: " + strings.Join(left, ", ")
+		}
+		return ""
+	})
+}
+
+func resourceVersions(t *testing.T, env *testenv.Env, claim, xr client.ObjectKey, d *unstructured.Unstructured) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	app, x := &v1alpha1.App{}, &v1alpha1.XApp{}
+	require.NoError(t, env.Client.Get(ctx, claim, app))
+	require.NoError(t, env.Client.Get(ctx, xr, x))
+	dep := &unstructured.Unstructured{}
+	dep.SetGroupVersionKind(core.DeploymentKind)
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(d), dep))
+	return map[string]string{"claim": app.ResourceVersion, "xr": x.ResourceVersion, "deployment": dep.GetResourceVersion()}
+}
+
+// requestCounter counts the HTTP writes a rest.Config makes.
+type requestCounter struct {
+	writes atomic.Int64
+	mu     sync.Mutex
+	list   []string
+}
+
+func (c *requestCounter) wrap(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			if req.Method != http.MethodGet && req.Method != http.MethodHead {
+				c.writes.Add(1)
+				c.mu.Lock()
+				c.list = append(c.list, req.Method+" "+req.URL.Path)
+				c.mu.Unlock()
+			}
+			return rt.RoundTrip(req)
+		})
+	})
+	return cfg
+}
+
+func (c *requestCounter) writeList() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.list...)
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// eventCounter is an event recorder that counts.
+type eventCounter struct{ n atomic.Int64 }
+
+func (e *eventCounter) Eventf(_, _ runtime.Object, _, _, _, _ string, _ ...any) { e.n.Add(1) }

@@ -1,0 +1,96 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ctrlkit/ctrlkit/results"
+	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
+)
+
+// A Request is what a composition function is given.
+type Request struct {
+	// Composite is the observed composite resource (XR). Read it; do not
+	// change it.
+	Composite *unstructured.Unstructured
+
+	// Observed are the composed resources that exist, by their name in the
+	// composition (see AnnotationResourceName).
+	Observed map[string]*unstructured.Unstructured
+
+	// Desired are the composed resources the earlier steps of the pipeline
+	// want, by name.
+	Desired map[string]*unstructured.Unstructured
+}
+
+// A Response is what a composition function returns.
+type Response struct {
+	// Results tell the user what happened (see package results).
+	Results *resultsv1.Response
+
+	// Desired are the composed resources the pipeline wants after this step,
+	// by name: the request's Desired with this step's changes. Nil keeps the
+	// request's.
+	Desired map[string]*unstructured.Unstructured
+}
+
+// A Function is one step of a composition pipeline, run in process. An error
+// means the function could not run at all; the pipeline turns it into a
+// fatal result for the XR alone. Problems the user should see are results.
+type Function interface {
+	RunFunction(ctx context.Context, req *Request) (*Response, error)
+}
+
+// FunctionFunc adapts a function to the Function interface.
+type FunctionFunc func(ctx context.Context, req *Request) (*Response, error)
+
+// RunFunction calls f.
+func (f FunctionFunc) RunFunction(ctx context.Context, req *Request) (*Response, error) {
+	return f(ctx, req)
+}
+
+// A Step is a named Function in a Pipeline.
+type Step struct {
+	Name     string
+	Function Function
+}
+
+// A Pipeline runs its steps in order, as Crossplane runs a composition's
+// functions.
+type Pipeline []Step
+
+// Run runs the pipeline for xr and returns the results of every step that
+// ran, in order, and the desired composed resources. It stops after a step
+// that returns a fatal result or an error: the results of that step are
+// kept, the later steps do not run, and desired is nil (nothing should be
+// composed from a failed run).
+func (p Pipeline) Run(ctx context.Context, xr *unstructured.Unstructured, observed map[string]*unstructured.Unstructured) (rsp *resultsv1.Response, desired map[string]*unstructured.Unstructured) {
+	rsp = &resultsv1.Response{}
+	desired = map[string]*unstructured.Unstructured{}
+	for _, s := range p {
+		req := &Request{Composite: xr.DeepCopy(), Observed: observed, Desired: maps.Clone(desired)}
+		out, err := s.Function.RunFunction(ctx, req)
+		if err != nil {
+			rsp.Results = append(rsp.Results, results.Fatal(fmt.Errorf("cannot run pipeline step %q: %w", s.Name, err)).Build())
+			return rsp, nil
+		}
+		if out == nil {
+			continue
+		}
+		fatal := false
+		for _, r := range out.Results.GetResults() {
+			rsp.Results = append(rsp.Results, r)
+			fatal = fatal || r.GetSeverity() == resultsv1.Severity_SEVERITY_FATAL
+		}
+		if fatal {
+			return rsp, nil
+		}
+		if out.Desired != nil {
+			desired = out.Desired
+		}
+	}
+	return rsp, desired
+}

@@ -1,0 +1,84 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
+)
+
+// Options configure the controllers.
+type Options struct {
+	// Pipeline composes every XApp.
+	Pipeline Pipeline
+
+	// ComposedKinds are the kinds of composed resources the pipeline may
+	// want, so that the XR controller can find and watch them. Default:
+	// apps/v1 Deployment.
+	ComposedKinds []schema.GroupVersionKind
+
+	// PollInterval is how often an XApp is composed again to notice changes
+	// outside the cluster. Default: one minute.
+	PollInterval time.Duration
+
+	// Clock stamps lastTransitionTime. Default: the real clock.
+	Clock clock.PassiveClock
+}
+
+func (o Options) withDefaults() Options {
+	if o.ComposedKinds == nil {
+		o.ComposedKinds = []schema.GroupVersionKind{DeploymentKind}
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Minute
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	return o
+}
+
+// EventRecorderName is the reporting controller of the events of the XR
+// controller.
+const EventRecorderName = "composite-example"
+
+// Setup adds the claim and XR controllers to mgr.
+func Setup(mgr ctrl.Manager, o Options) error {
+	o = o.withDefaults()
+	claims := NewClaimReconciler(mgr.GetClient(), o)
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("app-claim").
+		For(newObject(v1alpha1.AppKind)).
+		Watches(newObject(v1alpha1.XAppKind), handler.EnqueueRequestsFromMapFunc(claimOfComposite)).
+		Complete(claims)
+	if err != nil {
+		return err
+	}
+
+	xrs := NewCompositeReconciler(mgr.GetClient(), mgr.GetEventRecorder(EventRecorderName), o)
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named("xapp").
+		For(newObject(v1alpha1.XAppKind))
+	for _, gvk := range o.ComposedKinds {
+		b = b.Owns(newObject(gvk))
+	}
+	return b.Complete(xrs)
+}
+
+// claimOfComposite maps an XApp to the claim it serves.
+func claimOfComposite(_ context.Context, o client.Object) []reconcile.Request {
+	labels := o.GetLabels()
+	ns, name := labels["example.ctrlkit.dev/claim-namespace"], labels["example.ctrlkit.dev/claim-name"]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+}
