@@ -344,7 +344,7 @@ func TestInternalError(t *testing.T) {
 			return err.Error()
 		}
 		want := map[string]string{
-			"XApp/" + xr.Name:   `cannot look up database "ledger": ` + errCatalog.Error(),
+			"XApp/" + xr.Name:    `cannot look up database "ledger": ` + errCatalog.Error(),
 			"App/" + "ledger-ui": "Internal error, the platform team has been alerted.",
 		}
 		var seen []string
