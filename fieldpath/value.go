@@ -1,0 +1,236 @@
+package fieldpath
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// maxValueDepth bounds how deeply toJSON follows nested maps and slices, so a
+// map that contains itself is an error rather than a stack overflow. It is
+// the depth Kubernetes' JSON decoder accepts.
+const maxValueDepth = 10000
+
+// toJSON returns v in the form a Kubernetes JSON decoder gives unstructured
+// content: nil, bool, string, int64, float64, []any and map[string]any, all
+// freshly allocated containers. Whole numbers become int64; other numbers
+// float64. Common types are converted directly; anything else (structs,
+// typed maps and slices, types with a MarshalJSON method) is marshalled with
+// encoding/json and decoded with k8s.io/apimachinery/pkg/util/json, exactly as
+// the API machinery would.
+func toJSON(v any) (any, error) {
+	return toJSONAt(v, 0)
+}
+
+func toJSONAt(v any, depth int) (any, error) {
+	switch x := v.(type) {
+	case nil, string, bool, int64:
+		return v, nil
+	case float64:
+		return fromFloat(x)
+	case int:
+		return int64(x), nil
+	case int8:
+		return int64(x), nil
+	case int16:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case uint8:
+		return int64(x), nil
+	case uint16:
+		return int64(x), nil
+	case uint32:
+		return int64(x), nil
+	case uint:
+		return fromUint(uint64(x)), nil
+	case uint64:
+		return fromUint(x), nil
+	case uintptr:
+		return fromUint(uint64(x)), nil
+	case float32:
+		// encoding/json writes a float32 with the fewest digits that read
+		// back as the same float32, so 0.1 stays 0.1 rather than
+		// 0.10000000149011612.
+		var buf [32]byte
+		f, _ := strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], float64(x), 'g', -1, 32)), 64)
+		return fromFloat(f)
+	case json.Number:
+		return fromNumber(x)
+	case map[string]any:
+		if depth >= maxValueDepth {
+			return nil, &valueError{reason: fmt.Sprintf("it is nested more than %d levels deep", maxValueDepth)}
+		}
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			c, err := toJSONAt(e, depth+1)
+			if err != nil {
+				return nil, within(err, Segment{Type: SegmentField, Field: k})
+			}
+			m[k] = c
+		}
+		return m, nil
+	case []any:
+		if depth >= maxValueDepth {
+			return nil, &valueError{reason: fmt.Sprintf("it is nested more than %d levels deep", maxValueDepth)}
+		}
+		a := make([]any, len(x))
+		for i, e := range x {
+			c, err := toJSONAt(e, depth+1)
+			if err != nil {
+				return nil, within(err, Segment{Type: SegmentIndex, Index: uint(i)})
+			}
+			a[i] = c
+		}
+		return a, nil
+	case []string:
+		a := make([]any, len(x))
+		for i, s := range x {
+			a[i] = s
+		}
+		return a, nil
+	case map[string]string:
+		m := make(map[string]any, len(x))
+		for k, s := range x {
+			m[k] = s
+		}
+		return m, nil
+	default:
+		return viaJSON(v)
+	}
+}
+
+// fromFloat keeps a fraction as float64 and makes a whole number int64, as
+// the decoder does with the digits encoding/json writes for it. A whole
+// number too large for int64 stays float64; NaN and the infinities are
+// errors, as they are for encoding/json.
+func fromFloat(f float64) (any, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, &valueError{reason: fmt.Sprintf("%v is not a finite number", f)}
+	}
+	if f == math.Trunc(f) && f >= math.MinInt64 && f < math.MaxInt64 {
+		return int64(f), nil
+	}
+	return f, nil
+}
+
+// fromUint keeps an unsigned integer exact when int64 holds it; otherwise it
+// becomes float64, as the decoder makes it.
+func fromUint(u uint64) any {
+	if u <= math.MaxInt64 {
+		return int64(u)
+	}
+	return float64(u)
+}
+
+// fromNumber converts a json.Number as the decoder converts the same digits:
+// int64 when they are an integer that fits, float64 otherwise (so "2.0" stays
+// float64). encoding/json writes the empty Number as 0.
+func fromNumber(n json.Number) (any, error) {
+	s := string(n)
+	if s == "" {
+		return int64(0), nil
+	}
+	if !validNumber(s) {
+		return nil, &valueError{reason: fmt.Sprintf("%q is not a JSON number", s)}
+	}
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return i, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, &valueError{reason: fmt.Sprintf("%s is out of range for a float64", s)}
+	}
+	return f, nil
+}
+
+// validNumber reports whether s follows JSON's number grammar, which
+// strconv's parsers are more generous than ("0x1p4", "Inf", "+1").
+func validNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+func viaJSON(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, &valueError{reason: fmt.Sprintf("a %T cannot be marshalled", v), cause: err}
+	}
+	var out any
+	if err := utiljson.Unmarshal(b, &out); err != nil {
+		return nil, &valueError{reason: fmt.Sprintf("a %T cannot be decoded as JSON", v), cause: err}
+	}
+	return out, nil
+}
+
+// A valueError says why a value cannot be stored, and where inside it.
+type valueError struct {
+	at     Segments // where in the value, outermost first
+	reason string
+	cause  error
+}
+
+func within(err error, s Segment) error {
+	if ve, ok := err.(*valueError); ok {
+		ve.at = append(Segments{s}, ve.at...)
+	}
+	return err
+}
+
+func (e *valueError) Error() string {
+	where := "the value"
+	if len(e.at) > 0 {
+		where = "the value at " + e.at.String()
+	}
+	msg := where + " cannot be represented as JSON: " + e.reason
+	if e.cause != nil {
+		msg += ": " + e.cause.Error()
+	}
+	return msg
+}
+
+func (e *valueError) Unwrap() []error {
+	if e.cause != nil {
+		return []error{ErrInvalidValue, e.cause}
+	}
+	return []error{ErrInvalidValue}
+}
