@@ -68,10 +68,10 @@ var fieldpathCases = []fieldpathCase{
 }
 
 var (
-	sinkAny   any
-	sinkBool  bool
-	sinkErr   error
-	sinkSegs  fieldpath.Segments
+	sinkAny  any
+	sinkBool bool
+	sinkErr  error
+	sinkSegs fieldpath.Segments
 )
 
 // Each side of each comparison is a function of *testing.B, so that it runs
