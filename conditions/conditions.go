@@ -36,20 +36,21 @@ type Setter struct {
 	Clock clock.PassiveClock
 }
 
-var realClock clock.PassiveClock = clock.RealClock{}
-
 // now returns the current time with the precision the API server stores.
 func (s Setter) now() metav1.Time {
-	c := s.Clock
-	if c == nil {
-		c = realClock
+	var t time.Time
+	if s.Clock == nil {
+		t = time.Now()
+	} else {
+		t = s.Clock.Now()
 	}
-	return metav1.NewTime(c.Now().Truncate(time.Second))
+	// Whole seconds, in UTC: what the API server stores and returns.
+	return metav1.NewTime(time.Unix(t.Unix(), 0).UTC())
 }
 
 // Set is Setter.Set with the real clock.
 func Set(conds *[]metav1.Condition, c metav1.Condition) (changed bool) {
-	return Setter{}.Set(conds, c)
+	return set(conds, &c, nil)
 }
 
 // Set records c in conds, which holds at most one condition per type, and
@@ -64,19 +65,32 @@ func Set(conds *[]metav1.Condition, c metav1.Condition) (changed bool) {
 //
 // Set does not validate c; use Validate for conditions that come from users.
 func (s Setter) Set(conds *[]metav1.Condition, c metav1.Condition) (changed bool) {
+	return set(conds, &c, s.Clock)
+}
+
+// set is Set with the clock given; c is a pointer only to spare a copy.
+func set(conds *[]metav1.Condition, c *metav1.Condition, clk clock.PassiveClock) bool {
 	if conds == nil {
 		return false
 	}
 	cs := *conds
 	for i := range cs {
-		if cs[i].Type == c.Type {
-			return s.update(&cs[i], &c)
+		old := &cs[i]
+		if old.Type != c.Type {
+			continue
 		}
+		// The common case, nothing to do, is decided here without a call.
+		if old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message &&
+			old.ObservedGeneration == c.ObservedGeneration {
+			return false
+		}
+		return Setter{Clock: clk}.update(old, c)
 	}
-	if c.LastTransitionTime.IsZero() {
-		c.LastTransitionTime = s.now()
+	n := *c
+	if n.LastTransitionTime.IsZero() {
+		n.LastTransitionTime = Setter{Clock: clk}.now()
 	}
-	*conds = append(*conds, c)
+	*conds = append(cs, n)
 	return true
 }
 
