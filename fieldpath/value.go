@@ -204,22 +204,32 @@ func viaJSON(v any) (any, error) {
 
 // A valueError says why a value cannot be stored, and where inside it.
 type valueError struct {
-	at     Segments // where in the value, outermost first
+	inside Segments // where in the value, innermost first
 	reason string
 	cause  error
 }
 
+// within records that err happened inside segment s of a value.
 func within(err error, s Segment) error {
 	if ve, ok := err.(*valueError); ok {
-		ve.at = append(Segments{s}, ve.at...)
+		ve.inside = append(ve.inside, s)
 	}
 	return err
 }
 
 func (e *valueError) Error() string {
 	where := "the value"
-	if len(e.at) > 0 {
-		where = "the value at " + e.at.String()
+	if n := len(e.inside); n > 0 {
+		// Outermost first, and no more than a screenful of it.
+		const max = 16
+		at := make(Segments, 0, min(n, max))
+		for i := n - 1; i >= 0 && len(at) < max; i-- {
+			at = append(at, e.inside[i])
+		}
+		where = "the value at " + at.String()
+		if n > max {
+			where += "..."
+		}
 	}
 	msg := where + " cannot be represented as JSON: " + e.reason
 	if e.cause != nil {

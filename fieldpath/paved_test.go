@@ -1,0 +1,576 @@
+package fieldpath
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func typedObject() map[string]any {
+	return map[string]any{
+		"s":      "x",
+		"b":      true,
+		"i":      int64(7),
+		"int":    7,
+		"f":      7.0,
+		"frac":   7.5,
+		"f32":    float32(2),
+		"num":    json.Number("9"),
+		"big":    uint64(1 << 63),
+		"strs":   []any{"a", "b"},
+		"gostrs": []string{"c"},
+		"mixed":  []any{"a", int64(1)},
+		"labels": map[string]any{"k": "v"},
+		"golbls": map[string]string{"k": "w"},
+		"badlbl": map[string]any{"k": int64(1)},
+	}
+}
+
+func TestTypedGetters(t *testing.T) {
+	type want struct {
+		value any
+		err   errorWant
+	}
+	p := Pave(typedObject())
+	get := map[string]func(string) (any, error){
+		"GetString":       func(path string) (any, error) { return p.GetString(path) },
+		"GetBool":         func(path string) (any, error) { return p.GetBool(path) },
+		"GetInteger":      func(path string) (any, error) { return p.GetInteger(path) },
+		"GetStringArray":  func(path string) (any, error) { return p.GetStringArray(path) },
+		"GetStringObject": func(path string) (any, error) { return p.GetStringObject(path) },
+	}
+	cases := map[string]struct {
+		reason string
+		method string
+		path   string
+		want   want
+	}{
+		"String":          {reason: "A string is a string.", method: "GetString", path: "s", want: want{value: "x"}},
+		"StringWrongType": {reason: "A boolean is not a string.", method: "GetString", path: "b", want: want{value: "", err: errorWant{is: ErrWrongType, msg: "cannot get b as a string: it is a boolean (true)"}}},
+		"StringMissing":   {reason: "A missing field is not found.", method: "GetString", path: "nope", want: want{value: "", err: errorWant{is: ErrNotFound, msg: `no field "nope"`}}},
+		"Bool":            {reason: "A boolean is a boolean.", method: "GetBool", path: "b", want: want{value: true}},
+		"BoolWrongType":   {reason: "A string is not a boolean.", method: "GetBool", path: "s", want: want{value: false, err: errorWant{is: ErrWrongType, msg: "as a boolean"}}},
+		"Int64":           {reason: "An int64 is an integer.", method: "GetInteger", path: "i", want: want{value: int64(7)}},
+		"Int":             {reason: "An int is an integer.", method: "GetInteger", path: "int", want: want{value: int64(7)}},
+		"WholeFloat":      {reason: "A whole float64 is an integer.", method: "GetInteger", path: "f", want: want{value: int64(7)}},
+		"WholeFloat32":    {reason: "A whole float32 is an integer.", method: "GetInteger", path: "f32", want: want{value: int64(2)}},
+		"Number":          {reason: "An integral json.Number is an integer.", method: "GetInteger", path: "num", want: want{value: int64(9)}},
+		"Fraction":        {reason: "A fraction is not an integer.", method: "GetInteger", path: "frac", want: want{value: int64(0), err: errorWant{is: ErrWrongType, msg: "it is a number (7.5)"}}},
+		"TooBig":          {reason: "A uint64 beyond int64 is not an int64.", method: "GetInteger", path: "big", want: want{value: int64(0), err: errorWant{is: ErrWrongType, msg: "as an integer"}}},
+		"IntegerString":   {reason: "A string is not an integer.", method: "GetInteger", path: "s", want: want{value: int64(0), err: errorWant{is: ErrWrongType, msg: "as an integer"}}},
+		"StringArray":     {reason: "An array of strings is copied out.", method: "GetStringArray", path: "strs", want: want{value: []string{"a", "b"}}},
+		"GoStringArray":   {reason: "A []string is copied out.", method: "GetStringArray", path: "gostrs", want: want{value: []string{"c"}}},
+		"MixedArray":      {reason: "An array with a non-string names the element.", method: "GetStringArray", path: "mixed", want: want{value: []string(nil), err: errorWant{is: ErrWrongType, msg: "element 1 is a number (1)"}}},
+		"NotArray":        {reason: "A string is not an array.", method: "GetStringArray", path: "s", want: want{value: []string(nil), err: errorWant{is: ErrWrongType, msg: "as an array of strings"}}},
+		"StringObject":    {reason: "An object of strings is copied out.", method: "GetStringObject", path: "labels", want: want{value: map[string]string{"k": "v"}}},
+		"GoStringObject":  {reason: "A map[string]string is copied out.", method: "GetStringObject", path: "golbls", want: want{value: map[string]string{"k": "w"}}},
+		"BadObject":       {reason: "An object with a non-string names the field.", method: "GetStringObject", path: "badlbl", want: want{value: map[string]string(nil), err: errorWant{is: ErrWrongType, msg: `field "k" is a number (1)`}}},
+		"NotObject":       {reason: "An array is not an object.", method: "GetStringObject", path: "strs", want: want{value: map[string]string(nil), err: errorWant{is: ErrWrongType, msg: "as an object of strings"}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := get[tc.method](tc.path)
+			checkError(t, tc.reason, tc.want.err, err)
+			if diff := cmp.Diff(tc.want.value, got); diff != "" {
+				t.Errorf("\n%s\n%s(%q): -want, +got:\n%s", tc.reason, tc.method, tc.path, diff)
+			}
+		})
+	}
+}
+
+func TestGetStringArrayIsACopy(t *testing.T) {
+	p := Pave(typedObject())
+	a, err := p.GetStringArray("strs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a[0] = "changed"
+	if got, _ := p.GetString("strs[0]"); got != "a" {
+		t.Errorf("changing the result changed the object: strs[0] is %q", got)
+	}
+}
+
+func TestGetValueInto(t *testing.T) {
+	type container struct {
+		Name  string         `json:"name"`
+		Extra map[string]any `json:"extra"`
+	}
+	obj := map[string]any{
+		"c": map[string]any{"name": "a", "extra": map[string]any{"n": int64(1)}, "unknown": true},
+		"d": map[string]any{"Name": "case"},
+		"s": "x",
+	}
+	cases := map[string]struct {
+		reason string
+		path   string
+		into   func() any
+		want   any
+		err    errorWant
+	}{
+		"Struct": {
+			reason: "An object decodes into a struct, numbers in interfaces as int64.",
+			path:   "c",
+			into:   func() any { return &container{} },
+			want:   &container{Name: "a", Extra: map[string]any{"n": int64(1)}},
+		},
+		"CaseSensitive": {
+			reason: "Field names match case-sensitively, as in the Kubernetes decoder.",
+			path:   "d",
+			into:   func() any { return &container{} },
+			want:   &container{},
+		},
+		"Any": {
+			reason: "Any value decodes into an interface.",
+			path:   "c.extra",
+			into:   func() any { var v any; return &v },
+			want:   func() any { var v any = map[string]any{"n": int64(1)}; return &v }(),
+		},
+		"WrongType": {
+			reason: "A string does not decode into a struct.",
+			path:   "s",
+			into:   func() any { return &container{} },
+			want:   &container{},
+			err:    errorWant{is: ErrWrongType, msg: "cannot get s into *fieldpath.container"},
+		},
+		"Missing": {
+			reason: "A missing value is not found.",
+			path:   "nope",
+			into:   func() any { return &container{} },
+			want:   &container{},
+			err:    errorWant{is: ErrNotFound, msg: "nope"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out := tc.into()
+			err := Pave(obj).GetValueInto(tc.path, out)
+			checkError(t, tc.reason, tc.err, err)
+			if diff := cmp.Diff(tc.want, out); diff != "" {
+				t.Errorf("\n%s\nGetValueInto(%q): -want, +got:\n%s", tc.reason, tc.path, diff)
+			}
+		})
+	}
+	if err := Pave(obj).GetValueInto("c", container{}); err == nil {
+		t.Error("GetValueInto a non-pointer: want an error")
+	}
+}
+
+func TestSetTyped(t *testing.T) {
+	p := Pave(nil)
+	if err := p.SetString("a.s", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetBool("a.b", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetNumber("a.n", 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetNumber("a.f", 0.5); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"a": map[string]any{"s": "x", "b": true, "n": int64(3), "f": 0.5}}
+	if diff := cmp.Diff(want, p.UnstructuredContent()); diff != "" {
+		t.Errorf("typed setters: -want, +got:\n%s", diff)
+	}
+	err := p.SetNumber("a.nan", 0*func() float64 { var z float64; return 1 / z }())
+	checkError(t, "NaN cannot be set.", errorWant{is: ErrInvalidValue, msg: "cannot set a.nan: the value cannot be represented as JSON: NaN is not a finite number"}, err)
+}
+
+func TestPavedMaxIndex(t *testing.T) {
+	p := Pave(map[string]any{}, MaxIndex(2048))
+	if err := p.SetString("a[2000]", "x"); err != nil {
+		t.Fatalf("SetString under a raised limit: %v", err)
+	}
+	if got, err := p.GetString("a[2000]"); err != nil || got != "x" {
+		t.Fatalf("GetString under a raised limit: got %q, %v", got, err)
+	}
+	// The path is now cached; a Paved with the default limit must still
+	// reject it.
+	_, err := Pave(p.UnstructuredContent()).GetValue("a[2000]")
+	checkError(t, "A cached path above this Paved's limit is rejected.", errorWant{is: ErrInvalidPath, msg: "index 2000 is above the limit of 1024 at position 2"}, err)
+
+	_, err = Pave(nil, MaxIndex(2)).GetValue("a[3]")
+	checkError(t, "A lowered limit applies.", errorWant{is: ErrInvalidPath, msg: "above the limit of 2"}, err)
+
+	var zero Paved
+	if err := zero.SetString("a[1024]", "x"); err != nil {
+		t.Errorf("the zero Paved has the default limit: %v", err)
+	}
+}
+
+func TestPaveObject(t *testing.T) {
+	t.Run("Unstructured", func(t *testing.T) {
+		u := &unstructured.Unstructured{Object: map[string]any{"kind": "Thing"}}
+		p, err := PaveObject(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.SetString("spec.region", "eu"); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"kind": "Thing", "spec": map[string]any{"region": "eu"}}
+		if diff := cmp.Diff(want, u.Object); diff != "" {
+			t.Errorf("writes through a paved Unstructured reach it: -want, +got:\n%s", diff)
+		}
+	})
+	t.Run("EmptyUnstructured", func(t *testing.T) {
+		u := &unstructured.Unstructured{}
+		p, err := PaveObject(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.SetString("kind", "Thing"); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(map[string]any{"kind": "Thing"}, u.Object); diff != "" {
+			t.Errorf("writes through a paved empty Unstructured reach it: -want, +got:\n%s", diff)
+		}
+	})
+	t.Run("Typed", func(t *testing.T) {
+		s := &metav1.Status{Status: metav1.StatusFailure, Code: 404, Details: &metav1.StatusDetails{Name: "x"}}
+		p, err := PaveObject(s, MaxIndex(5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, err := p.GetInteger("code")
+		if err != nil || code != 404 {
+			t.Errorf("GetInteger(code): got %d, %v", code, err)
+		}
+		name, err := p.GetString("details.name")
+		if err != nil || name != "x" {
+			t.Errorf("GetString(details.name): got %q, %v", name, err)
+		}
+		if _, err := p.GetValue("a[6]"); !errors.Is(err, ErrInvalidPath) {
+			t.Errorf("options apply: want ErrInvalidPath above MaxIndex(5), got %v", err)
+		}
+	})
+	t.Run("Nil", func(t *testing.T) {
+		_, err := PaveObject(nil)
+		checkError(t, "A nil object cannot be paved.", errorWant{is: ErrInvalidValue, msg: "cannot pave a nil object"}, err)
+	})
+	t.Run("NilPointer", func(t *testing.T) {
+		_, err := PaveObject((*unstructured.Unstructured)(nil))
+		checkError(t, "A nil pointer cannot be paved.", errorWant{is: ErrInvalidValue, msg: "cannot pave a nil *unstructured.Unstructured"}, err)
+	})
+	t.Run("List", func(t *testing.T) {
+		l := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{{Object: map[string]any{"kind": "A"}}}}
+		p, err := PaveObject(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := p.GetString("items[0].kind"); err != nil || got != "A" {
+			t.Errorf("GetString(items[0].kind): got %q, %v", got, err)
+		}
+	})
+}
+
+// notAPointer is a runtime.Object that the converter refuses because it is
+// not a pointer.
+type notAPointer struct{}
+
+func (notAPointer) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+func (n notAPointer) DeepCopyObject() runtime.Object { return n }
+
+func TestPaveObjectConversionError(t *testing.T) {
+	_, err := PaveObject(notAPointer{})
+	checkError(t, "The converter's error is returned.", errorWant{is: ErrInvalidValue, msg: "cannot pave fieldpath.notAPointer"}, err)
+}
+
+func TestUnstructuredContent(t *testing.T) {
+	p := Pave(nil)
+	c := p.UnstructuredContent()
+	c["a"] = "x"
+	if got, err := p.GetString("a"); err != nil || got != "x" {
+		t.Errorf("writes to the content of a nil Paved are kept: got %q, %v", got, err)
+	}
+}
+
+func TestMergeValue(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		obj    map[string]any
+		path   string
+		value  any
+		opts   *MergeOptions
+		want   map[string]any
+		err    errorWant
+	}{
+		"NilOptionsReplace": {
+			reason: "Without options the value replaces what is there.",
+			obj:    map[string]any{"a": map[string]any{"x": "1", "y": "2"}},
+			path:   "a",
+			value:  map[string]any{"x": "3"},
+			want:   map[string]any{"a": map[string]any{"x": "3"}},
+		},
+		"MergeObjects": {
+			reason: "With options objects merge, the new values winning.",
+			obj:    map[string]any{"a": map[string]any{"x": "1", "y": "2"}},
+			path:   "a",
+			value:  map[string]any{"x": "3", "z": "4"},
+			opts:   &MergeOptions{},
+			want:   map[string]any{"a": map[string]any{"x": "3", "y": "2", "z": "4"}},
+		},
+		"MergeDeep": {
+			reason: "Objects merge at every depth.",
+			obj:    map[string]any{"a": map[string]any{"b": map[string]any{"x": "1"}}},
+			path:   "a",
+			value:  map[string]any{"b": map[string]any{"y": "2"}},
+			opts:   &MergeOptions{},
+			want:   map[string]any{"a": map[string]any{"b": map[string]any{"x": "1", "y": "2"}}},
+		},
+		"KeepMapValues": {
+			reason: "KeepMapValues keeps existing values and adds missing ones.",
+			obj:    map[string]any{"a": map[string]any{"x": "1", "n": nil, "b": map[string]any{"p": "q"}}},
+			path:   "a",
+			value:  map[string]any{"x": "3", "n": "5", "z": "4", "b": map[string]any{"p": "r", "s": "t"}},
+			opts:   &MergeOptions{KeepMapValues: true},
+			want:   map[string]any{"a": map[string]any{"x": "1", "n": "5", "z": "4", "b": map[string]any{"p": "q", "s": "t"}}},
+		},
+		"KeepScalar": {
+			reason: "KeepMapValues keeps an existing scalar at the path itself.",
+			obj:    map[string]any{"a": "1"},
+			path:   "a",
+			value:  "2",
+			opts:   &MergeOptions{KeepMapValues: true},
+			want:   map[string]any{"a": "1"},
+		},
+		"KeepAgainstNull": {
+			reason: "KeepMapValues keeps an existing value against a null.",
+			obj:    map[string]any{"a": map[string]any{"x": "1"}},
+			path:   "a",
+			value:  map[string]any{"x": nil},
+			opts:   &MergeOptions{KeepMapValues: true},
+			want:   map[string]any{"a": map[string]any{"x": "1"}},
+		},
+		"NullReplaces": {
+			reason: "Without KeepMapValues a null replaces the existing value.",
+			obj:    map[string]any{"a": map[string]any{"x": "1"}},
+			path:   "a",
+			value:  map[string]any{"x": nil},
+			opts:   &MergeOptions{},
+			want:   map[string]any{"a": map[string]any{"x": nil}},
+		},
+		"ReplaceSlice": {
+			reason: "Without AppendSlice a slice is replaced.",
+			obj:    map[string]any{"a": []any{"x"}},
+			path:   "a",
+			value:  []any{"y"},
+			opts:   &MergeOptions{},
+			want:   map[string]any{"a": []any{"y"}},
+		},
+		"AppendSlice": {
+			reason: "AppendSlice appends the items not already there.",
+			obj:    map[string]any{"a": []any{"x", int64(1), map[string]any{"k": "v"}}},
+			path:   "a",
+			value:  []any{"x", "y", 1.0, map[string]any{"k": "v"}, map[string]any{"k": "w"}},
+			opts:   &MergeOptions{AppendSlice: true},
+			want:   map[string]any{"a": []any{"x", int64(1), map[string]any{"k": "v"}, "y", map[string]any{"k": "w"}}},
+		},
+		"AppendSliceNested": {
+			reason: "AppendSlice applies inside merged objects.",
+			obj:    map[string]any{"a": map[string]any{"l": []any{"x"}, "s": "1"}},
+			path:   "a",
+			value:  map[string]any{"l": []any{"y"}, "s": "2"},
+			opts:   &MergeOptions{AppendSlice: true},
+			want:   map[string]any{"a": map[string]any{"l": []any{"x", "y"}, "s": "2"}},
+		},
+		"AppendSliceRepeats": {
+			reason: "Items repeated within the new slice are all appended, as in crossplane-runtime.",
+			obj:    map[string]any{"a": []any{"x"}},
+			path:   "a",
+			value:  []any{"y", "y"},
+			opts:   &MergeOptions{AppendSlice: true},
+			want:   map[string]any{"a": []any{"x", "y", "y"}},
+		},
+		"Missing": {
+			reason: "A missing value is simply set, creating parents.",
+			obj:    map[string]any{},
+			path:   "a.b",
+			value:  map[string]any{"x": 1},
+			opts:   &MergeOptions{KeepMapValues: true},
+			want:   map[string]any{"a": map[string]any{"b": map[string]any{"x": int64(1)}}},
+		},
+		"TypeChange": {
+			reason: "A scalar replaces an object, and an object a scalar.",
+			obj:    map[string]any{"a": map[string]any{"x": map[string]any{"y": "1"}, "z": "2"}},
+			path:   "a",
+			value:  map[string]any{"x": "s", "z": map[string]any{"w": "3"}},
+			opts:   &MergeOptions{},
+			want:   map[string]any{"a": map[string]any{"x": "s", "z": map[string]any{"w": "3"}}},
+		},
+		"WrongTypeOnTheWay": {
+			reason: "A type mismatch on the way is an error, and nothing changes.",
+			obj:    map[string]any{"a": "x"},
+			path:   "a.b",
+			value:  "y",
+			opts:   &MergeOptions{},
+			want:   map[string]any{"a": "x"},
+			err:    errorWant{is: ErrWrongType, msg: `cannot merge into a.b: a is a string ("x"), not an object`},
+		},
+		"Wildcard": {
+			reason: "MergeValue does not expand wildcards.",
+			obj:    map[string]any{"a": []any{"x"}},
+			path:   "a[*]",
+			value:  "y",
+			opts:   &MergeOptions{},
+			want:   map[string]any{"a": []any{"x"}},
+			err:    errorWant{is: ErrInvalidPath, msg: "wildcard"},
+		},
+		"InvalidValue": {
+			reason: "An unrepresentable value is an error, and nothing changes.",
+			obj:    map[string]any{"a": map[string]any{"x": "1"}},
+			path:   "a",
+			value:  map[string]any{"y": make(chan int)},
+			opts:   &MergeOptions{},
+			want:   map[string]any{"a": map[string]any{"x": "1"}},
+			err:    errorWant{is: ErrInvalidValue, msg: "cannot merge into a: the value at y"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := Pave(tc.obj)
+			err := p.MergeValue(tc.path, tc.value, tc.opts)
+			checkError(t, tc.reason, tc.err, err)
+			if diff := cmp.Diff(tc.want, p.UnstructuredContent()); diff != "" {
+				t.Errorf("\n%s\nMergeValue(%q): -want, +got:\n%s", tc.reason, tc.path, diff)
+			}
+		})
+	}
+}
+
+func TestMergeDoesNotShareValue(t *testing.T) {
+	value := map[string]any{"l": []any{"y"}}
+	p := Pave(map[string]any{"a": map[string]any{}})
+	if err := p.MergeValue("a", value, &MergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	value["l"].([]any)[0] = "changed"
+	if got, _ := p.GetString("a.l[0]"); got != "y" {
+		t.Errorf("changing the merged value changed the object: a.l[0] is %q", got)
+	}
+}
+
+func TestJSONEqual(t *testing.T) {
+	cases := []struct {
+		a, b any
+		want bool
+	}{
+		{int64(1), 1.0, true},
+		{1.0, int64(1), true},
+		{int64(1), int64(2), false},
+		{int64(1 << 60), int64(1<<60 + 1), false},
+		{json.Number("1"), int64(1), true},
+		{1, int64(1), true},
+		{"1", int64(1), false},
+		{int64(1), "1", false},
+		{nil, nil, true},
+		{nil, "x", false},
+		{map[string]any{"a": int64(1)}, map[string]any{"a": 1.0}, true},
+		{map[string]any{"a": int64(1)}, map[string]any{"b": int64(1)}, false},
+		{map[string]any{"a": int64(1)}, map[string]any{}, false},
+		{[]any{"x", 1.0}, []any{"x", int64(1)}, true},
+		{[]any{"x"}, []any{"y"}, false},
+		{[]any{"x"}, "x", false},
+		{[]string{"x"}, []string{"x"}, true},
+	}
+	for _, tc := range cases {
+		if got := jsonEqual(tc.a, tc.b); got != tc.want {
+			t.Errorf("jsonEqual(%#v, %#v) = %t, want %t", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestCacheConcurrent(t *testing.T) {
+	// Many goroutines read, parse and evict at once; run with -race.
+	obj := map[string]any{"a": map[string]any{}}
+	for i := range 64 {
+		obj["a"].(map[string]any)[fmt.Sprint("k", i)] = int64(i)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := Pave(obj)
+			for i := range 4 * cacheSets * cacheWays {
+				k := (i*7 + g) % 64
+				got, err := p.GetInteger(fmt.Sprintf("a.k%d", k))
+				if err != nil || got != int64(k) {
+					t.Errorf("GetInteger(a.k%d): got %d, %v", k, got, err)
+					return
+				}
+				// Distinct paths that miss, to force evictions.
+				if _, err := p.GetValue(fmt.Sprintf("b%d.c%d", g, i)); !IsNotFound(err) {
+					t.Errorf("GetValue of a missing path: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestCacheBounded(t *testing.T) {
+	p := Pave(nil)
+	// A path is cached when first used...
+	if _, err := p.GetValue("cached.path"); !IsNotFound(err) {
+		t.Fatalf("GetValue: %v", err)
+	}
+	if paths.load("cached.path") == nil {
+		t.Error("a short path was not cached")
+	}
+	// ...unless it is long: the cache's memory is bounded by its fixed number
+	// of slots times cacheMaxPathLen.
+	long := strings.Repeat("a.", cacheMaxPathLen) + "b"
+	if _, err := p.GetValue(long); !IsNotFound(err) {
+		t.Fatalf("GetValue of a long path: %v", err)
+	}
+	if paths.load(long) != nil {
+		t.Error("a path longer than cacheMaxPathLen was cached")
+	}
+	// Filling the cache many times over evicts, and lookups stay correct.
+	for i := range 3 * cacheSets * cacheWays {
+		path := fmt.Sprint("bounded", i)
+		if _, err := p.GetValue(path); !IsNotFound(err) {
+			t.Fatalf("GetValue(%q): %v", path, err)
+		}
+		if got := paths.load(path); got == nil || got.text != path {
+			t.Fatalf("the path just used is not in the cache: %v", got)
+		}
+	}
+}
+
+func TestCacheHitAllocatesNothing(t *testing.T) {
+	p := Pave(map[string]any{"metadata": map[string]any{"labels": map[string]any{"app.kubernetes.io/name": "x"}}})
+	const path = "metadata.labels[app.kubernetes.io/name]"
+	if _, err := p.GetValue(path); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := p.GetValue(path); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("GetValue with a cached path: %v allocations, want 0", allocs)
+	}
+	c := MustCompile(path)
+	obj := p.UnstructuredContent()
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = c.Get(obj) }); allocs != 0 {
+		t.Errorf("Path.Get: %v allocations, want 0", allocs)
+	}
+	var v any = "y"
+	if allocs := testing.AllocsPerRun(100, func() { _ = p.SetValue(path, v) }); allocs != 0 {
+		t.Errorf("SetValue of a string on an existing leaf: %v allocations, want 0", allocs)
+	}
+}
