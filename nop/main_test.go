@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 	testapi "github.com/ctrlkit/ctrlkit/internal/testenv/testapi/v1alpha1"
@@ -85,6 +86,14 @@ func (c *requestCounter) count(req *http.Request) {
 	c.byVerb[req.Method+" "+key]++
 }
 
+func (c *requestCounter) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads.Store(0)
+	c.writes.Store(0)
+	c.byVerb = nil
+}
+
 func (c *requestCounter) get(verbKey string) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -108,11 +117,15 @@ func startManager(t testing.TB, test string, o Options, extra ...func(manager.Ma
 	return startManagerWith(t, test, o, nil, extra...)
 }
 
-func startManagerWith(t testing.TB, test string, o Options, tweak func(*reconciler), extra ...func(manager.Manager) error) (stop func(), requests *requestCounter) {
+// startManagerWith is startManager with a tweak of each kind's reconciler,
+// which it may also wrap.
+func startManagerWith(t testing.TB, test string, o Options, tweak func(*reconciler) reconcile.Reconciler, extra ...func(manager.Manager) error) (stop func(), requests *requestCounter) {
 	t.Helper()
 	env := testenv.Get(t)
 	requests = &requestCounter{}
-	mgr, err := ctrl.NewManager(requests.wrap(env.Config), ctrl.Options{
+	cfg := requests.wrap(env.Config)
+	cfg.QPS = -1 // as controller-runtime's config.GetConfig: no client-side rate limit
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:     env.Scheme,
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
@@ -123,9 +136,7 @@ func startManagerWith(t testing.TB, test string, o Options, tweak func(*reconcil
 		require.NoError(t, Setup(mgr, o))
 	} else {
 		for _, k := range kinds {
-			r := newReconciler(mgr, k, o)
-			tweak(r)
-			require.NoError(t, setup(mgr, r))
+			require.NoError(t, setup(mgr, k, o, tweak(newReconciler(mgr, k, o))))
 		}
 	}
 	for _, add := range extra {

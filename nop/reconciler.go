@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
@@ -82,21 +84,21 @@ func (t Transition) Lateness() time.Duration { return t.Landed.Sub(t.Due) }
 // serve both CRDs (nop/crds).
 func Setup(mgr manager.Manager, o Options) error {
 	for _, k := range kinds {
-		if err := setup(mgr, newReconciler(mgr, k, o)); err != nil {
+		if err := setup(mgr, k, o, newReconciler(mgr, k, o)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func setup(mgr manager.Manager, r *reconciler) error {
+func setup(mgr manager.Manager, k kind, o Options, r reconcile.Reconciler) error {
 	err := builder.ControllerManagedBy(mgr).
-		For(r.kind.newObject()).
-		Named(r.kind.controllerName()).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}).
+		For(k.newObject()).
+		Named(k.controllerName()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: o.MaxConcurrentReconciles}).
 		Complete(r)
 	if err != nil {
-		return fmt.Errorf("cannot set up the %s controller: %w", r.kind.name, err)
+		return fmt.Errorf("cannot set up the %s controller: %w", k.name, err)
 	}
 	return nil
 }
@@ -136,6 +138,11 @@ type reconciler struct {
 	setter   conditions.Setter
 	opts     Options
 
+	// written is the resourceVersion of each object after this reconciler's
+	// last write, so that a reconcile from a cache that has not seen that
+	// write yet is skipped rather than computed from stale state.
+	written resourceVersions
+
 	// For the benchmark's comparison with provider-nop: requeue every
 	// PollInterval instead of at the next deadline, and write the status on
 	// every reconcile.
@@ -167,23 +174,37 @@ func (r *reconciler) init() {
 // requeues it when the next entry falls due.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var out outcome
-	fresh := false
+	fresh, stale := false, false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		obj := r.kind.newObject()
 		var reader client.Reader = r.client
 		if fresh { // a conflict: the cache is behind the API server
 			reader = r.reader
 		}
-		fresh = true
 		if err := reader.Get(ctx, req.NamespacedName, obj); err != nil {
 			return err
 		}
+		if !fresh && r.written.behind(req.NamespacedName, obj.GetResourceVersion()) {
+			// The cache has not seen our last write yet; its watch event
+			// will bring the object back.
+			stale = true
+			return nil
+		}
+		fresh = true
 		var err error
 		out, err = r.reconcile(ctx, obj)
+		if err == nil {
+			r.written.record(req.NamespacedName, obj.GetResourceVersion())
+		}
 		return err
 	})
 	if apierrors.IsNotFound(err) {
+		r.written.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
+	}
+	if stale {
+		log.FromContext(ctx).V(1).Info("skipped a reconcile from a stale cache")
+		return reconcile.Result{RequeueAfter: staleRetry}, nil
 	}
 	if out.wrote {
 		landed := r.clock.Now()
@@ -201,6 +222,45 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	return r.result(out), nil
+}
+
+// staleRetry is a safety net for a reconcile skipped because the cache was
+// behind: the watch event of the write it missed normally comes first.
+const staleRetry = time.Second
+
+// resourceVersions maps objects to the resourceVersion of their last write.
+// Resource versions compare as integers (KEP-5504); where one does not, the
+// cache is trusted.
+type resourceVersions struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]string
+}
+
+func (v *resourceVersions) record(k types.NamespacedName, rv string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.m == nil {
+		v.m = make(map[types.NamespacedName]string)
+	}
+	v.m[k] = rv
+}
+
+func (v *resourceVersions) forget(k types.NamespacedName) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.m, k)
+}
+
+// behind reports whether rv is older than the last write of k.
+func (v *resourceVersions) behind(k types.NamespacedName, rv string) bool {
+	v.mu.Lock()
+	last, ok := v.m[k]
+	v.mu.Unlock()
+	if !ok {
+		return false
+	}
+	c, err := resourceversion.CompareResourceVersion(rv, last)
+	return err == nil && c < 0
 }
 
 // An outcome is what one reconcile did and when the object is next due.

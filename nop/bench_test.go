@@ -1,0 +1,240 @@
+package nop
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
+)
+
+func BenchmarkScheduleAt(b *testing.B) {
+	s, err := parseSchedule(seed)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.at(12 * time.Second)
+	}
+}
+
+// benchSchedule is the three-step schedule of BenchmarkAPIServer.
+var benchSchedule = []v1alpha1.ConditionAfter{
+	ca("1s", "Ready", "False"),
+	ca("2s", "Ready", "True"),
+	ca("3s", "Synced", "True"),
+}
+
+// BenchmarkAPIServer runs the reconciler against the real API server with
+// NOP_BENCH_OBJECTS NopResources (default 1000) on the three-step
+// benchSchedule, created at NOP_BENCH_RATE objects per second (default 100;
+// 0 creates them as fast as possible). It reports, as seen by a separate
+// watcher, the p50/p99 lateness of each transition after its deadline
+// (creationTimestamp + time); status writes per transition; and the
+// controller's API requests and reconciles, next to the same run with 1 s
+// polling (what the provider-nop design suggests) and with provider-nop's
+// behaviour (1 s polling, a status write on every poll). Each mode runs once
+// (a b.Loop iteration takes longer than -benchtime); run it alone with
+//
+//	go test -run '^$' -bench BenchmarkAPIServer -benchtime 1x ./nop
+func BenchmarkAPIServer(b *testing.B) {
+	n := envInt(b, "NOP_BENCH_OBJECTS", 1000)
+	rate := envInt(b, "NOP_BENCH_RATE", 100)
+	workers := envInt(b, "NOP_BENCH_CONCURRENCY", 10)
+	modes := []struct {
+		name  string
+		opts  Options
+		poll  bool // requeue every PollInterval, not at the next deadline
+		write bool // write the status on every reconcile
+	}{
+		{name: "deadline", opts: Options{MaxConcurrentReconciles: workers}},
+		{name: "poll-1s", opts: Options{MaxConcurrentReconciles: workers, PollInterval: time.Second}, poll: true},
+		{name: "provider-nop", opts: Options{MaxConcurrentReconciles: workers, PollInterval: time.Second}, poll: true, write: true},
+	}
+	for _, m := range modes {
+		b.Run(m.name, func(b *testing.B) {
+			for b.Loop() {
+				r := runAPIServer(b, fmt.Sprintf("bench-%s-%d", m.name, time.Now().UnixNano()), n, rate, m.opts, func(r *reconciler) {
+					r.pollOnly, r.alwaysWrite = m.poll, m.write
+				})
+				b.ReportMetric(r.lateness(50).Seconds()*1000, "p50-ms")
+				b.ReportMetric(r.lateness(99).Seconds()*1000, "p99-ms")
+				b.ReportMetric(r.lateness(100).Seconds()*1000, "max-ms")
+				b.ReportMetric(float64(r.statusWrites-int64(n))/float64(r.transitions), "writes/transition")
+				b.ReportMetric(float64(r.requests), "requests")
+				b.ReportMetric(float64(r.reconciles), "reconciles")
+				b.Logf("%s: %d objects created at %d/s; %d transitions seen, %d landed by the controller (p50 %s, p99 %s after their deadlines by the controller's clock); "+
+					"%d status writes (%d initial, one per object, then %.3f per transition), %d API requests in %s (%s), %d reconciles",
+					m.name, n, rate, len(r.late), r.transitions, r.controllerLate(50), r.controllerLate(99),
+					r.statusWrites, n, float64(r.statusWrites-int64(n))/float64(r.transitions), r.requests, r.window.Round(time.Millisecond), r.byVerb, r.reconciles)
+			}
+		})
+	}
+}
+
+func envInt(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	i, err := strconv.Atoi(v)
+	require.NoError(b, err, name)
+	return i
+}
+
+type benchResult struct {
+	late         []time.Duration // per transition, as seen by the watcher
+	landed       []time.Duration // per transition, by OnTransition
+	transitions  int
+	statusWrites int64
+	requests     int64
+	reconciles   int64
+	window       time.Duration
+	byVerb       string
+}
+
+func percentile(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := (len(s)*p + 99) / 100
+	return s[min(max(i-1, 0), len(s)-1)].Round(time.Millisecond)
+}
+
+func (r benchResult) lateness(p int) time.Duration       { return percentile(r.late, p) }
+func (r benchResult) controllerLate(p int) time.Duration { return percentile(r.landed, p) }
+
+func runAPIServer(b *testing.B, label string, n, rate int, o Options, tweak func(*reconciler)) benchResult {
+	env := testenv.Get(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	// A watcher of its own records when each step is first visible.
+	type steps [3]time.Time
+	var mu sync.Mutex
+	seen := make(map[string]*steps, n)
+	remaining := 3 * n
+	done := make(chan struct{})
+	var late []time.Duration
+	observe := func(obj any) {
+		nr, ok := obj.(*v1alpha1.NopResource)
+		if !ok || len(nr.Spec.ForProvider.ConditionAfter) == 0 {
+			return
+		}
+		now := time.Now()
+		ready := conditions.Get(nr.Status.Conditions, "Ready")
+		visible := [3]bool{ready != nil, ready != nil && ready.Status == metav1.ConditionTrue, conditions.IsTrue(nr.Status.Conditions, "Synced")}
+		mu.Lock()
+		defer mu.Unlock()
+		s := seen[nr.Name]
+		if s == nil {
+			s = &steps{}
+			seen[nr.Name] = s
+		}
+		for i, v := range visible {
+			if v && s[i].IsZero() {
+				s[i] = now
+				late = append(late, now.Sub(nr.CreationTimestamp.Add(time.Duration(i+1)*time.Second)))
+				if remaining--; remaining == 0 {
+					close(done)
+				}
+			}
+		}
+	}
+	watcher, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme, DefaultLabelSelector: labels.SelectorFromSet(labels.Set{testLabel: label})})
+	require.NoError(b, err)
+	inf, err := watcher.GetInformer(ctx, &v1alpha1.NopResource{})
+	require.NoError(b, err)
+	_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: observe, UpdateFunc: func(_, o any) { observe(o) }})
+	require.NoError(b, err)
+	go func() { _ = watcher.Start(ctx) }()
+	require.True(b, watcher.WaitForCacheSync(ctx))
+
+	var landedMu sync.Mutex
+	var landed []time.Duration
+	o.OnTransition = func(t Transition) {
+		landedMu.Lock()
+		defer landedMu.Unlock()
+		landed = append(landed, t.Lateness())
+	}
+	var reconciles atomic.Int64
+	stop, requests := startManagerWith(b, label, o, func(r *reconciler) reconcile.Reconciler {
+		tweak(r)
+		return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			reconciles.Add(1)
+			return r.Reconcile(ctx, req)
+		})
+	})
+
+	// Wait until the controller runs, with an object of no schedule.
+	warmup := newNop(label, label+"-warmup")
+	require.NoError(b, env.Client.Create(ctx, warmup))
+	for got := (&v1alpha1.NopResource{}); got.Status.ObservedGeneration == 0; time.Sleep(10 * time.Millisecond) {
+		require.NoError(b, env.Client.Get(ctx, client.ObjectKeyFromObject(warmup), got))
+	}
+	requests.reset()
+	reconciles.Store(0)
+
+	start := time.Now()
+	var interval time.Duration
+	if rate > 0 {
+		interval = time.Second / time.Duration(rate)
+	}
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for i := range n {
+		if interval > 0 {
+			time.Sleep(time.Until(start.Add(time.Duration(i) * interval)))
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			obj := newNop(label, fmt.Sprintf("%s-%04d", label, i), benchSchedule...)
+			if err := env.Client.Create(ctx, obj); err != nil {
+				b.Errorf("cannot create %s: %v", obj.Name, err)
+			}
+		})
+	}
+	wg.Wait()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		mu.Lock()
+		b.Fatalf("%d of %d transitions not seen after 2 minutes", remaining, 3*n)
+	}
+	time.Sleep(2 * time.Second) // what the controller costs once the schedule is over
+	window := time.Since(start)
+	stop()
+
+	mu.Lock()
+	defer mu.Unlock()
+	landedMu.Lock()
+	defer landedMu.Unlock()
+	return benchResult{
+		late:         late,
+		landed:       landed,
+		transitions:  len(landed),
+		statusWrites: requests.get("PUT nopresources/status"),
+		requests:     requests.reads.Load() + requests.writes.Load(),
+		reconciles:   reconciles.Load(),
+		window:       window,
+		byVerb:       requests.String(),
+	}
+}
