@@ -8,9 +8,9 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
@@ -39,19 +39,19 @@ func NewClaimReconciler(c client.Client, o Options) *ClaimReconciler {
 
 // Reconcile makes one App's XApp match it and its status reflect the XApp.
 // Each object is written only when it changes.
-func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	claim := newObject(v1alpha1.AppKind)
 	if err := r.client.Get(ctx, req.NamespacedName, claim); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	name := CompositeName(claim.GetNamespace(), claim.GetName())
 
 	if !claim.GetDeletionTimestamp().IsZero() {
-		return ctrl.Result{}, r.delete(ctx, claim, name)
+		return reconcile.Result{}, r.delete(ctx, claim, name)
 	}
 	if controllerutil.AddFinalizer(claim, Finalizer) {
 		if err := r.client.Update(ctx, claim); err != nil {
-			return ctrl.Result{}, fmt.Errorf("cannot add a finalizer to App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err)
+			return reconcile.Result{}, ignoreConflict(fmt.Errorf("cannot add a finalizer to App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
 		}
 	}
 	before := claim.DeepCopy()
@@ -64,14 +64,14 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		r.set(claim, conditions.TypeSynced, metav1.ConditionFalse, ReasonConflictingComposite,
 			fmt.Sprintf("XApp %s already exists and serves another claim; rename this claim", name))
 		r.set(claim, conditions.TypeReady, metav1.ConditionFalse, ReasonConflictingComposite, "")
-		return ctrl.Result{}, r.writeStatus(ctx, before, claim)
+		return reconcile.Result{}, r.writeStatus(ctx, before, claim)
 	case err != nil:
-		return ctrl.Result{}, err
+		return reconcile.Result{}, ignoreConflict(err)
 	}
 
 	if _, err := r.setter.Propagate(xr, claim); err != nil {
 		r.set(claim, conditions.TypeSynced, metav1.ConditionFalse, ReasonReconcileError, err.Error())
-		return ctrl.Result{}, r.writeStatus(ctx, before, claim)
+		return reconcile.Result{}, r.writeStatus(ctx, before, claim)
 	}
 	xrConds, _ := conditions.FromUnstructured(xr) // Propagate read them
 	if ready := conditions.Get(xrConds, conditions.TypeReady); ready != nil {
@@ -80,7 +80,7 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		r.set(claim, conditions.TypeReady, metav1.ConditionFalse, ReasonWaiting, "Waiting for the composite resource to report Ready.")
 	}
 	r.set(claim, conditions.TypeSynced, metav1.ConditionTrue, ReasonReconcileSuccess, "")
-	return ctrl.Result{}, r.writeStatus(ctx, before, claim)
+	return reconcile.Result{}, r.writeStatus(ctx, before, claim)
 }
 
 var errConflict = fmt.Errorf("the composite resource serves another claim")
@@ -161,7 +161,7 @@ func (r *ClaimReconciler) writeStatus(ctx context.Context, before, claim *unstru
 		return nil
 	}
 	if err := r.client.Status().Update(ctx, claim); err != nil {
-		return fmt.Errorf("cannot update the status of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err)
+		return ignoreConflict(fmt.Errorf("cannot update the status of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
 	}
 	return nil
 }

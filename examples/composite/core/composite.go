@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
@@ -80,19 +80,19 @@ func NewCompositeReconciler(c client.Client, rec events.EventRecorder, o Options
 // claim's status and composed resources only when they change, and asks to
 // run again after the poll interval: the pipeline consults systems outside
 // the cluster (databases, an image registry) that cannot be watched.
-func (r *CompositeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *CompositeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	xr := newObject(v1alpha1.XAppKind)
 	if err := r.client.Get(ctx, req.NamespacedName, xr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if !xr.GetDeletionTimestamp().IsZero() {
-		return ctrl.Result{}, nil // composed resources go with it (owner references)
+		return reconcile.Result{}, nil // composed resources go with it (owner references)
 	}
 	before := xr.DeepCopy()
 
 	claim, err := r.claimOf(ctx, xr)
 	if err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Result{}, err
 	}
 
 	var applyErr error
@@ -105,7 +105,7 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		out, err := r.applier.Apply(rsp, xr, claim)
 		switch {
 		case err != nil && !out.CompositeChanged:
-			return ctrl.Result{}, err // nothing could be applied
+			return reconcile.Result{}, err // nothing could be applied
 		case err != nil:
 			applyErr = err // the claim could not be updated; the XR still is
 		}
@@ -119,21 +119,21 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		}
 	}
 	if err := r.setReady(xr); err != nil {
-		return ctrl.Result{}, err
+		return reconcile.Result{}, err
 	}
 	_ = unstructured.SetNestedField(xr.Object, xr.GetGeneration(), "status", "observedGeneration")
 
 	if !equality.Semantic.DeepEqual(before.Object["status"], xr.Object["status"]) {
 		if err := r.client.Status().Update(ctx, xr); err != nil {
-			return ctrl.Result{}, fmt.Errorf("cannot update the status of XApp %s: %w", xr.GetName(), err)
+			return reconcile.Result{}, ignoreConflict(fmt.Errorf("cannot update the status of XApp %s: %w", xr.GetName(), err))
 		}
 	}
 	if claimChanged {
 		if err := r.client.Status().Update(ctx, claim); err != nil {
-			return ctrl.Result{}, fmt.Errorf("cannot update the status of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err)
+			return reconcile.Result{}, ignoreConflict(fmt.Errorf("cannot update the status of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
 		}
 	}
-	return ctrl.Result{RequeueAfter: r.poll}, applyErr
+	return reconcile.Result{RequeueAfter: r.poll}, applyErr
 }
 
 // claimOf returns the claim xr serves, or nil.
@@ -274,4 +274,15 @@ func newObject(gvk schema.GroupVersionKind) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
 	return u
+}
+
+// ignoreConflict drops a conflict: the object changed since it was read, and
+// the watch event of that change brings it back to the queue, so the
+// reconcile runs again on the new version and nothing is lost. Any other
+// error is returned.
+func ignoreConflict(err error) error {
+	if kerrors.IsConflict(err) {
+		return nil
+	}
+	return err
 }

@@ -19,10 +19,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/examples/composite/core"
@@ -58,7 +59,7 @@ func options() core.Options {
 // startManager runs the claim and XR controllers until the test ends.
 func startManager(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+	mgr, err := manager.New(env.Config, manager.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -294,9 +295,9 @@ func TestProgressingThenSuccess(t *testing.T) {
 	xrs := core.NewCompositeReconciler(c, events, options())
 	claims := core.NewClaimReconciler(c, options())
 	for i := range 3 {
-		_, err := xrs.Reconcile(ctx, ctrl.Request{NamespacedName: xrKey})
+		_, err := xrs.Reconcile(ctx, reconcile.Request{NamespacedName: xrKey})
 		require.NoError(t, err, "XR reconcile %d", i)
-		_, err = claims.Reconcile(ctx, ctrl.Request{NamespacedName: claimKey})
+		_, err = claims.Reconcile(ctx, reconcile.Request{NamespacedName: claimKey})
 		require.NoError(t, err, "claim reconcile %d", i)
 	}
 	if n := counter.writes.Load(); n != 0 {

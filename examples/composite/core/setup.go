@@ -7,9 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
@@ -51,10 +52,10 @@ func (o Options) withDefaults() Options {
 const EventRecorderName = "composite-example"
 
 // Setup adds the claim and XR controllers to mgr.
-func Setup(mgr ctrl.Manager, o Options) error {
+func Setup(mgr manager.Manager, o Options) error {
 	o = o.withDefaults()
 	claims := NewClaimReconciler(mgr.GetClient(), o)
-	err := ctrl.NewControllerManagedBy(mgr).
+	err := builder.ControllerManagedBy(mgr).
 		Named("app-claim").
 		For(newObject(v1alpha1.AppKind)).
 		Watches(newObject(v1alpha1.XAppKind), handler.EnqueueRequestsFromMapFunc(claimOfComposite)).
@@ -64,7 +65,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	}
 
 	xrs := NewCompositeReconciler(mgr.GetClient(), mgr.GetEventRecorder(EventRecorderName), o)
-	b := ctrl.NewControllerManagedBy(mgr).
+	b := builder.ControllerManagedBy(mgr).
 		Named("xapp").
 		For(newObject(v1alpha1.XAppKind))
 	for _, gvk := range o.ComposedKinds {

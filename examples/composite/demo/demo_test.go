@@ -1,0 +1,66 @@
+package demo_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/ctrlkit/ctrlkit/examples/composite/core"
+	"github.com/ctrlkit/ctrlkit/examples/composite/demo"
+	"github.com/ctrlkit/ctrlkit/examples/composite/function"
+	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.CRDDirs("../crds"), testenv.WithScheme(v1alpha1.AddToScheme))
+}
+
+// TestRun runs what `go run ./examples/composite` runs, on the test API
+// server, and checks that the claim went through the three scenarios.
+func TestRun(t *testing.T) {
+	env := testenv.Get(t)
+	mgr, err := manager.New(env.Config, manager.Options{
+		Scheme:     env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(t, err)
+	fn := &function.Function{Platform: demo.Platform()}
+	require.NoError(t, core.Setup(mgr, core.Options{Pipeline: core.Pipeline{{Name: "app", Function: fn}}}))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- mgr.Start(ctx) }()
+
+	var out bytes.Buffer
+	require.NoError(t, demo.Run(ctx, env.Client, &out, demo.Options{SimulateRollout: true, Poll: 50 * time.Millisecond}))
+	cancel()
+	require.NoError(t, <-stopped)
+
+	// Each scenario's header is followed, before the next one, by the
+	// conditions that end it.
+	got := out.String()
+	sections := strings.Split(got, "\n# ")
+	require.Len(t, sections, 3, "output:\n%s", got)
+	wants := [][]string{
+		{"Image Not Found", "ImageReady     False  NotFound", "The image provided does not exist or you are not authorized to use it."},
+		{"Progressing", "ImageReady     True   Available", "AppReady       False  Creating          Waiting for the deployment to be available."},
+		{"Success", "Ready          True  Available", "AppReady       True  Available"},
+	}
+	for i, want := range wants {
+		for _, w := range want {
+			if !strings.Contains(sections[i], w) {
+				t.Errorf("section %d does not contain %q; output:\n%s", i, w, got)
+			}
+		}
+	}
+}
