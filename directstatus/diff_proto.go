@@ -185,8 +185,10 @@ func (d *differ) pbList(fd protoreflect.FieldDescriptor, a, b protoreflect.List)
 	}
 }
 
-type pbKey struct {
+// A pbEntry is a map entry, with its key as a path field name.
+type pbEntry struct {
 	key  protoreflect.MapKey
+	val  protoreflect.Value
 	name string
 }
 
@@ -194,14 +196,31 @@ func (d *differ) pbMap(fd protoreflect.FieldDescriptor, a, b protoreflect.Map) {
 	if a.Len() == 0 && b.Len() == 0 {
 		return
 	}
-	vd := fd.MapValue()
+	d.pbEntries(fd.MapKey(), fd.MapValue(), sortedEntries(fd.MapKey(), a), sortedEntries(fd.MapKey(), b), keySegment)
+}
+
+// pbEntries compares two maps' entries, each sorted by key, in key order.
+// seg makes the path segment of a key.
+func (d *differ) pbEntries(kd, vd protoreflect.FieldDescriptor, ea, eb []pbEntry, seg func(string) pathSegment) {
 	isMsg := vd.Message() != nil
-	for _, k := range sortedMapKeys(fd.MapKey(), a, b) {
-		ignored, saved := d.enter(keySegment(k.name))
+	isJSONValue := isMsg && vd.Message().FullName() == "google.protobuf.Value"
+	for len(ea) > 0 || len(eb) > 0 {
+		var va, vb protoreflect.Value
+		var name string
+		switch c := compareEntries(kd, ea, eb); {
+		case c < 0:
+			va, name, ea = ea[0].val, ea[0].name, ea[1:]
+		case c > 0:
+			vb, name, eb = eb[0].val, eb[0].name, eb[1:]
+		default:
+			va, vb, name, ea, eb = ea[0].val, eb[0].val, ea[0].name, ea[1:], eb[1:]
+		}
+		ignored, saved := d.enter(seg(name))
 		if !ignored {
-			va, vb := a.Get(k.key), b.Get(k.key)
 			oka, okb := va.IsValid(), vb.IsValid()
 			switch {
+			case oka && okb && isJSONValue:
+				d.pbValue(va.Message(), vb.Message())
 			case oka && okb && isMsg:
 				d.message(va.Message(), vb.Message())
 			case oka && okb:
@@ -213,7 +232,15 @@ func (d *differ) pbMap(fd protoreflect.FieldDescriptor, a, b protoreflect.Map) {
 				if okb {
 					other = vb
 				}
-				if !d.cfg.nilEqualsEmpty || !isEmptyValueOf(vd, other, 0) {
+				empty := false
+				if d.cfg.nilEqualsEmpty {
+					if isJSONValue {
+						empty = isEmptyJSONValue(other.Message(), 0)
+					} else {
+						empty = isEmptyValueOf(vd, other, 0)
+					}
+				}
+				if !empty {
 					d.report()
 				}
 			}
@@ -225,43 +252,53 @@ func (d *differ) pbMap(fd protoreflect.FieldDescriptor, a, b protoreflect.Map) {
 	}
 }
 
-// sortedMapKeys returns the union of a's and b's keys, sorted by value.
-func sortedMapKeys(kd protoreflect.FieldDescriptor, a, b protoreflect.Map) []pbKey {
-	keys := make([]pbKey, 0, a.Len())
-	add := func(k protoreflect.MapKey, _ protoreflect.Value) bool {
-		keys = append(keys, pbKey{key: k})
-		return true
+// compareEntries orders the first entries of ea and eb; an empty list's
+// entry comes last.
+func compareEntries(kd protoreflect.FieldDescriptor, ea, eb []pbEntry) int {
+	switch {
+	case len(ea) == 0:
+		return 1
+	case len(eb) == 0:
+		return -1
 	}
-	a.Range(add)
-	b.Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
-		if !a.Has(k) {
-			add(k, v)
+	return compareKeys(kd, ea[0], eb[0])
+}
+
+func compareKeys(kd protoreflect.FieldDescriptor, x, y pbEntry) int {
+	switch kd.Kind() {
+	case protoreflect.StringKind, protoreflect.BoolKind:
+		return cmp.Compare(x.name, y.name) // "false" < "true"
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		return cmp.Compare(x.key.Uint(), y.key.Uint())
+	default: // the signed integer kinds
+		return cmp.Compare(x.key.Int(), y.key.Int())
+	}
+}
+
+// sortedEntries returns m's entries sorted by key: strings in byte order,
+// numbers by value, false before true.
+func sortedEntries(kd protoreflect.FieldDescriptor, m protoreflect.Map) []pbEntry {
+	if m.Len() == 0 {
+		return nil
+	}
+	entries := make([]pbEntry, 0, m.Len())
+	m.Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
+		e := pbEntry{key: k, val: v}
+		switch kd.Kind() {
+		case protoreflect.StringKind:
+			e.name = k.String()
+		case protoreflect.BoolKind:
+			e.name = strconv.FormatBool(k.Bool())
+		case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+			e.name = strconv.FormatUint(k.Uint(), 10)
+		default:
+			e.name = strconv.FormatInt(k.Int(), 10)
 		}
+		entries = append(entries, e)
 		return true
 	})
-	switch kd.Kind() {
-	case protoreflect.StringKind:
-		for i := range keys {
-			keys[i].name = keys[i].key.String()
-		}
-		slices.SortFunc(keys, func(x, y pbKey) int { return cmp.Compare(x.name, y.name) })
-	case protoreflect.BoolKind:
-		for i := range keys {
-			keys[i].name = strconv.FormatBool(keys[i].key.Bool())
-		}
-		slices.SortFunc(keys, func(x, y pbKey) int { return cmp.Compare(x.name, y.name) }) // false < true
-	case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
-		for i := range keys {
-			keys[i].name = strconv.FormatUint(keys[i].key.Uint(), 10)
-		}
-		slices.SortFunc(keys, func(x, y pbKey) int { return cmp.Compare(x.key.Uint(), y.key.Uint()) })
-	default: // the signed integer kinds
-		for i := range keys {
-			keys[i].name = strconv.FormatInt(keys[i].key.Int(), 10)
-		}
-		slices.SortFunc(keys, func(x, y pbKey) int { return cmp.Compare(x.key.Int(), y.key.Int()) })
-	}
-	return keys
+	slices.SortFunc(entries, func(x, y pbEntry) int { return compareKeys(kd, x, y) })
+	return entries
 }
 
 func scalarsEqual(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
@@ -355,28 +392,10 @@ func isEmptyMessage(m protoreflect.Message, depth int) bool {
 func (d *differ) pbStruct(a, b protoreflect.Message) {
 	fd := a.Descriptor().Fields().ByName("fields")
 	ma, mb := a.Get(fd).Map(), b.Get(fd).Map()
-	for _, k := range sortedMapKeys(fd.MapKey(), ma, mb) {
-		ignored, saved := d.enter(fieldSegment(k.name))
-		if !ignored {
-			va, vb := ma.Get(k.key), mb.Get(k.key)
-			switch {
-			case va.IsValid() && vb.IsValid():
-				d.pbValue(va.Message(), vb.Message())
-			default:
-				other := va
-				if vb.IsValid() {
-					other = vb
-				}
-				if !d.cfg.nilEqualsEmpty || !isEmptyJSONValue(other.Message(), 0) {
-					d.report()
-				}
-			}
-		}
-		d.leave(saved)
-		if d.done {
-			return
-		}
+	if ma.Len() == 0 && mb.Len() == 0 {
+		return
 	}
+	d.pbEntries(fd.MapKey(), fd.MapValue(), sortedEntries(fd.MapKey(), ma), sortedEntries(fd.MapKey(), mb), fieldSegment)
 }
 
 func (d *differ) pbValue(a, b protoreflect.Message) {
