@@ -116,10 +116,10 @@ func BenchmarkChangedFields(b *testing.B) {
 		desired, actual any
 		want            int
 	}{
-		"UnstructuredOneChange": {ud, ua, 1},
+		"UnstructuredOneChange":  {ud, ua, 1},
 		"UnstructuredAllChanged": {fd, fa, 10000},
-		"StructOneChange":       {sd, sa, 1},
-		"ProtoOneChange":        {pd, pa, 1},
+		"StructOneChange":        {sd, sa, 1},
+		"ProtoOneChange":         {pd, pa, 1},
 	}
 	for name, tc := range cases {
 		b.Run(name, func(b *testing.B) {
