@@ -78,13 +78,16 @@ func startManager(t *testing.T, env *testenv.Env) {
 	})
 }
 
-func createNamespace(t *testing.T, env *testenv.Env, name string) {
+// createNamespace creates a namespace named prefix plus a random suffix, so
+// that a test can run twice against one API server (-count=2).
+func createNamespace(t *testing.T, env *testenv.Env, prefix string) string {
 	t.Helper()
 	ns := &unstructured.Unstructured{}
 	ns.SetAPIVersion("v1")
 	ns.SetKind("Namespace")
-	ns.SetName(name)
+	ns.SetGenerateName(prefix + "-")
 	require.NoError(t, env.Client.Create(context.Background(), ns))
+	return ns.GetName()
 }
 
 func createClaim(t *testing.T, env *testenv.Env, namespace, name, database, image string) *v1alpha1.App {
@@ -187,8 +190,7 @@ func getXR(t *testing.T, env *testenv.Env, namespace, name string) *v1alpha1.XAp
 func TestImageNotFound(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
-	const ns = "image-not-found"
-	createNamespace(t, env, ns)
+	ns := createNamespace(t, env, "image-not-found")
 	createClaim(t, env, ns, "shop", "orders", imageMissing)
 
 	waitForClaim(t, env, ns, "shop", []metav1.Condition{
@@ -221,8 +223,7 @@ func TestImageNotFound(t *testing.T) {
 func TestUnauthorized(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
-	const ns = "unauthorized"
-	createNamespace(t, env, ns)
+	ns := createNamespace(t, env, "unauthorized")
 	createClaim(t, env, ns, "payroll-ui", "payroll", imageGood)
 
 	waitForClaim(t, env, ns, "payroll-ui", []metav1.Condition{
@@ -239,8 +240,7 @@ func TestProgressingThenSuccess(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
 	ctx := context.Background()
-	const ns = "progressing"
-	createNamespace(t, env, ns)
+	ns := createNamespace(t, env, "progressing")
 	createClaim(t, env, ns, "shop", "orders", imageGood)
 
 	waitForClaim(t, env, ns, "shop", []metav1.Condition{
@@ -317,8 +317,7 @@ func TestInternalError(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
 	ctx := context.Background()
-	const ns = "internal-error"
-	createNamespace(t, env, ns)
+	ns := createNamespace(t, env, "internal-error")
 	createClaim(t, env, ns, "ledger-ui", "ledger", imageGood)
 
 	waitForClaim(t, env, ns, "ledger-ui", []metav1.Condition{
@@ -375,8 +374,7 @@ func TestClaimChangesImage(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
 	ctx := context.Background()
-	const ns = "change-image"
-	createNamespace(t, env, ns)
+	ns := createNamespace(t, env, "change-image")
 	app := createClaim(t, env, ns, "shop", "orders", imageMissing)
 	waitForClaim(t, env, ns, "shop", []metav1.Condition{
 		cond("DatabaseReady", metav1.ConditionTrue, "Available", ""),
@@ -416,8 +414,7 @@ func TestDeleteClaim(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
 	ctx := context.Background()
-	const ns = "delete-claim"
-	createNamespace(t, env, ns)
+	ns := createNamespace(t, env, "delete-claim")
 	app := createClaim(t, env, ns, "shop", "orders", imageGood)
 	eventually(t, "the XR", func() string {
 		if err := env.Client.Get(ctx, client.ObjectKey{Name: core.CompositeName(ns, "shop")}, &v1alpha1.XApp{}); err != nil {

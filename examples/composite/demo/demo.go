@@ -58,7 +58,10 @@ type Options struct {
 // returns once the claim is Ready, or when ctx ends.
 func Run(ctx context.Context, c client.Client, out io.Writer, o Options) error {
 	if o.Namespace == "" {
-		o.Namespace, o.Name = "default", "shop"
+		o.Namespace = "default"
+	}
+	if o.Name == "" {
+		o.Name = "shop"
 	}
 	if o.Poll <= 0 {
 		o.Poll = 200 * time.Millisecond

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -41,8 +42,15 @@ func TestRun(t *testing.T) {
 	stopped := make(chan error, 1)
 	go func() { stopped <- mgr.Start(ctx) }()
 
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetGenerateName("demo-")
+	require.NoError(t, env.Client.Create(ctx, ns))
+
 	var out bytes.Buffer
-	require.NoError(t, demo.Run(ctx, env.Client, &out, demo.Options{SimulateRollout: true, Poll: 50 * time.Millisecond}))
+	o := demo.Options{Namespace: ns.GetName(), Name: "shop", SimulateRollout: true, Poll: 50 * time.Millisecond}
+	require.NoError(t, demo.Run(ctx, env.Client, &out, o))
 	cancel()
 	require.NoError(t, <-stopped)
 
