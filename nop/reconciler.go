@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -273,16 +274,26 @@ type outcome struct {
 
 // result turns the next deadline into a requeue, measured from the end of the
 // reconcile.
+//
+// A requeue at a deadline takes priorityDue, so that an object falling due is
+// reconciled before queued work that has no deadline (new objects, watch
+// events of the reconciler's own writes, objects listed at start-up).
 func (r *reconciler) result(out outcome) reconcile.Result {
-	var after time.Duration
+	var res reconcile.Result
 	if !out.next.IsZero() && !r.pollOnly {
-		after = max(out.next.Sub(r.clock.Now()), time.Nanosecond)
+		res.RequeueAfter = max(out.next.Sub(r.clock.Now()), time.Nanosecond)
+		res.Priority = ptr.To(priorityDue)
 	}
-	if p := r.opts.PollInterval; p > 0 && (after == 0 || p < after) {
-		after = p
+	if p := r.opts.PollInterval; p > 0 && (res.RequeueAfter == 0 || p < res.RequeueAfter) {
+		res.RequeueAfter, res.Priority = p, nil
 	}
-	return reconcile.Result{RequeueAfter: after}
+	return res
 }
+
+// priorityDue is the work queue priority of an object requeued at its next
+// deadline (controller-runtime's priority queue, on by default; events have
+// priority 0, objects listed at start-up handler.LowPriority).
+const priorityDue = 10
 
 func (r *reconciler) reconcile(ctx context.Context, obj client.Object) (outcome, error) {
 	spec, _ := parts(obj)
