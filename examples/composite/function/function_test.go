@@ -1,0 +1,134 @@
+package function_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/testing/protocmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ctrlkit/ctrlkit/examples/composite/core"
+	"github.com/ctrlkit/ctrlkit/examples/composite/function"
+	"github.com/ctrlkit/ctrlkit/results"
+	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
+)
+
+func xapp(database, image string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.ctrlkit.dev/v1alpha1",
+		"kind":       "XApp",
+		"metadata":   map[string]any{"name": "team-a-shop"},
+		"spec": map[string]any{
+			"database": database, "image": image,
+			"claimRef": map[string]any{"namespace": "team-a", "name": "shop"},
+		},
+	}}
+}
+
+func availableDeployment() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"status": map[string]any{"conditions": []any{map[string]any{"type": "Available", "status": "True"}}},
+	}}
+}
+
+func TestRunFunction(t *testing.T) {
+	errDown := errors.New("dial tcp 10.0.0.7:5432: connect: connection refused")
+	platform := function.NewStaticPlatform().
+		AddDatabase("orders", function.Database{Host: "orders.db", SecretName: "orders-db"}).
+		AddDatabase("payroll", function.Database{Host: "payroll.db"}, "finance").
+		FailDatabase("ledger", errDown).
+		AddImage("nginx:1.27")
+	dbTrue := results.Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()
+	imageTrue := results.Normal("").WithConditionTrue("ImageReady", "Available").TargetCompositeAndClaim().Build()
+
+	cases := map[string]struct {
+		reason      string
+		xr          *unstructured.Unstructured
+		observed    map[string]*unstructured.Unstructured
+		want        []*resultsv1.Result
+		wantDesired bool
+	}{
+		"ImageNotFound": {
+			reason: "The seed's Image Not Found: the database is fine, the image is not; fatal, nothing desired.",
+			xr:     xapp("orders", "nginx:nope"),
+			want: []*resultsv1.Result{dbTrue,
+				results.Fatal(errors.New(function.MessageImageNotFound)).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+			},
+		},
+		"Progressing": {
+			reason: "The seed's Progressing: the deployment is desired and not yet available.",
+			xr:     xapp("orders", "nginx:1.27"),
+			want: []*resultsv1.Result{dbTrue, imageTrue,
+				results.Normal(function.MessageCreating).WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
+			},
+			wantDesired: true,
+		},
+		"Success": {
+			reason:      "The seed's Success: the observed deployment is available.",
+			xr:          xapp("orders", "nginx:1.27"),
+			observed:    map[string]*unstructured.Unstructured{function.ResourceName: availableDeployment()},
+			want:        []*resultsv1.Result{dbTrue, imageTrue, results.Normal("").WithConditionTrue("AppReady", "Available").TargetCompositeAndClaim().Build()},
+			wantDesired: true,
+		},
+		"DatabaseNotFound": {
+			reason: "An unknown database is the user's mistake: fatal NotFound.",
+			xr:     xapp("nope", "nginx:1.27"),
+			want: []*resultsv1.Result{
+				results.Fatal(errors.New(`The database "nope" does not exist.`)).WithConditionFalse("DatabaseReady", "NotFound").TargetCompositeAndClaim().Build(),
+			},
+		},
+		"Unauthorized": {
+			reason: "The seed's builder example: a database this namespace may not use.",
+			xr:     xapp("payroll", "nginx:1.27"),
+			want: []*resultsv1.Result{
+				results.Fatal(errors.New(function.MessageUnauthorized)).WithConditionFalse("DatabaseReady", "Unauthorized").TargetCompositeAndClaim().Build(),
+			},
+		},
+		"InternalError": {
+			reason: "A platform failure: the detail for the XR, a friendly message for the claim.",
+			xr:     xapp("ledger", "nginx:1.27"),
+			want: []*resultsv1.Result{
+				results.Fatal(errors.New(`cannot look up database "ledger": `+errDown.Error())).
+					WithConditionFalse("DatabaseReady", "InternalError").TargetCompositeAndClaim().
+					WithClaimMessage(function.MessageInternalError).Build(),
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := &function.Function{Platform: platform}
+			rsp, err := f.RunFunction(context.Background(), &core.Request{Composite: tc.xr, Observed: tc.observed})
+			require.NoError(t, err)
+			if diff := cmp.Diff(tc.want, rsp.Results.GetResults(), protocmp.Transform()); diff != "" {
+				t.Errorf("%s\nresults: -want, +got:\n%s", tc.reason, diff)
+			}
+			for i, r := range rsp.Results.GetResults() {
+				if err := results.Validate(r); err != nil {
+					t.Errorf("%s\nresult %d is invalid: %v", tc.reason, i, err)
+				}
+			}
+			d := rsp.Desired[function.ResourceName]
+			if (d != nil) != tc.wantDesired {
+				t.Fatalf("%s\ndesired deployment: want %t, got %v", tc.reason, tc.wantDesired, d)
+			}
+			if d == nil {
+				return
+			}
+			if d.GetNamespace() != "team-a" || d.GetName() != "shop" {
+				t.Errorf("%s\ndesired deployment %s/%s: want team-a/shop", tc.reason, d.GetNamespace(), d.GetName())
+			}
+			containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+			want := []any{map[string]any{
+				"name": "app", "image": "nginx:1.27",
+				"env":     []any{map[string]any{"name": "DATABASE_HOST", "value": "orders.db"}},
+				"envFrom": []any{map[string]any{"secretRef": map[string]any{"name": "orders-db", "optional": true}}},
+			}}
+			if diff := cmp.Diff(want, containers); diff != "" {
+				t.Errorf("%s\ncontainers: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
