@@ -375,6 +375,38 @@ func TestInvalidSpec(t *testing.T) {
 	})
 }
 
+// TestForeignSecret: a connection Secret that exists and is not controlled by
+// the resource is left alone, and the resource says why.
+func TestForeignSecret(t *testing.T) {
+	const test = "foreign"
+	env := testenv.Get(t)
+	ctx := context.Background()
+	startManager(t, test, Options{})
+
+	foreign := newSecret()
+	foreign.SetNamespace("default")
+	foreign.SetName("foreign-conn")
+	foreign.Object["stringData"] = map[string]any{"password": "not yours"}
+	require.NoError(t, env.Client.Create(ctx, foreign))
+	cleanup(t, env.Client, foreign)
+	rv := foreign.GetResourceVersion()
+
+	n := newNop(test, "foreign", ca("0s", "Ready", "True"))
+	n.Spec.ForProvider.ConnectionDetails = []v1alpha1.ConnectionDetail{{Name: "password", Value: "mine"}}
+	n.Spec.WriteConnectionSecretToRef = &v1alpha1.SecretReference{Name: "foreign-conn"}
+	require.NoError(t, env.Client.Create(ctx, n))
+	cleanup(t, env.Client, n)
+	got := waitForCondition(t, env.Client, n, "Synced", metav1.ConditionFalse, ReasonConnectionSecretFailed)
+	msg := "cannot write connection secret default/foreign-conn: it exists and is not controlled by this NopResource"
+	if diff := cmp.Diff(msg, conditions.Get(got.Status.Conditions, "Synced").Message); diff != "" {
+		t.Errorf("Synced message: -want, +got:\n%s", diff)
+	}
+	require.True(t, conditions.IsTrue(got.Status.Conditions, "Ready"), "the schedule goes on: %s", describe(got.Status))
+	waitForEvent(t, env.Client, "foreign", ReasonConnectionSecretFailed, msg)
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(foreign), foreign))
+	require.Equal(t, rv, foreign.GetResourceVersion(), "the foreign secret is left alone")
+}
+
 // TestAdmission: the CRDs accept the design's sample unchanged but for its
 // apiVersion, and refuse bad schedules with a message naming the field.
 func TestAdmission(t *testing.T) {

@@ -109,7 +109,8 @@
 // the API server (no Secret informer, so the provider needs no cluster-wide
 // watch on Secrets) and written only when it differs. A Secret that exists and
 // is not controlled by the resource is left alone: Synced=False with reason
-// ConnectionSecretFailed. A Secret named by an earlier spec is left to the
+// ConnectionSecretFailed, a Warning event, and a retry every ten seconds that
+// keeps the schedule's deadlines. A Secret named by an earlier spec is left to the
 // garbage collector.
 //
 // # Observability
@@ -120,6 +121,13 @@
 // endpoint. The reconciler logs with the logr logger of its context
 // (status writes at V(1)). Options.OnTransition is called for each
 // scheduled transition that lands, with its deadline and its lateness.
+//
+// # Permissions
+//
+// The provider's service account needs get, list, watch, update and patch on
+// nopresources and clusternopresources (nop.ctrlkit.dev), update on their
+// status, get, create and update on secrets where connection Secrets are
+// written, and create and patch on events (events.k8s.io).
 //
 // # Decisions
 //

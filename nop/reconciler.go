@@ -216,14 +216,24 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			}
 		}
 	}
-	if err == nil {
-		err = out.err
-	}
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	return r.result(out), nil
+	res := r.result(out)
+	if out.err != nil {
+		// Recorded in Synced and an event; retried without losing the next
+		// deadline, which an error's backoff would.
+		log.FromContext(ctx).Error(out.err, "cannot publish the connection secret")
+		if res.RequeueAfter == 0 || res.RequeueAfter > retryAfterError {
+			res.RequeueAfter, res.Priority = retryAfterError, nil
+		}
+	}
+	return res, nil
 }
+
+// retryAfterError is how soon a reconcile whose error is recorded in the
+// status is retried.
+const retryAfterError = 10 * time.Second
 
 // staleRetry is a safety net for a reconcile skipped because the cache was
 // behind: the watch event of the write it missed normally comes first.
