@@ -37,6 +37,20 @@ const (
 	SegmentWildcard
 )
 
+// String returns the constant's name, such as "SegmentField".
+func (t SegmentType) String() string {
+	switch t {
+	case SegmentField:
+		return "SegmentField"
+	case SegmentIndex:
+		return "SegmentIndex"
+	case SegmentWildcard:
+		return "SegmentWildcard"
+	default:
+		return "SegmentType(" + strconv.Itoa(int(t)) + ")"
+	}
+}
+
 // A Segment is one step of a field path.
 type Segment struct {
 	Type  SegmentType

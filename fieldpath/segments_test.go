@@ -291,6 +291,14 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestSegmentTypeString(t *testing.T) {
+	got := []string{SegmentField.String(), SegmentIndex.String(), SegmentWildcard.String(), SegmentType(0).String()}
+	want := []string{"SegmentField", "SegmentIndex", "SegmentWildcard", "SegmentType(0)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SegmentType.String(): -want, +got:\n%s", diff)
+	}
+}
+
 func TestParseErrorMessage(t *testing.T) {
 	_, err := Parse("spec.containers[]")
 	want := `cannot parse field path "spec.containers[]": empty brackets at position 15`
