@@ -1,0 +1,238 @@
+package scopes
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlkit/ctrlkit/fieldpath"
+)
+
+// A ChildOption configures ChildResources. ControllerOnly and Depth are
+// ChildOptions, and LocateOptions too.
+type ChildOption interface {
+	applyToChildren(*childOptions)
+}
+
+type childOptions struct {
+	controllerOnly bool
+	depth          int
+}
+
+func newChildOptions(opts []ChildOption) childOptions {
+	o := childOptions{depth: 1}
+	for _, opt := range opts {
+		opt.applyToChildren(&o)
+	}
+	return o
+}
+
+// ControllerOnly is an option that keeps only resources whose controller
+// reference (the owner reference marked controller: true) points to the
+// workload, or below the first level to a resource already found. By default
+// any owner reference counts, as in OAM.
+type ControllerOnly bool
+
+func (c ControllerOnly) applyToChildren(o *childOptions) { o.controllerOnly = bool(c) }
+func (c ControllerOnly) applyToLocate(o *locateOptions)  { c.applyToChildren(&o.child) }
+
+// Depth is an option that sets how many levels of ownership ChildResources
+// follows. 1, the default (and OAM's only behaviour), finds the resources
+// owned by the workload; 2 also finds those owned by them, and so on: with
+// kinds ReplicaSet and Pod and Depth(2), a Deployment's ReplicaSets and their
+// Pods. Every level searches every kind. Values below 1 mean 1.
+type Depth int
+
+func (d Depth) applyToChildren(o *childOptions) { o.depth = max(1, int(d)) }
+func (d Depth) applyToLocate(o *locateOptions)  { d.applyToChildren(&o.child) }
+
+var ownerReferences = fieldpath.MustCompile("metadata.ownerReferences")
+
+// ChildResources returns the child resources of workload: the objects of
+// kinds, listed in the workload's namespace (every namespace for a
+// cluster-scoped workload) with each kind's label selector, that have an
+// owner reference to the workload's UID. They are sorted by kind, apiVersion,
+// namespace and name, and each appears once even when several kinds or
+// levels match it. workload must carry its UID, as objects read from the API
+// server do; no kinds means no children.
+//
+// Errors name the kind that could not be listed (a kind that is not
+// installed gives one that meta.IsNoMatchError recognizes).
+func ChildResources(ctx context.Context, r client.Reader, workload *unstructured.Unstructured, kinds []ChildResourceKind, opts ...ChildOption) ([]unstructured.Unstructured, error) {
+	l := &lister{r: r}
+	return l.children(ctx, workload, kinds, newChildOptions(opts))
+}
+
+// A lister lists child resources, keeping each list for the rest of its life
+// so that workloads of one Locate call share them.
+type lister struct {
+	r     client.Reader
+	lists map[listKey][]unstructured.Unstructured
+	// shared records the items already returned when lists are shared, so
+	// that an item returned twice is copied rather than aliased.
+	shared map[*unstructured.Unstructured]bool
+}
+
+type listKey struct {
+	gvk       schema.GroupVersionKind
+	namespace string
+	selector  string
+}
+
+func (l *lister) children(ctx context.Context, workload *unstructured.Unstructured, kinds []ChildResourceKind, o childOptions) ([]unstructured.Unstructured, error) {
+	if workload == nil {
+		return nil, fmt.Errorf("cannot find the child resources of a nil workload: %w", ErrInvalidRef)
+	}
+	uid := workload.GetUID()
+	if uid == "" {
+		return nil, fmt.Errorf("cannot find the child resources of %s: it has no UID (read it from the API server first): %w", describeScope(workload), ErrInvalidRef)
+	}
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+
+	ns := workload.GetNamespace()
+	var pool []*unstructured.Unstructured
+	listed := make(map[listKey]bool, len(kinds))
+	for _, k := range kinds {
+		gvk, err := k.gvk()
+		if err != nil {
+			return nil, fmt.Errorf("cannot find the child resources of %s: %w", describeScope(workload), err)
+		}
+		key := listKey{gvk: gvk, namespace: ns, selector: selectorString(k.Selector)}
+		if listed[key] {
+			continue
+		}
+		listed[key] = true
+		items, err := l.list(ctx, key, k.Selector)
+		if err != nil {
+			return nil, fmt.Errorf("cannot find the child resources of %s: %w", describeScope(workload), err)
+		}
+		for i := range items {
+			pool = append(pool, &items[i])
+		}
+	}
+
+	found := map[types.UID]bool{uid: true}
+	owners := map[types.UID]bool{uid: true}
+	var out []unstructured.Unstructured
+	for level := 0; level < o.depth && len(owners) > 0; level++ {
+		next := map[types.UID]bool{}
+		for _, item := range pool {
+			id := item.GetUID()
+			if found[id] || !ownedBy(item.Object, owners, o.controllerOnly) {
+				continue
+			}
+			found[id], next[id] = true, true
+			out = append(out, l.take(item))
+		}
+		owners = next
+	}
+	slices.SortFunc(out, compareObjects)
+	return out, nil
+}
+
+// list returns the objects of one kind, from the API server (or the
+// reader's cache) the first time and from memory afterwards.
+func (l *lister) list(ctx context.Context, key listKey, selector map[string]string) ([]unstructured.Unstructured, error) {
+	if items, ok := l.lists[key]; ok {
+		return items, nil
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(key.gvk.GroupVersion().WithKind(key.gvk.Kind + "List"))
+	opts := []client.ListOption{client.InNamespace(key.namespace)}
+	if len(selector) > 0 {
+		opts = append(opts, client.MatchingLabels(selector))
+	}
+	if err := l.r.List(ctx, list, opts...); err != nil {
+		where := "in namespace " + key.namespace
+		if key.namespace == "" {
+			where = "in any namespace"
+		}
+		if key.selector != "" {
+			where += " with labels " + key.selector
+		}
+		return nil, fmt.Errorf("cannot list %s %s: %w", key.gvk, where, err)
+	}
+	if l.lists == nil {
+		l.lists = map[listKey][]unstructured.Unstructured{}
+	}
+	l.lists[key] = list.Items
+	return list.Items, nil
+}
+
+// take returns an item for a caller. Lists are kept for later calls only
+// through Locate, where one object may be a child of two workloads: the
+// second caller gets a copy.
+func (l *lister) take(item *unstructured.Unstructured) unstructured.Unstructured {
+	if l.shared == nil {
+		return *item
+	}
+	if l.shared[item] {
+		return *item.DeepCopy()
+	}
+	l.shared[item] = true
+	return *item
+}
+
+// ownedBy reports whether the object content has an owner reference to one
+// of owners (a controller reference, with controllerOnly).
+func ownedBy(content map[string]any, owners map[types.UID]bool, controllerOnly bool) bool {
+	v, err := ownerReferences.Get(content)
+	if err != nil {
+		return false
+	}
+	refs, _ := v.([]any)
+	for _, r := range refs {
+		m, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		uid, _ := m["uid"].(string)
+		if uid == "" || !owners[types.UID(uid)] {
+			continue
+		}
+		if !controllerOnly {
+			return true
+		}
+		if c, _ := m["controller"].(bool); c {
+			return true
+		}
+	}
+	return false
+}
+
+func compareObjects(a, b unstructured.Unstructured) int {
+	return cmp.Or(
+		strings.Compare(a.GetKind(), b.GetKind()),
+		strings.Compare(a.GetAPIVersion(), b.GetAPIVersion()),
+		strings.Compare(a.GetNamespace(), b.GetNamespace()),
+		strings.Compare(a.GetName(), b.GetName()),
+	)
+}
+
+// selectorString renders a selector deterministically, as a key and for
+// error messages.
+func selectorString(sel map[string]string) string {
+	if len(sel) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, k := range slices.Sorted(maps.Keys(sel)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(sel[k])
+	}
+	return b.String()
+}

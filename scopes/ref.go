@@ -1,0 +1,434 @@
+package scopes
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ctrlkit/ctrlkit/fieldpath"
+)
+
+// Sentinel errors. Every error of this package that callers may want to act
+// on wraps one of them (or an apimachinery or fieldpath error), so that
+// errors.Is tells them apart.
+var (
+	// ErrInvalidRef is wrapped when a WorkloadRef given to a function lacks
+	// its apiVersion, kind or name, or when a change both adds and removes
+	// one reference.
+	ErrInvalidRef = errors.New("invalid workload reference")
+
+	// ErrMalformed is wrapped when the value at a scope's reference path is
+	// neither a list, an object nor null, when a list entry is not a
+	// workload reference (WorkloadRefs only), or when a definition's field
+	// has the wrong type.
+	ErrMalformed = errors.New("malformed workload references")
+
+	// ErrDefinitionNotFound is wrapped when a scope kind has no
+	// ScopeDefinition, so the path of its references is unknown.
+	ErrDefinitionNotFound = errors.New("scope definition not found")
+
+	// ErrNoRefPath is wrapped by Locate when the scope's ScopeDefinition
+	// does not declare a reference path (spec.workloadRefPath).
+	ErrNoRefPath = errors.New("scope definition declares no workload reference path")
+
+	// ErrOverlap is wrapped when a workload cannot join a scope because it
+	// is already in another scope of the same kind and the ScopeDefinition
+	// sets allowComponentOverlap to false.
+	ErrOverlap = errors.New("workload is already in another scope")
+)
+
+// A WorkloadRef refers to a workload from a scope: the entry written at the
+// scope's reference path. Two references are the same reference when their
+// apiVersion, kind and name are equal; the UID is recorded but not compared.
+type WorkloadRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	// UID is optional. When set, AddWorkloadRef writes it in new entries and
+	// refreshes the uid of an existing entry that records another one.
+	UID types.UID `json:"uid,omitempty"`
+}
+
+// RefOf returns a reference to obj, whose apiVersion and kind must be set
+// (as they are on unstructured objects, and on typed ones read through a
+// client that sets them).
+func RefOf(obj interface {
+	GetObjectKind() schema.ObjectKind
+	GetName() string
+	GetUID() types.UID
+}) WorkloadRef {
+	apiVersion, kind := obj.GetObjectKind().GroupVersionKind().ToAPIVersionAndKind()
+	return WorkloadRef{APIVersion: apiVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID()}
+}
+
+// String returns the reference as `apps/v1 Deployment "web"`.
+func (r WorkloadRef) String() string {
+	return r.APIVersion + " " + r.Kind + " " + strconv.Quote(r.Name)
+}
+
+// Same reports whether r and o refer to the same workload: equal apiVersion,
+// kind and name.
+func (r WorkloadRef) Same(o WorkloadRef) bool {
+	return r.APIVersion == o.APIVersion && r.Kind == o.Kind && r.Name == o.Name
+}
+
+func (r WorkloadRef) validate() error {
+	var missing []string
+	if r.APIVersion == "" {
+		missing = append(missing, "apiVersion")
+	}
+	if r.Kind == "" {
+		missing = append(missing, "kind")
+	}
+	if r.Name == "" {
+		missing = append(missing, "name")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("workload reference %s has no %s: %w", r, join(missing), ErrInvalidRef)
+}
+
+// object returns the reference as a scope entry.
+func (r WorkloadRef) object() map[string]any {
+	m := map[string]any{"apiVersion": r.APIVersion, "kind": r.Kind, "name": r.Name}
+	if r.UID != "" {
+		m["uid"] = string(r.UID)
+	}
+	return m
+}
+
+// matches reports whether the scope entry v refers to the same workload as r.
+func (r WorkloadRef) matches(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	return m["name"] == r.Name && m["kind"] == r.Kind && m["apiVersion"] == r.APIVersion
+}
+
+// staleUID reports whether the entry m, which matches r, records a UID other
+// than r's. An entry without a uid is never stale: the scope's schema may
+// prune the field, and refreshing it would then write on every reconcile.
+func (r WorkloadRef) staleUID(m map[string]any) bool {
+	if r.UID == "" {
+		return false
+	}
+	uid, ok := m["uid"]
+	return ok && uid != string(r.UID)
+}
+
+// AddWorkloadRef adds ref to the workload references of scope at path and
+// reports whether the scope changed. What it does depends on the value at
+// path:
+//
+//   - missing or null: it becomes a list holding ref; missing objects on the
+//     way are created, but every array element the path names must exist;
+//   - a list: ref is appended unless an entry already refers to the same
+//     workload (entries keep their order; entries that are not references are
+//     kept as they are);
+//   - an object (a singular workloadRef field): it is replaced by ref, unless
+//     it already refers to the same workload;
+//   - anything else: an error wrapping ErrMalformed that names the path and
+//     the type found.
+//
+// On error the scope is left exactly as it was.
+func AddWorkloadRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (changed bool, err error) {
+	if err := ref.validate(); err != nil {
+		return false, fmt.Errorf("cannot add a workload reference to %s: %w", describeScope(scope), err)
+	}
+	if scope == nil {
+		return false, fmt.Errorf("cannot add workload reference %s: the scope is nil: %w", ref, ErrMalformed)
+	}
+	changed, err = addRef(scope, path, ref)
+	if err != nil {
+		return false, fmt.Errorf("cannot add workload reference %s to %s at %s: %w", ref, describeScope(scope), path, err)
+	}
+	return changed, nil
+}
+
+func addRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (bool, error) {
+	p := fieldpath.Pave(scope.Object)
+	v, err := p.GetValue(path)
+	if fieldpath.IsNotFound(err) {
+		if err := elementsExist(p, path); err != nil {
+			return false, err
+		}
+		v, err = nil, nil
+	}
+	if err != nil {
+		return false, pathError(err)
+	}
+	switch x := v.(type) {
+	case nil:
+		err = p.SetValue(path, []any{ref.object()})
+	case []any:
+		i := indexOf(x, ref)
+		switch {
+		case i < 0:
+			list := make([]any, len(x), len(x)+1)
+			copy(list, x)
+			err = p.SetValue(path, append(list, ref.object()))
+		case ref.staleUID(x[i].(map[string]any)):
+			list := append([]any(nil), x...)
+			list[i] = withUID(x[i].(map[string]any), ref.UID)
+			err = p.SetValue(path, list)
+		default:
+			return false, nil
+		}
+	case map[string]any:
+		if ref.matches(x) && !ref.staleUID(x) {
+			return false, nil
+		}
+		err = p.SetValue(path, ref.object())
+	default:
+		return false, wrongType(path, v)
+	}
+	if err != nil {
+		return false, err
+	}
+	scope.Object = p.UnstructuredContent()
+	return true, nil
+}
+
+// RemoveWorkloadRef removes every entry that refers to the same workload as
+// ref from the workload references of scope at path, keeping the order of
+// the others, and reports whether the scope changed. A missing or null value
+// holds no references; a list left empty stays an empty list; an object that
+// refers to the workload is deleted. Any other value is an error wrapping
+// ErrMalformed, and on error the scope is left exactly as it was.
+func RemoveWorkloadRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (changed bool, err error) {
+	if err := ref.validate(); err != nil {
+		return false, fmt.Errorf("cannot remove a workload reference from %s: %w", describeScope(scope), err)
+	}
+	if scope == nil {
+		return false, nil
+	}
+	changed, err = removeRef(scope, path, ref)
+	if err != nil {
+		return false, fmt.Errorf("cannot remove workload reference %s from %s at %s: %w", ref, describeScope(scope), path, err)
+	}
+	return changed, nil
+}
+
+func removeRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (bool, error) {
+	p := fieldpath.Pave(scope.Object)
+	v, err := p.GetValue(path)
+	if fieldpath.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, pathError(err)
+	}
+	switch x := v.(type) {
+	case nil:
+		return false, nil
+	case []any:
+		i := indexOf(x, ref)
+		if i < 0 {
+			return false, nil
+		}
+		list := make([]any, i, len(x)-1)
+		copy(list, x[:i])
+		for _, e := range x[i+1:] {
+			if !ref.matches(e) {
+				list = append(list, e)
+			}
+		}
+		if err := p.SetValue(path, list); err != nil {
+			return false, err
+		}
+	case map[string]any:
+		if !ref.matches(x) {
+			return false, nil
+		}
+		if err := p.DeleteField(path); err != nil {
+			return false, err
+		}
+	default:
+		return false, wrongType(path, v)
+	}
+	return true, nil
+}
+
+// WorkloadRefs returns the workload references of scope at path, in order:
+// none for a missing or null value, one for an object, and one per entry of
+// a list. An entry that is not an object with string apiVersion, kind and
+// name is an error wrapping ErrMalformed that names its index.
+func WorkloadRefs(scope *unstructured.Unstructured, path string) ([]WorkloadRef, error) {
+	if scope == nil {
+		return nil, nil
+	}
+	refs, err := readRefs(scope.Object, path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the workload references of %s at %s: %w", describeScope(scope), path, err)
+	}
+	return refs, nil
+}
+
+func readRefs(content map[string]any, path string) ([]WorkloadRef, error) {
+	v, err := fieldpath.Pave(content).GetValue(path)
+	if fieldpath.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, pathError(err)
+	}
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case map[string]any:
+		r, err := refFrom(x)
+		if err != nil {
+			return nil, fmt.Errorf("%s %w", path, err)
+		}
+		return []WorkloadRef{r}, nil
+	case []any:
+		refs := make([]WorkloadRef, 0, len(x))
+		for i, e := range x {
+			m, ok := e.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s[%d] is %s, not a workload reference: %w", path, i, describe(e), ErrMalformed)
+			}
+			r, err := refFrom(m)
+			if err != nil {
+				return nil, fmt.Errorf("%s[%d] %w", path, i, err)
+			}
+			refs = append(refs, r)
+		}
+		return refs, nil
+	default:
+		return nil, wrongType(path, v)
+	}
+}
+
+// refFrom reads a scope entry. Its errors read after the entry's path.
+func refFrom(m map[string]any) (WorkloadRef, error) {
+	var r WorkloadRef
+	var bad []string
+	for _, f := range []struct {
+		name string
+		to   *string
+	}{{"apiVersion", &r.APIVersion}, {"kind", &r.Kind}, {"name", &r.Name}} {
+		s, ok := m[f.name].(string)
+		if !ok || s == "" {
+			bad = append(bad, f.name)
+		}
+		*f.to = s
+	}
+	if len(bad) > 0 {
+		return WorkloadRef{}, fmt.Errorf("has no string %s: %w", join(bad), ErrMalformed)
+	}
+	if uid, ok := m["uid"].(string); ok {
+		r.UID = types.UID(uid)
+	}
+	return r, nil
+}
+
+// elementsExist returns an error when path names an array element that does
+// not exist: AddWorkloadRef creates missing fields but never pads arrays.
+func elementsExist(p *fieldpath.Paved, path string) error {
+	segs, err := fieldpath.Parse(path)
+	if err != nil {
+		return err
+	}
+	for i, s := range segs {
+		if s.Type != fieldpath.SegmentIndex {
+			continue
+		}
+		if _, err := p.GetValue(segs[:i+1].String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func indexOf(list []any, ref WorkloadRef) int {
+	for i, e := range list {
+		if ref.matches(e) {
+			return i
+		}
+	}
+	return -1
+}
+
+func withUID(m map[string]any, uid types.UID) map[string]any {
+	c := make(map[string]any, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	c["uid"] = string(uid)
+	return c
+}
+
+// pathError marks a value of the wrong type on the way to the reference path
+// as malformed references too.
+func pathError(err error) error {
+	if errors.Is(err, fieldpath.ErrWrongType) {
+		return fmt.Errorf("%w (%w)", err, ErrMalformed)
+	}
+	return err
+}
+
+func wrongType(path string, v any) error {
+	return fmt.Errorf("%s is %s, not a list of workload references or one: %w", path, describe(v), ErrMalformed)
+}
+
+// describe names the JSON type of v for an error message, with scalars shown.
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if len(x) > 40 {
+			x = x[:40] + "..."
+		}
+		return "a string (" + strconv.Quote(x) + ")"
+	case bool:
+		return fmt.Sprintf("a boolean (%t)", x)
+	case map[string]any:
+		return "an object"
+	case []any:
+		return fmt.Sprintf("a list (length %d)", len(x))
+	case int64, float64, int, int32, float32:
+		return fmt.Sprintf("a number (%v)", x)
+	default:
+		return fmt.Sprintf("a value of type %T", v)
+	}
+}
+
+// describeScope names a scope in an error message: `HealthScope default/web`.
+func describeScope(scope *unstructured.Unstructured) string {
+	if scope == nil {
+		return "the scope"
+	}
+	kind := scope.GetKind()
+	if kind == "" {
+		kind = "scope"
+	}
+	if ns := scope.GetNamespace(); ns != "" {
+		return kind + " " + ns + "/" + scope.GetName()
+	}
+	if name := scope.GetName(); name != "" {
+		return kind + " " + name
+	}
+	return kind
+}
+
+func join(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	s := words[0]
+	for _, w := range words[1 : len(words)-1] {
+		s += ", " + w
+	}
+	return s + " or " + words[len(words)-1]
+}

@@ -1,0 +1,501 @@
+package scopes
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/ctrlkit/ctrlkit/fieldpath"
+)
+
+// doc parses JSON as the Kubernetes decoder would (int64 numbers).
+func doc(t testing.TB, s string) map[string]any {
+	t.Helper()
+	if s == "" {
+		return nil
+	}
+	var m map[string]any
+	require.NoError(t, utiljson.Unmarshal([]byte(s), &m), "test document %s", s)
+	return m
+}
+
+func scopeOf(t testing.TB, spec string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: doc(t, `{"apiVersion":"core.oam.dev/v1alpha2","kind":"HealthScope","metadata":{"name":"hs","namespace":"default"}}`)}
+	if spec != "" {
+		u.Object["spec"] = doc(t, `{"spec":`+spec+`}`)["spec"]
+	}
+	return u
+}
+
+var (
+	web = WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}
+	db  = WorkloadRef{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db"}
+)
+
+const (
+	webJSON = `{"apiVersion":"apps/v1","kind":"Deployment","name":"web"}`
+	dbJSON  = `{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db"}`
+	apiJSON = `{"apiVersion":"oam.dev/v1alpha2","kind":"example-workload","name":"api"}`
+)
+
+// errorWant describes an expected error: a sentinel it wraps and words its
+// message holds.
+type errorWant struct {
+	is       []error
+	contains []string
+}
+
+func checkError(t *testing.T, want *errorWant, err error) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("want an error wrapping %v, got none", want.is)
+	}
+	for _, s := range want.is {
+		if !errors.Is(err, s) {
+			t.Errorf("error %q does not wrap %q", err, s)
+		}
+	}
+	for _, s := range want.contains {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not say %q", err, s)
+		}
+	}
+}
+
+func TestAddWorkloadRef(t *testing.T) {
+	type args struct {
+		spec string // the scope's spec as JSON; "" for none
+		path string
+		ref  WorkloadRef
+	}
+	type want struct {
+		spec    string // the spec afterwards; "" for none
+		changed bool
+		err     *errorWant
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"MissingField": {
+			reason: "A missing list is created (OAM's runtime needed examples to ship workloadRefs: []).",
+			args:   args{spec: `{"probe":1}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"probe":1,"workloadRefs":[` + webJSON + `]}`, changed: true},
+		},
+		"MissingSpec": {
+			reason: "Missing objects on the way are created.",
+			args:   args{path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":[` + webJSON + `]}`, changed: true},
+		},
+		"Null": {
+			reason: "A null list is replaced (OAM's runtime panicked).",
+			args:   args{spec: `{"workloadRefs":null}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":[` + webJSON + `]}`, changed: true},
+		},
+		"NullParent": {
+			reason: "A null object on the way is replaced by an object.",
+			args:   args{spec: `null`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":[` + webJSON + `]}`, changed: true},
+		},
+		"EmptyList": {
+			args: args{spec: `{"workloadRefs":[]}`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `{"workloadRefs":[` + webJSON + `]}`, changed: true},
+		},
+		"Append": {
+			reason: "A new reference is appended; the others keep their order.",
+			args:   args{spec: `{"workloadRefs":[` + dbJSON + `,` + apiJSON + `]}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":[` + dbJSON + `,` + apiJSON + `,` + webJSON + `]}`, changed: true},
+		},
+		"Duplicate": {
+			reason: "A reference to the same workload is not added twice.",
+			args:   args{spec: `{"workloadRefs":[` + dbJSON + `,` + webJSON + `]}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":[` + dbJSON + `,` + webJSON + `]}`},
+		},
+		"DuplicateWithExtraFields": {
+			reason: "Identity is apiVersion, kind and name; fields the scope's schema adds are kept.",
+			args:   args{spec: `{"workloadRefs":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","weight":3}]}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","weight":3}]}`},
+		},
+		"OtherVersionIsAnotherRef": {
+			reason: "Identity includes the apiVersion, as the issue defines it.",
+			args:   args{spec: `{"workloadRefs":[{"apiVersion":"apps/v1beta2","kind":"Deployment","name":"web"}]}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":[{"apiVersion":"apps/v1beta2","kind":"Deployment","name":"web"},` + webJSON + `]}`, changed: true},
+		},
+		"NewWithUID": {
+			args: args{spec: `{"workloadRefs":[]}`, path: "spec.workloadRefs", ref: WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u1"}},
+			want: want{spec: `{"workloadRefs":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u1"}]}`, changed: true},
+		},
+		"StaleUID": {
+			reason: "A workload deleted and created again under its name gets its new UID.",
+			args: args{spec: `{"workloadRefs":[` + dbJSON + `,{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u1"}]}`,
+				path: "spec.workloadRefs", ref: WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u2"}},
+			want: want{spec: `{"workloadRefs":[` + dbJSON + `,{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u2"}]}`, changed: true},
+		},
+		"NoUIDInEntry": {
+			reason: "An entry without uid is left alone: the scope's schema may prune the field, and adding it would write forever.",
+			args:   args{spec: `{"workloadRefs":[` + webJSON + `]}`, path: "spec.workloadRefs", ref: WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u2"}},
+			want:   want{spec: `{"workloadRefs":[` + webJSON + `]}`},
+		},
+		"ForeignEntries": {
+			reason: "Entries that are not references are kept as they are.",
+			args:   args{spec: `{"workloadRefs":["a.b.c",7,null,{"x":1}]}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":["a.b.c",7,null,{"x":1},` + webJSON + `]}`, changed: true},
+		},
+		"Object": {
+			reason: "A singular workloadRef field is set, not appended to.",
+			args:   args{spec: `{"workloadRef":` + dbJSON + `}`, path: "spec.workloadRef", ref: web},
+			want:   want{spec: `{"workloadRef":` + webJSON + `}`, changed: true},
+		},
+		"EmptyObject": {
+			args: args{spec: `{"workloadRef":{}}`, path: "spec.workloadRef", ref: web},
+			want: want{spec: `{"workloadRef":` + webJSON + `}`, changed: true},
+		},
+		"ObjectSame": {
+			args: args{spec: `{"workloadRef":` + webJSON + `}`, path: "spec.workloadRef", ref: web},
+			want: want{spec: `{"workloadRef":` + webJSON + `}`},
+		},
+		"ObjectStaleUID": {
+			args: args{spec: `{"workloadRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u1"}}`, path: "spec.workloadRef",
+				ref: WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u2"}},
+			want: want{spec: `{"workloadRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u2"}}`, changed: true},
+		},
+		"TargetEndpoints": {
+			reason: "The design's DemoScope takes its references at spec.TargetEndpoints.",
+			args:   args{spec: `{"TargetEndpoints":[]}`, path: "spec.TargetEndpoints", ref: web},
+			want:   want{spec: `{"TargetEndpoints":[` + webJSON + `]}`, changed: true},
+		},
+		"IndexedPath": {
+			reason: "A path may go through existing array elements.",
+			args:   args{spec: `{"groups":[{"name":"a"},{"name":"b","refs":[` + dbJSON + `]}]}`, path: "spec.groups[1].refs", ref: web},
+			want:   want{spec: `{"groups":[{"name":"a"},{"name":"b","refs":[` + dbJSON + `,` + webJSON + `]}]}`, changed: true},
+		},
+		"IndexedPathMissingField": {
+			args: args{spec: `{"groups":[{"name":"a"}]}`, path: "spec.groups[0].refs", ref: web},
+			want: want{spec: `{"groups":[{"name":"a","refs":[` + webJSON + `]}]}`, changed: true},
+		},
+		"BracketPath": {
+			args: args{spec: `{"refs.v1":null}`, path: "spec[refs.v1]", ref: web},
+			want: want{spec: `{"refs.v1":[` + webJSON + `]}`, changed: true},
+		},
+		"MissingElement": {
+			reason: "Add never pads an array to reach an element the path names.",
+			args:   args{spec: `{"groups":[{"name":"a"}]}`, path: "spec.groups[3].refs", ref: web},
+			want:   want{spec: `{"groups":[{"name":"a"}]}`, err: &errorWant{is: []error{fieldpath.ErrNotFound}, contains: []string{"spec.groups[3].refs", "no element 3"}}},
+		},
+		"MissingArray": {
+			args: args{spec: `{}`, path: "spec.groups[0].refs", ref: web},
+			want: want{spec: `{}`, err: &errorWant{is: []error{fieldpath.ErrNotFound}, contains: []string{"groups"}}},
+		},
+		"String": {
+			reason: "A value that is neither a list nor an object is an error naming the path and the type.",
+			args:   args{spec: `{"workloadRefs":"a.b.c"}`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `{"workloadRefs":"a.b.c"}`, err: &errorWant{is: []error{ErrMalformed},
+				contains: []string{`HealthScope default/hs`, `spec.workloadRefs is a string ("a.b.c")`, `apps/v1 Deployment "web"`}}},
+		},
+		"Number": {
+			args: args{spec: `{"workloadRefs":3}`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `{"workloadRefs":3}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRefs is a number (3)"}}},
+		},
+		"Boolean": {
+			args: args{spec: `{"workloadRefs":true}`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `{"workloadRefs":true}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{"a boolean (true)"}}},
+		},
+		"WrongTypeOnTheWay": {
+			args: args{spec: `"oops"`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `"oops"`, err: &errorWant{is: []error{ErrMalformed, fieldpath.ErrWrongType}, contains: []string{`spec is a string ("oops")`}}},
+		},
+		"InvalidPath": {
+			args: args{spec: `{}`, path: "spec..refs", ref: web},
+			want: want{spec: `{}`, err: &errorWant{is: []error{fieldpath.ErrInvalidPath}, contains: []string{"position"}}},
+		},
+		"WildcardPath": {
+			args: args{spec: `{"refs":[]}`, path: "spec.refs[*]", ref: web},
+			want: want{spec: `{"refs":[]}`, err: &errorWant{is: []error{fieldpath.ErrInvalidPath}}},
+		},
+		"InvalidRef": {
+			args: args{spec: `{}`, path: "spec.workloadRefs", ref: WorkloadRef{Kind: "Deployment"}},
+			want: want{spec: `{}`, err: &errorWant{is: []error{ErrInvalidRef}, contains: []string{"apiVersion or name"}}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			scope := scopeOf(t, tc.args.spec)
+			changed, err := AddWorkloadRef(scope, tc.args.path, tc.args.ref)
+			checkError(t, tc.want.err, err)
+			if diff := cmp.Diff(scopeOf(t, tc.want.spec).Object, scope.Object); diff != "" {
+				t.Errorf("%s\nAddWorkloadRef(...): -want scope, +got scope:\n%s", tc.reason, diff)
+			}
+			if changed != tc.want.changed {
+				t.Errorf("%s\nAddWorkloadRef(...): want changed %t, got %t", tc.reason, tc.want.changed, changed)
+			}
+		})
+	}
+}
+
+func TestAddWorkloadRefNilContent(t *testing.T) {
+	scope := &unstructured.Unstructured{}
+	changed, err := AddWorkloadRef(scope, "spec.workloadRefs", web)
+	require.NoError(t, err)
+	require.True(t, changed)
+	if diff := cmp.Diff(doc(t, `{"spec":{"workloadRefs":[`+webJSON+`]}}`), scope.Object); diff != "" {
+		t.Errorf("-want, +got:\n%s", diff)
+	}
+	_, err = AddWorkloadRef(nil, "spec.workloadRefs", web)
+	require.ErrorIs(t, err, ErrMalformed)
+}
+
+func TestRemoveWorkloadRef(t *testing.T) {
+	type args struct {
+		spec string
+		path string
+		ref  WorkloadRef
+	}
+	type want struct {
+		spec    string
+		changed bool
+		err     *errorWant
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   want
+	}{
+		"Missing": {
+			args: args{spec: `{}`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `{}`},
+		},
+		"MissingSpec": {
+			args: args{path: "spec.workloadRefs", ref: web},
+		},
+		"MissingElement": {
+			args: args{spec: `{"groups":[]}`, path: "spec.groups[2].refs", ref: web},
+			want: want{spec: `{"groups":[]}`},
+		},
+		"Null": {
+			args: args{spec: `{"workloadRefs":null}`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `{"workloadRefs":null}`},
+		},
+		"KeepsOrder": {
+			reason: "Removal keeps the order of the others (OAM's runtime swapped elements).",
+			args:   args{spec: `{"workloadRefs":[` + dbJSON + `,` + webJSON + `,` + apiJSON + `]}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":[` + dbJSON + `,` + apiJSON + `]}`, changed: true},
+		},
+		"Duplicates": {
+			reason: "Every entry that refers to the workload goes.",
+			args:   args{spec: `{"workloadRefs":[` + webJSON + `,` + dbJSON + `,` + webJSON + `]}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":[` + dbJSON + `]}`, changed: true},
+		},
+		"Last": {
+			reason: "The list stays, empty.",
+			args:   args{spec: `{"workloadRefs":[` + webJSON + `]}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":[]}`, changed: true},
+		},
+		"Absent": {
+			args: args{spec: `{"workloadRefs":[` + dbJSON + `]}`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `{"workloadRefs":[` + dbJSON + `]}`},
+		},
+		"UIDIgnored": {
+			reason: "Removal matches apiVersion, kind and name.",
+			args:   args{spec: `{"workloadRefs":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u1"}]}`, path: "spec.workloadRefs", ref: WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u2"}},
+			want:   want{spec: `{"workloadRefs":[]}`, changed: true},
+		},
+		"ForeignEntries": {
+			args: args{spec: `{"workloadRefs":["a.b.c",` + webJSON + `,7]}`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `{"workloadRefs":["a.b.c",7]}`, changed: true},
+		},
+		"Object": {
+			reason: "A singular reference to the workload is deleted.",
+			args:   args{spec: `{"workloadRef":` + webJSON + `,"x":1}`, path: "spec.workloadRef", ref: web},
+			want:   want{spec: `{"x":1}`, changed: true},
+		},
+		"OtherObject": {
+			args: args{spec: `{"workloadRef":` + dbJSON + `}`, path: "spec.workloadRef", ref: web},
+			want: want{spec: `{"workloadRef":` + dbJSON + `}`},
+		},
+		"TargetEndpoints": {
+			args: args{spec: `{"TargetEndpoints":[` + webJSON + `,` + dbJSON + `]}`, path: "spec.TargetEndpoints", ref: web},
+			want: want{spec: `{"TargetEndpoints":[` + dbJSON + `]}`, changed: true},
+		},
+		"IndexedPath": {
+			args: args{spec: `{"groups":[{"refs":[` + webJSON + `]},{"refs":[` + webJSON + `]}]}`, path: "spec.groups[1].refs", ref: web},
+			want: want{spec: `{"groups":[{"refs":[` + webJSON + `]},{"refs":[]}]}`, changed: true},
+		},
+		"String": {
+			args: args{spec: `{"workloadRefs":"web"}`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `{"workloadRefs":"web"}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{`spec.workloadRefs is a string ("web")`}}},
+		},
+		"WrongTypeOnTheWay": {
+			args: args{spec: `[1]`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `[1]`, err: &errorWant{is: []error{ErrMalformed, fieldpath.ErrWrongType}}},
+		},
+		"InvalidRef": {
+			args: args{spec: `{}`, path: "spec.workloadRefs", ref: WorkloadRef{}},
+			want: want{spec: `{}`, err: &errorWant{is: []error{ErrInvalidRef}, contains: []string{"apiVersion, kind or name"}}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			scope := scopeOf(t, tc.args.spec)
+			changed, err := RemoveWorkloadRef(scope, tc.args.path, tc.args.ref)
+			checkError(t, tc.want.err, err)
+			if diff := cmp.Diff(scopeOf(t, tc.want.spec).Object, scope.Object); diff != "" {
+				t.Errorf("%s\nRemoveWorkloadRef(...): -want scope, +got scope:\n%s", tc.reason, diff)
+			}
+			if changed != tc.want.changed {
+				t.Errorf("%s\nRemoveWorkloadRef(...): want changed %t, got %t", tc.reason, tc.want.changed, changed)
+			}
+		})
+	}
+}
+
+func TestWorkloadRefs(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		spec   string
+		path   string
+		want   []WorkloadRef
+		err    *errorWant
+	}{
+		"Missing": {spec: `{}`, path: "spec.workloadRefs"},
+		"Null":    {spec: `{"workloadRefs":null}`, path: "spec.workloadRefs"},
+		"List": {
+			spec: `{"workloadRefs":[` + webJSON + `,{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db","uid":"u1"}]}`, path: "spec.workloadRefs",
+			want: []WorkloadRef{web, {APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "u1"}},
+		},
+		"Object": {spec: `{"workloadRef":` + webJSON + `}`, path: "spec.workloadRef", want: []WorkloadRef{web}},
+		"NotAnObject": {
+			spec: `{"workloadRefs":[` + webJSON + `,"a.b.c"]}`, path: "spec.workloadRefs",
+			err: &errorWant{is: []error{ErrMalformed}, contains: []string{`spec.workloadRefs[1] is a string ("a.b.c")`}},
+		},
+		"NoName": {
+			spec: `{"workloadRefs":[{"apiVersion":"v1","kind":"Service","name":3}]}`, path: "spec.workloadRefs",
+			err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRefs[0] has no string name"}},
+		},
+		"ObjectNoKind": {
+			spec: `{"workloadRef":{"apiVersion":"v1","name":"x"}}`, path: "spec.workloadRef",
+			err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRef has no string kind"}},
+		},
+		"Number": {
+			spec: `{"workloadRefs":1.5}`, path: "spec.workloadRefs",
+			err: &errorWant{is: []error{ErrMalformed}, contains: []string{"a number (1.5)"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := WorkloadRefs(scopeOf(t, tc.spec), tc.path)
+			checkError(t, tc.err, err)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nWorkloadRefs(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestRefPath(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		def      string
+		wantPath string
+		wantOK   bool
+	}{
+		"Design":      {def: `{"spec":{"workloadRefPath":"spec.workloadRefs"}}`, wantPath: "spec.workloadRefs", wantOK: true},
+		"OAM":         {reason: "OAM's runtime shipped the field as workloadRefsPath.", def: `{"spec":{"workloadRefsPath":"spec.TargetEndpoints"}}`, wantPath: "spec.TargetEndpoints", wantOK: true},
+		"Both":        {reason: "The design's name wins.", def: `{"spec":{"workloadRefPath":"spec.a","workloadRefsPath":"spec.b"}}`, wantPath: "spec.a", wantOK: true},
+		"EmptyFirst":  {def: `{"spec":{"workloadRefPath":"","workloadRefsPath":"spec.b"}}`, wantPath: "spec.b", wantOK: true},
+		"Neither":     {reason: "The scope does not opt in.", def: `{"spec":{"allowComponentOverlap":true}}`},
+		"NoSpec":      {def: `{}`},
+		"Null":        {def: `{"spec":{"workloadRefPath":null}}`},
+		"WrongType":   {def: `{"spec":{"workloadRefPath":5}}`},
+		"SpecIsAList": {def: `{"spec":[]}`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			path, ok := RefPath(&unstructured.Unstructured{Object: doc(t, tc.def)})
+			if path != tc.wantPath || ok != tc.wantOK {
+				t.Errorf("%s\nRefPath(%s): want %q, %t; got %q, %t", tc.reason, tc.def, tc.wantPath, tc.wantOK, path, ok)
+			}
+		})
+	}
+	if _, ok := RefPath(nil); ok {
+		t.Errorf("RefPath(nil): want ok false")
+	}
+}
+
+func TestChildResourceKinds(t *testing.T) {
+	cases := map[string]struct {
+		def  string
+		want []ChildResourceKind
+		err  *errorWant
+	}{
+		"None": {def: `{"spec":{}}`},
+		"Kinds": {
+			def: `{"spec":{"childResourceKinds":[{"apiVersion":"apps/v1","kind":"Deployment"},{"apiVersion":"v1","kind":"Service","selector":{"app":"web"}}]}}`,
+			want: []ChildResourceKind{
+				{APIVersion: "apps/v1", Kind: "Deployment"},
+				{APIVersion: "v1", Kind: "Service", Selector: map[string]string{"app": "web"}},
+			},
+		},
+		"NoKind": {
+			def: `{"metadata":{"name":"w.x"},"kind":"WorkloadDefinition","spec":{"childResourceKinds":[{"apiVersion":"apps/v1"}]}}`,
+			err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.childResourceKinds[0] of WorkloadDefinition w.x"}},
+		},
+		"BadAPIVersion": {
+			def: `{"spec":{"childResourceKinds":[{"apiVersion":"a/b/c","kind":"X"}]}}`,
+			err: &errorWant{is: []error{ErrMalformed}},
+		},
+		"WrongType": {
+			def: `{"spec":{"childResourceKinds":{"apiVersion":"apps/v1"}}}`,
+			err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.childResourceKinds"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := ChildResourceKinds(&unstructured.Unstructured{Object: doc(t, tc.def)})
+			checkError(t, tc.err, err)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ChildResourceKinds(%s): -want, +got:\n%s", tc.def, diff)
+			}
+		})
+	}
+}
+
+func TestAllowOverlap(t *testing.T) {
+	cases := map[string]struct {
+		def  string
+		want bool
+		err  bool
+	}{
+		"Missing": {def: `{}`, want: true},
+		"True":    {def: `{"spec":{"allowComponentOverlap":true}}`, want: true},
+		"False":   {def: `{"spec":{"allowComponentOverlap":false}}`, want: false},
+		"String":  {def: `{"spec":{"allowComponentOverlap":"false"}}`, err: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := allowOverlap(&unstructured.Unstructured{Object: doc(t, tc.def)})
+			if (err != nil) != tc.err || (err == nil && got != tc.want) {
+				t.Errorf("allowOverlap(%s): want %t (error %t), got %t, %v", tc.def, tc.want, tc.err, got, err)
+			}
+		})
+	}
+}
+
+func TestChangeValidate(t *testing.T) {
+	err := Change{Add: []WorkloadRef{web}, Remove: []WorkloadRef{db, web}}.validate()
+	require.ErrorIs(t, err, ErrInvalidRef)
+	require.Contains(t, err.Error(), "both added and removed")
+	require.NoError(t, Change{Add: []WorkloadRef{web}, Remove: []WorkloadRef{db}}.validate())
+}
