@@ -103,10 +103,10 @@ func (f *Function) RunFunction(ctx context.Context, req *core.Request) (*core.Re
 	db, err := f.Platform.Database(ctx, namespace, id)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		response.Fatal(rsp, fmt.Errorf(messageDatabaseAbsent, id)).ConditionFalse(TypeDatabaseReady, ReasonNotFound).TargetCompositeAndClaim()
+		response.Fatal(rsp, userMessage(fmt.Sprintf(messageDatabaseAbsent, id))).ConditionFalse(TypeDatabaseReady, ReasonNotFound).TargetCompositeAndClaim()
 		return out, nil
 	case errors.Is(err, ErrUnauthorized):
-		response.Fatal(rsp, errors.New(MessageUnauthorized)).ConditionFalse(TypeDatabaseReady, ReasonUnauthorized).TargetCompositeAndClaim()
+		response.Fatal(rsp, userMessage(MessageUnauthorized)).ConditionFalse(TypeDatabaseReady, ReasonUnauthorized).TargetCompositeAndClaim()
 		return out, nil
 	case err != nil:
 		internalError(rsp, TypeDatabaseReady, fmt.Errorf("cannot look up database %q: %w", id, err))
@@ -120,7 +120,7 @@ func (f *Function) RunFunction(ctx context.Context, req *core.Request) (*core.Re
 		internalError(rsp, TypeImageReady, fmt.Errorf("cannot look up image %q: %w", image, err))
 		return out, nil
 	case !ok:
-		response.Fatal(rsp, errors.New(MessageImageNotFound)).ConditionFalse(TypeImageReady, ReasonNotFound).TargetCompositeAndClaim()
+		response.Fatal(rsp, userMessage(MessageImageNotFound)).ConditionFalse(TypeImageReady, ReasonNotFound).TargetCompositeAndClaim()
 		return out, nil
 	}
 	response.Normal(rsp, "").ConditionTrue(TypeImageReady, ReasonAvailable).TargetCompositeAndClaim()
@@ -133,6 +133,12 @@ func (f *Function) RunFunction(ctx context.Context, req *core.Request) (*core.Re
 	}
 	return out, nil
 }
+
+// userMessage is a sentence for the user where the results API takes an
+// error: it is shown as it is, capitalized and punctuated.
+type userMessage string
+
+func (m userMessage) Error() string { return string(m) }
 
 // internalError reports err on the XR and a friendly message on the claim.
 func internalError(rsp *resultsv1.Response, conditionType string, err error) {
