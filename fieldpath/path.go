@@ -96,8 +96,14 @@ func (p *Path) Segments() Segments {
 // error for which IsNotFound is true; a value of the wrong type on the way
 // gives one that wraps ErrWrongType.
 func (p *Path) Get(obj map[string]any) (any, error) {
+	if len(p.segs) == 0 {
+		return nil, errZeroPath
+	}
 	return p.get(obj, "get")
 }
+
+// errZeroPath is returned by a Path that was not made by Compile.
+var errZeroPath = fmt.Errorf("cannot use a Path that was not compiled: %w", ErrInvalidPath)
 
 // Set stores value at the path in obj, creating missing objects and arrays
 // on the way and replacing nulls, and padding arrays with nulls up to the
@@ -109,6 +115,9 @@ func (p *Path) Set(obj map[string]any, value any) error {
 	v, err := toJSON(value)
 	if err != nil {
 		return fmt.Errorf("cannot set %s: %w", p.text, err)
+	}
+	if len(p.segs) == 0 {
+		return errZeroPath
 	}
 	if obj == nil {
 		return &walkError{op: "set", segs: p.segs, kind: errNilObject}

@@ -601,6 +601,14 @@ func TestCompile(t *testing.T) {
 	}
 }
 
+func TestZeroPath(t *testing.T) {
+	var p Path
+	_, err := p.Get(map[string]any{"a": "x"})
+	checkError(t, "A zero Path cannot get.", errorWant{is: ErrInvalidPath, msg: "not compiled"}, err)
+	err = p.Set(map[string]any{}, "x")
+	checkError(t, "A zero Path cannot set.", errorWant{is: ErrInvalidPath, msg: "not compiled"}, err)
+}
+
 func TestMustCompilePanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {

@@ -93,15 +93,11 @@ func parse(path string, maxIndex uint) (Segments, error) {
 			i = next
 		} else {
 			start := i
-			for i < n {
-				c := path[i]
-				if c == '.' || c == '[' {
-					break
-				}
-				if c == ']' {
-					return nil, errAt(path, i, `unexpected "]"`)
-				}
+			for i < n && !delimiter[path[i]] {
 				i++
+			}
+			if i < n && path[i] == ']' {
+				return nil, errAt(path, i, `unexpected "]"`)
 			}
 			if i == start {
 				return nil, errAt(path, i, "empty field name")
@@ -129,6 +125,9 @@ func parse(path string, maxIndex uint) (Segments, error) {
 		// directly, as in "a[0]b", which crossplane-runtime accepts too.
 	}
 }
+
+// delimiter marks the bytes that end a field name outside brackets.
+var delimiter = [256]bool{'.': true, '[': true, ']': true}
 
 // parseBracket parses the bracketed segment that starts at path[i] == '['
 // and returns it with the position just after its closing bracket.
