@@ -23,6 +23,13 @@ import (
 // observedGeneration integer, which the Writer needs to write.
 var ErrNoStatus = errors.New("object has no status.conditions and status.observedGeneration")
 
+// ErrGenerationChanged is wrapped by the Writer's error when, after a
+// conflict, the object read again has a new generation: its spec changed
+// since the condition was decided, so the condition may be wrong for it and
+// is not written. The reconciler should start again from the new spec;
+// returning the error to controller-runtime requeues it.
+var ErrGenerationChanged = errors.New("the object's generation changed")
+
 // A Writer writes the Ready condition of a direct controller's objects
 // through the status subresource, with status.observedGeneration and the
 // condition's observedGeneration set to the object's metadata.generation.
@@ -40,6 +47,7 @@ var ErrNoStatus = errors.New("object has no status.conditions and status.observe
 // it; a typed object without them is an error wrapping ErrNoStatus.
 type Writer struct {
 	client  client.Client
+	reader  client.Reader
 	setter  conditions.Setter
 	backoff wait.Backoff
 }
@@ -65,13 +73,24 @@ func WithConflictBackoff(b wait.Backoff) WriterOption {
 	return writerOptionFunc(func(w *Writer) { w.backoff = b })
 }
 
+// WithAPIReader sets the reader that reads an object again after a conflict.
+// With a controller-runtime manager's client, whose reads come from a cache
+// that may lag behind the write that caused the conflict, pass the manager's
+// GetAPIReader(). The default is the Writer's client.
+func WithAPIReader(r client.Reader) WriterOption {
+	return writerOptionFunc(func(w *Writer) { w.reader = r })
+}
+
 // NewWriter returns a Writer that reads and writes objects with c.
 func NewWriter(c client.Client, opts ...WriterOption) *Writer {
-	w := &Writer{client: c, backoff: retry.DefaultRetry}
+	w := &Writer{client: c, reader: c, backoff: retry.DefaultRetry}
 	for _, o := range opts {
 		if o != nil {
 			o.applyWriter(w)
 		}
+	}
+	if w.reader == nil {
+		w.reader = c
 	}
 	return w
 }
@@ -83,7 +102,9 @@ func NewWriter(c client.Client, opts ...WriterOption) *Writer {
 //
 // On success obj holds what the API server returned. When the write meets a
 // conflict, obj is read again and the condition recorded again; if it then
-// already holds, nothing is written. An error names the object and wraps the
+// already holds, nothing is written. If the object read again has another
+// generation, the condition, decided for obj's spec, is not written, and the
+// error wraps ErrGenerationChanged. An error names the object and wraps the
 // cause: the API server's error, conditions.ErrInvalid for a condition the
 // API server would reject, ErrNoStatus.
 func (w *Writer) SetReady(ctx context.Context, obj client.Object, c metav1.Condition) (written bool, err error) {
@@ -94,11 +115,15 @@ func (w *Writer) SetReady(ctx context.Context, obj client.Object, c metav1.Condi
 	if err := conditions.Validate(c); err != nil {
 		return false, fmt.Errorf("cannot set the Ready condition of %s: %w", describe(obj), err)
 	}
+	gen := obj.GetGeneration()
 	first := true
 	err = retry.RetryOnConflict(w.backoff, func() error {
 		if !first {
 			if err := w.reread(ctx, obj); err != nil {
 				return err
+			}
+			if g := obj.GetGeneration(); g != gen {
+				return fmt.Errorf("%w from %d to %d since the condition was decided", ErrGenerationChanged, gen, g)
 			}
 		}
 		first = false
@@ -131,7 +156,7 @@ func (w *Writer) reread(ctx context.Context, obj client.Object) error {
 		v := reflect.ValueOf(obj).Elem()
 		v.Set(reflect.Zero(v.Type()))
 	}
-	return w.client.Get(ctx, key, obj)
+	return w.reader.Get(ctx, key, obj)
 }
 
 // record sets c, stamped with obj's generation, and status.observedGeneration

@@ -214,6 +214,31 @@ func TestSetReadyConflict(t *testing.T) {
 	}
 }
 
+// TestSetReadyGenerationChanged writes a condition decided for an old spec:
+// the conflict's re-read finds a new generation, and nothing is written.
+func TestSetReadyGenerationChanged(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newCountingClient(t, env)
+	w := directstatus.NewWriter(c)
+
+	obj := newWidget(t, env, "generation")
+	stale := obj.DeepCopy()
+	obj.Spec.Size = "large"
+	require.NoError(t, env.Client.Update(ctx, obj))
+	require.Equal(t, int64(2), obj.Generation)
+
+	written, err := w.SetReady(ctx, stale, directstatus.Updating("spec.size"))
+	require.ErrorIs(t, err, directstatus.ErrGenerationChanged)
+	require.False(t, written)
+	got := &v1alpha1.Widget{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
+	if len(got.Status.Conditions) != 0 || got.Status.ObservedGeneration != 0 {
+		t.Errorf("status after a refused write: want it empty, got %+v", got.Status)
+	}
+}
+
 // TestReconcilePattern runs the design's flow against the API server while a
 // watch records every Ready condition the object shows.
 func TestReconcilePattern(t *testing.T) {
