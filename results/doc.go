@@ -89,17 +89,20 @@
 //
 // # Performance
 //
-// Applying 50 results (20 of which set conditions) to an XR with 20
-// conditions, one run on the development machine (2 shared cores, go1.26,
-// -benchtime=2s, BenchmarkApply):
+// Applying 50 results (20 of which set conditions, 10 of those for the
+// claim) to an XR with 20 conditions (BenchmarkApply, go1.26, 2 cores shared
+// with other work, -benchtime=2s; times vary by up to 2x between runs on that
+// machine, the lowest is given; allocations do not vary):
 //
-//	settled, with the claim          FIGURES
-//	settled, no claim                FIGURES
-//	every condition changing         FIGURES
+//	settled, with the claim       47 µs/op   15.2 KB/op   206 allocs/op
+//	settled, no claim             33 µs/op    9.1 KB/op   167 allocs/op
+//	every condition changing     264 µs/op   98.8 KB/op   419 allocs/op
 //
-// The settled case is a reconciler's steady state; most of its allocations are
-// the 50 events' formatting. A change costs more because
-// conditions.SetUnstructured reads the whole list for each changed condition.
+// The settled case is a reconciler's steady state; half of its allocations
+// are the 50 events' formatting (the recorder's variadic arguments). A change
+// costs more because conditions.SetUnstructured reads the whole list again
+// for each changed condition; a batch setter in package conditions would
+// remove most of that.
 //
 // # Crossplane's wire format
 //
