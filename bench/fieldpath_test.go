@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,14 @@ var fieldpathCases = []fieldpathCase{
 		fields:    []string{"metadata", "labels", "app.kubernetes.io/name"},
 		jsonpath:  `{.metadata.labels['app\.kubernetes\.io/name']}`,
 		wantValue: "thing",
+	},
+	{
+		// The unstructured helpers cannot index arrays, so this case is
+		// compared with jsonpath only.
+		name:      "Index",
+		path:      "spec.forProvider.containers[1].env.LOG",
+		jsonpath:  "{.spec.forProvider.containers[1].env.LOG}",
+		wantValue: "debug",
 	},
 }
 
@@ -195,14 +204,47 @@ type fieldpathPair struct {
 	name         string
 	ours, theirs func(fieldpathCase) func(*testing.B)
 	peer         string
+	fieldsOnly   bool // the peer takes a list of map keys, so skip cases without one
 }
 
 var fieldpathPairs = []fieldpathPair{
-	{name: "CompiledGet", ours: getCompiled, theirs: getNestedField, peer: "NestedFieldNoCopy"},
-	{name: "PavedGetValue", ours: getPaved, theirs: getNestedField, peer: "NestedFieldNoCopy"},
+	{name: "CompiledGet", ours: getCompiled, theirs: getNestedField, peer: "NestedFieldNoCopy", fieldsOnly: true},
+	{name: "PavedGetValue", ours: getPaved, theirs: getNestedField, peer: "NestedFieldNoCopy", fieldsOnly: true},
 	{name: "CompiledGetVsJSONPath", ours: getCompiled, theirs: getJSONPath, peer: "jsonpath.FindResults"},
-	{name: "PavedSetString", ours: setPaved, theirs: setNestedField, peer: "SetNestedField"},
+	{name: "PavedSetString", ours: setPaved, theirs: setNestedField, peer: "SetNestedField", fieldsOnly: true},
 	{name: "Parse", ours: parseFieldpath, theirs: parseJSONPath, peer: "jsonpath.Parse"},
+}
+
+// runPairs runs the named pairs' two sides on every case they apply to, as
+// sub-benchmarks.
+func runPairs(b *testing.B, names ...string) {
+	for _, pair := range fieldpathPairs {
+		if !slices.Contains(names, pair.name) {
+			continue
+		}
+		for _, c := range fieldpathCases {
+			if pair.fieldsOnly && c.fields == nil {
+				continue
+			}
+			b.Run(pair.name+"/"+c.name+"/"+pair.peer, pair.theirs(c))
+			b.Run(pair.name+"/"+c.name+"/ctrlkit", pair.ours(c))
+		}
+	}
+}
+
+// BenchmarkFieldpathGet compares reading a field.
+func BenchmarkFieldpathGet(b *testing.B) {
+	runPairs(b, "CompiledGet", "PavedGetValue", "CompiledGetVsJSONPath")
+}
+
+// BenchmarkFieldpathSet compares writing a string to an existing field.
+func BenchmarkFieldpathSet(b *testing.B) {
+	runPairs(b, "PavedSetString")
+}
+
+// BenchmarkFieldpathParse compares parsing a path.
+func BenchmarkFieldpathParse(b *testing.B) {
+	runPairs(b, "Parse")
 }
 
 // BenchmarkFieldpathVsPeers runs both sides of every comparison as
@@ -222,6 +264,9 @@ func BenchmarkFieldpathVsPeers(b *testing.B) {
 		"comparison", "path", "peer", "ctrlkit ns", "allocs", "peer ns", "allocs", "ratio")
 	for _, pair := range fieldpathPairs {
 		for _, c := range fieldpathCases {
+			if pair.fieldsOnly && c.fields == nil {
+				continue
+			}
 			name := pair.name + "/" + c.name
 			var ours, theirs measurement
 			for range fieldpathRounds {
