@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -83,124 +85,100 @@ func condUnstructured(conds []metav1.Condition) *unstructured.Unstructured {
 	}}
 }
 
+// Each side of each comparison is a setup function: it builds its data,
+// runs the operation once, checks the result, and returns the operation, so
+// that it runs both as its own benchmark and inside the one-run comparison.
+type condSetup func() (op func(), err error)
+
 // Set that changes nothing, on a list of 10.
 
-func condSetNoChangeCtrlkit(b *testing.B) {
+func condSetNoChangeCtrlkit() (func(), error) {
 	conds, c := condList(10), condUpdate(10)
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkBool = conditions.Set(&conds, c)
-	}
-	if condSinkBool {
-		b.Fatal("changed")
-	}
+	op := func() { condSinkBool = conditions.Set(&conds, c) }
+	return op, condExpect(op, func() bool { return !condSinkBool })
 }
 
-func condSetNoChangeMeta(b *testing.B) {
+func condSetNoChangeMeta() (func(), error) {
 	conds, c := condList(10), condUpdate(10)
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkBool = meta.SetStatusCondition(&conds, c)
-	}
-	if condSinkBool {
-		b.Fatal("changed")
-	}
+	op := func() { condSinkBool = meta.SetStatusCondition(&conds, c) }
+	return op, condExpect(op, func() bool { return !condSinkBool })
 }
 
-func condSetNoChangeCAPI(b *testing.B) {
+func condSetNoChangeCAPI() (func(), error) {
 	o, c := &condObject{conds: condList(10)}, condUpdate(10)
-	b.ReportAllocs()
-	for b.Loop() {
-		capiconditions.Set(o, c)
-	}
+	op := func() { capiconditions.Set(o, c) }
+	return op, condExpect(op, func() bool { return len(o.conds) == 10 })
 }
 
 // Set that flips a status, on a list of 10.
 
-func condSetChangeCtrlkit(b *testing.B) {
+var condStatuses = [2]metav1.ConditionStatus{metav1.ConditionFalse, metav1.ConditionTrue}
+
+func condSetChangeCtrlkit() (func(), error) {
 	conds, c := condList(10), condUpdate(10)
-	statuses := [2]metav1.ConditionStatus{metav1.ConditionFalse, metav1.ConditionTrue}
-	b.ReportAllocs()
 	i := 0
-	for b.Loop() {
-		c.Status = statuses[i&1]
+	op := func() {
+		c.Status = condStatuses[i&1]
 		i++
 		condSinkBool = conditions.Set(&conds, c)
 	}
+	return op, condExpect(op, func() bool { return condSinkBool })
 }
 
-func condSetChangeMeta(b *testing.B) {
+func condSetChangeMeta() (func(), error) {
 	conds, c := condList(10), condUpdate(10)
-	statuses := [2]metav1.ConditionStatus{metav1.ConditionFalse, metav1.ConditionTrue}
-	b.ReportAllocs()
 	i := 0
-	for b.Loop() {
-		c.Status = statuses[i&1]
+	op := func() {
+		c.Status = condStatuses[i&1]
 		i++
 		condSinkBool = meta.SetStatusCondition(&conds, c)
 	}
+	return op, condExpect(op, func() bool { return condSinkBool })
 }
 
-func condSetChangeCAPI(b *testing.B) {
+func condSetChangeCAPI() (func(), error) {
 	o, c := &condObject{conds: condList(10)}, condUpdate(10)
-	statuses := [2]metav1.ConditionStatus{metav1.ConditionFalse, metav1.ConditionTrue}
-	b.ReportAllocs()
 	i := 0
-	for b.Loop() {
-		c.Status = statuses[i&1]
+	op := func() {
+		c.Status = condStatuses[i&1]
 		i++
 		capiconditions.Set(o, c)
 	}
+	return op, condExpect(op, func() bool { return capiconditions.Get(o, c.Type).Status == c.Status })
 }
 
 // Get of the last of 10.
 
-func condGetCtrlkit(b *testing.B) {
+func condGetCtrlkit() (func(), error) {
 	conds, t := condList(10), condUpdate(10).Type
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkCond = conditions.Get(conds, t)
-	}
+	op := func() { condSinkCond = conditions.Get(conds, t) }
+	return op, condExpect(op, func() bool { return condSinkCond != nil })
 }
 
-func condGetMeta(b *testing.B) {
+func condGetMeta() (func(), error) {
 	conds, t := condList(10), condUpdate(10).Type
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkCond = meta.FindStatusCondition(conds, t)
-	}
+	op := func() { condSinkCond = meta.FindStatusCondition(conds, t) }
+	return op, condExpect(op, func() bool { return condSinkCond != nil })
 }
 
-func condGetCAPI(b *testing.B) {
+func condGetCAPI() (func(), error) {
 	o, t := &condObject{conds: condList(10)}, condUpdate(10).Type
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkCond = capiconditions.Get(o, t)
-	}
+	op := func() { condSinkCond = capiconditions.Get(o, t) }
+	return op, condExpect(op, func() bool { return condSinkCond != nil })
 }
 
 // Reading 10 conditions from an unstructured object.
 
-func condReadCtrlkit(b *testing.B) {
+func condReadCtrlkit() (func(), error) {
 	u := condUnstructured(condList(10))
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkList, condSinkErr = conditions.FromUnstructured(u)
-	}
-	if condSinkErr != nil || len(condSinkList) != 10 {
-		b.Fatal(condSinkErr)
-	}
+	op := func() { condSinkList, condSinkErr = conditions.FromUnstructured(u) }
+	return op, condExpect(op, func() bool { return condSinkErr == nil && len(condSinkList) == 10 })
 }
 
-func condReadMeta(b *testing.B) {
+func condReadMeta() (func(), error) {
 	u := condUnstructured(condList(10))
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkList, condSinkErr = condConvert(u)
-	}
-	if condSinkErr != nil || len(condSinkList) != 10 {
-		b.Fatal(condSinkErr)
-	}
+	op := func() { condSinkList, condSinkErr = condConvert(u) }
+	return op, condExpect(op, func() bool { return condSinkErr == nil && len(condSinkList) == 10 })
 }
 
 // condConvert reads status.conditions with the default converter.
@@ -216,15 +194,10 @@ func condConvert(u *unstructured.Unstructured) ([]metav1.Condition, error) {
 	return st.Conditions, err
 }
 
-func condReadCAPI(b *testing.B) {
+func condReadCAPI() (func(), error) {
 	u := condUnstructured(condList(10))
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkList, condSinkErr = capiconditions.UnstructuredGetAll(u)
-	}
-	if condSinkErr != nil || len(condSinkList) != 10 {
-		b.Fatal(condSinkErr)
-	}
+	op := func() { condSinkList, condSinkErr = capiconditions.UnstructuredGetAll(u) }
+	return op, condExpect(op, func() bool { return condSinkErr == nil && len(condSinkList) == 10 })
 }
 
 // A Ready summary of 10 conditions, one of them bad, with a negative-polarity
@@ -240,35 +213,29 @@ func condSummaryList() ([]metav1.Condition, []string) {
 	return conds, types
 }
 
-func condSummarizeCtrlkit(b *testing.B) {
+func condSummarizeCtrlkit() (func(), error) {
 	conds, types := condSummaryList()
-	b.ReportAllocs()
-	for b.Loop() {
+	op := func() {
 		c := conditions.Summarize(conditions.TypeReady, conds, conditions.Types(types), conditions.NegativePolarity{"Stalled"})
 		condSinkCond = &c
 	}
-	if condSinkCond.Status != metav1.ConditionFalse {
-		b.Fatal(condSinkCond)
-	}
+	return op, condExpect(op, func() bool { return condSinkCond.Status == metav1.ConditionFalse })
 }
 
-func condSummarizeCAPI(b *testing.B) {
+func condSummarizeCAPI() (func(), error) {
 	conds, types := condSummaryList()
 	o := &condObject{conds: conds}
-	b.ReportAllocs()
-	for b.Loop() {
+	op := func() {
 		condSinkCond, condSinkErr = capiconditions.NewSummaryCondition(o, "Ready",
 			capiconditions.ForConditionTypes(types), capiconditions.NegativePolarityConditionTypes{"Stalled"},
 			capiconditions.IgnoreTypesIfMissing{"Stalled"})
 	}
-	if condSinkErr != nil || condSinkCond.Status != metav1.ConditionFalse {
-		b.Fatal(condSinkErr, condSinkCond)
-	}
+	return op, condExpect(op, func() bool { return condSinkErr == nil && condSinkCond.Status == metav1.ConditionFalse })
 }
 
 // Propagating 20 conditions from an XR to a claim that already shows them.
 
-func condPropagatePair() (xr, claim *unstructured.Unstructured) {
+func condPropagatePair() (xr, claim *unstructured.Unstructured, err error) {
 	conds := condList(20)
 	types := make([]any, len(conds))
 	for i := range conds {
@@ -279,21 +246,25 @@ func condPropagatePair() (xr, claim *unstructured.Unstructured) {
 	claim = condUnstructured(nil)
 	claim.SetKind("Database")
 	changed, err := conditions.Propagate(xr, claim)
-	if err != nil || !changed {
-		panic(fmt.Sprint(changed, err))
+	if err == nil && !changed {
+		err = fmt.Errorf("the first Propagate changed nothing")
 	}
-	return xr, claim
+	return xr, claim, err
 }
 
-func condPropagateCtrlkit(b *testing.B) {
-	xr, claim := condPropagatePair()
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkBool, condSinkErr = conditions.Propagate(xr, claim)
+func condPropagateSide(propagate func(xr, claim *unstructured.Unstructured) (bool, error)) condSetup {
+	return func() (func(), error) {
+		xr, claim, err := condPropagatePair()
+		if err != nil {
+			return nil, err
+		}
+		op := func() { condSinkBool, condSinkErr = propagate(xr, claim) }
+		return op, condExpect(op, func() bool { return !condSinkBool && condSinkErr == nil })
 	}
-	if condSinkBool || condSinkErr != nil {
-		b.Fatal(condSinkBool, condSinkErr)
-	}
+}
+
+func condPropagateWithCtrlkit(xr, claim *unstructured.Unstructured) (bool, error) {
+	return conditions.Propagate(xr, claim)
 }
 
 // condClaimStatus is the typed view of the fields propagation reads.
@@ -352,17 +323,6 @@ func condPropagateWithMeta(xr, claim *unstructured.Unstructured) (bool, error) {
 	return true, nil
 }
 
-func condPropagateMeta(b *testing.B) {
-	xr, claim := condPropagatePair()
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkBool, condSinkErr = condPropagateWithMeta(xr, claim)
-	}
-	if condSinkBool || condSinkErr != nil {
-		b.Fatal(condSinkBool, condSinkErr)
-	}
-}
-
 // condPropagateWithCAPI is propagation written with Cluster API's utilities.
 func condPropagateWithCAPI(xr, claim *unstructured.Unstructured) (bool, error) {
 	xConds, err := capiconditions.UnstructuredGetAll(xr)
@@ -404,27 +364,25 @@ func condPropagateWithCAPI(xr, claim *unstructured.Unstructured) (bool, error) {
 	return true, nil
 }
 
-func condPropagateCAPI(b *testing.B) {
-	xr, claim := condPropagatePair()
-	b.ReportAllocs()
-	for b.Loop() {
-		condSinkBool, condSinkErr = condPropagateWithCAPI(xr, claim)
+// condExpect runs op once and reports whether ok then holds.
+func condExpect(op func(), ok func() bool) error {
+	op()
+	if !ok() {
+		return fmt.Errorf("unexpected result")
 	}
-	if condSinkBool || condSinkErr != nil {
-		b.Fatal(condSinkBool, condSinkErr)
-	}
+	return nil
 }
 
 // A conditionsComparison is one operation done by ctrlkit and by its peers.
 type conditionsComparison struct {
 	name  string
-	ours  func(*testing.B)
+	ours  condSetup
 	peers []conditionsPeer
 }
 
 type conditionsPeer struct {
-	name string
-	run  func(*testing.B)
+	name  string
+	setup condSetup
 }
 
 var conditionsComparisons = []conditionsComparison{
@@ -438,65 +396,118 @@ var conditionsComparisons = []conditionsComparison{
 		{"DefaultUnstructuredConverter", condReadMeta}, {"capi.UnstructuredGetAll", condReadCAPI}}},
 	{name: "Summarize10", ours: condSummarizeCtrlkit, peers: []conditionsPeer{
 		{"capi.NewSummaryCondition", condSummarizeCAPI}}},
-	{name: "PropagateNoChange20", ours: condPropagateCtrlkit, peers: []conditionsPeer{
-		{"meta+converter", condPropagateMeta}, {"capi+converter", condPropagateCAPI}}},
+	{name: "PropagateNoChange20", ours: condPropagateSide(condPropagateWithCtrlkit), peers: []conditionsPeer{
+		{"meta+converter", condPropagateSide(condPropagateWithMeta)}, {"capi+converter", condPropagateSide(condPropagateWithCAPI)}}},
+}
+
+// condBenchmark runs one side as a benchmark of its own.
+func condBenchmark(setup condSetup) func(*testing.B) {
+	return func(b *testing.B) {
+		op, err := setup()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			op()
+		}
+	}
 }
 
 // BenchmarkConditions runs every side of every comparison on its own.
 func BenchmarkConditions(b *testing.B) {
 	for _, c := range conditionsComparisons {
-		b.Run(c.name+"/ctrlkit", c.ours)
+		b.Run(c.name+"/ctrlkit", condBenchmark(c.ours))
 		for _, p := range c.peers {
-			b.Run(c.name+"/"+p.name, p.run)
+			b.Run(c.name+"/"+p.name, condBenchmark(p.setup))
 		}
 	}
 }
 
 // BenchmarkConditionsVsPeers measures every side of each comparison in this
-// one run with testing.Benchmark, three times in turn, keeping each side's
-// fastest run so that a burst of load on a shared machine does not decide a
-// ratio. It reports ctrlkit's time as a multiple of each peer's (below 1 is
-// faster) and logs a table of the figures. Its own ns/op is meaningless and
-// suppressed.
+// one run, three times in turn, keeping each side's fastest time so that a
+// burst of load on a shared machine does not decide a ratio. It reports
+// ctrlkit's time as a multiple of each peer's (below 1 is faster) and logs a
+// table of the figures. Its own ns/op is meaningless and suppressed.
+//
+// The sides are timed by condMeasure, not testing.Benchmark: a benchmark
+// that calls testing.Benchmark deadlocks, since both take the testing
+// package's benchmark lock.
 func BenchmarkConditionsVsPeers(b *testing.B) {
 	const rounds = 3
+	target := condBenchTime()
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-20s %-29s %11s %7s %11s %7s %7s\n",
 		"comparison", "peer", "ctrlkit ns", "allocs", "peer ns", "allocs", "ratio")
 	for _, c := range conditionsComparisons {
-		sides := append([]func(*testing.B){c.ours}, func() []func(*testing.B) {
-			var out []func(*testing.B)
-			for _, p := range c.peers {
-				out = append(out, p.run)
+		setups := []condSetup{c.ours}
+		for _, p := range c.peers {
+			setups = append(setups, p.setup)
+		}
+		ops := make([]func(), len(setups))
+		for i, setup := range setups {
+			op, err := setup()
+			if err != nil {
+				b.Fatalf("%s: side %d: %v", c.name, i, err)
 			}
-			return out
-		}()...)
-		best := make([]testing.BenchmarkResult, len(sides))
+			ops[i] = op
+		}
+		ns := make([]float64, len(ops))
+		allocs := make([]float64, len(ops))
 		for r := range rounds {
-			for i, side := range sides {
-				res := testing.Benchmark(side)
-				if res.N == 0 {
-					b.Fatalf("%s: side %d failed", c.name, i)
-				}
-				if r == 0 || condNsPerOp(res) < condNsPerOp(best[i]) {
-					best[i] = res
+			for i, op := range ops {
+				t, a := condMeasure(op, target)
+				if r == 0 || t < ns[i] {
+					ns[i], allocs[i] = t, a
 				}
 			}
 		}
-		ours := best[0]
 		for i, p := range c.peers {
-			theirs := best[i+1]
-			ratio := condNsPerOp(ours) / condNsPerOp(theirs)
+			ratio := ns[0] / ns[i+1]
 			b.ReportMetric(ratio, fmt.Sprintf("x-%s-%s", c.name, p.name))
-			fmt.Fprintf(&table, "%-20s %-29s %11.1f %7d %11.1f %7d %6.2fx\n",
-				c.name, p.name, condNsPerOp(ours), ours.AllocsPerOp(), condNsPerOp(theirs), theirs.AllocsPerOp(), ratio)
+			fmt.Fprintf(&table, "%-20s %-29s %11.1f %7.0f %11.1f %7.0f %6.2fx\n",
+				c.name, p.name, ns[0], allocs[0], ns[i+1], allocs[i+1], ratio)
 		}
 	}
 	b.ReportMetric(0, "ns/op")
 	b.Log(table.String())
 }
 
-// condNsPerOp is a result's time per operation with sub-nanosecond precision.
-func condNsPerOp(r testing.BenchmarkResult) float64 {
-	return float64(r.T.Nanoseconds()) / float64(r.N)
+// condBenchTime is -test.benchtime when it is a duration, else one second.
+func condBenchTime() time.Duration {
+	if f := flag.Lookup("test.benchtime"); f != nil {
+		if d, err := time.ParseDuration(f.Value.String()); err == nil && d > 0 {
+			return d
+		}
+	}
+	return time.Second
+}
+
+// condMeasure times op over enough iterations to take about target, and
+// returns the time and the heap allocations per operation.
+func condMeasure(op func(), target time.Duration) (nsPerOp, allocsPerOp float64) {
+	n := 1
+	for {
+		start := time.Now()
+		for range n {
+			op()
+		}
+		elapsed := time.Since(start)
+		if elapsed >= target/10 || n >= 1e9 {
+			// Scale to the target and measure once more, allocations too.
+			n = max(1, int(float64(n)*float64(target)/float64(max(elapsed, 1))))
+			break
+		}
+		n *= 10
+	}
+	var before, after goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
+	start := time.Now()
+	for range n {
+		op()
+	}
+	elapsed := time.Since(start)
+	goruntime.ReadMemStats(&after)
+	return float64(elapsed.Nanoseconds()) / float64(n), float64(after.Mallocs-before.Mallocs) / float64(n)
 }
