@@ -240,3 +240,37 @@ func TestPropertyPropagateSettles(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertySummarizeIsValid checks that a summary of any conditions, even
+// invalid ones, passes Validate, and that True means every summarized
+// normal-polarity condition is True and no negative-polarity one is True.
+func TestPropertySummarizeIsValid(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	statuses := []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown, "", "Maybe"}
+	reasons := []string{"Available", "", "not valid", "NotFound"}
+	for range propertyRuns {
+		conds := randomList(r)
+		for i := range conds {
+			conds[i].Status = statuses[r.IntN(len(statuses))]
+			conds[i].Reason = reasons[r.IntN(len(reasons))]
+		}
+		negative := NegativePolarity{"Stalled"}
+		got := Summarize(TypeReady, conds, negative, ObservedGeneration(r.IntN(3)))
+		got.LastTransitionTime = t0
+		if err := Validate(got); err != nil {
+			t.Fatalf("Summarize(%v) = %v: %v", conds, got, err)
+		}
+		if got.Status != metav1.ConditionTrue {
+			continue
+		}
+		for _, c := range conds {
+			switch {
+			case c.Type == TypeReady:
+			case c.Type == "Stalled" && c.Status != metav1.ConditionFalse:
+				t.Fatalf("Summarize(%v) is True with %v", conds, c)
+			case c.Type != "Stalled" && c.Status != metav1.ConditionTrue:
+				t.Fatalf("Summarize(%v) is True with %v", conds, c)
+			}
+		}
+	}
+}

@@ -79,8 +79,14 @@ const (
 //     e.g. "ImageReady: image not found; Stalled: quota exceeded";
 //   - otherwise Unknown when one is Unknown, missing (reason NotReported) or
 //     stale (reason Stale, see ObservedGeneration), or when there is nothing
-//     to summarize;
+//     to summarize: no Types and no condition present but the summary's own
+//     (an absent NegativePolarity type is good, but not evidence);
 //   - otherwise True, with reason Available.
+//
+// A summarized condition's reason becomes the summary's; when it is missing
+// or invalid the summary uses Unavailable (False) or NotReported (Unknown)
+// instead, so that the summary passes Validate whenever summaryType does. The
+// message is cut to MaxMessageLength.
 //
 // The result has no lastTransitionTime; record it with Set, which keeps the
 // old one while the status holds:
