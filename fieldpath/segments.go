@@ -266,49 +266,60 @@ func (s Segments) String() string {
 	for i := range s {
 		size += len(s[i].Field) + 4
 	}
+	// The Builder stays on the stack only if it is not passed to a function
+	// that is not inlined, so each segment is written here.
 	var b strings.Builder
 	b.Grow(size)
 	for i := range s {
-		writeSegment(&b, s[i], i == 0)
+		switch s[i].Type {
+		case SegmentIndex:
+			var buf [24]byte
+			b.Write(append(strconv.AppendUint(append(buf[:0], '['), uint64(s[i].Index), 10), ']'))
+		case SegmentWildcard:
+			b.WriteString("[*]")
+		case SegmentField:
+			f := s[i].Field
+			switch {
+			case plainField(f):
+				if i > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(f)
+			case f == "" || f == "*" || allDigits(f):
+				// Quoting keeps these from reading as empty brackets, a
+				// wildcard or an index.
+				b.WriteString("['")
+				b.WriteString(f)
+				b.WriteString("']")
+			default:
+				b.WriteByte('[')
+				for j := 0; j < len(f); j++ {
+					c := f[j]
+					if c == '\\' || c == '[' || c == ']' || (j == 0 && (c == '\'' || c == '"')) {
+						b.WriteByte('\\')
+					}
+					b.WriteByte(c)
+				}
+				b.WriteByte(']')
+			}
+		default:
+			b.WriteString("[<invalid segment type ")
+			b.WriteString(strconv.Itoa(int(s[i].Type)))
+			b.WriteString(">]")
+		}
 	}
 	return b.String()
 }
 
-func writeSegment(b *strings.Builder, s Segment, first bool) {
-	switch s.Type {
-	case SegmentIndex:
-		b.WriteByte('[')
-		var buf [20]byte
-		b.Write(strconv.AppendUint(buf[:0], uint64(s.Index), 10))
-		b.WriteByte(']')
-	case SegmentWildcard:
-		b.WriteString("[*]")
-	case SegmentField:
-		f := s.Field
-		switch {
-		case f != "" && f != "*" && !allDigits(f) && strings.IndexAny(f, ".[]") < 0:
-			if !first {
-				b.WriteByte('.')
-			}
-			b.WriteString(f)
-		case f == "" || f == "*" || allDigits(f):
-			// Quoting keeps these from reading as empty brackets, a wildcard
-			// or an index.
-			b.WriteString("['")
-			b.WriteString(f)
-			b.WriteString("']")
-		default:
-			b.WriteByte('[')
-			for i := 0; i < len(f); i++ {
-				c := f[i]
-				if c == '\\' || c == '[' || c == ']' || (i == 0 && (c == '\'' || c == '"')) {
-					b.WriteByte('\\')
-				}
-				b.WriteByte(c)
-			}
-			b.WriteByte(']')
-		}
-	default:
-		fmt.Fprintf(b, "[<invalid segment type %d>]", int(s.Type))
+// plainField reports whether a field name can be written after a dot.
+func plainField(f string) bool {
+	if f == "" || f == "*" || allDigits(f) {
+		return false
 	}
+	for i := 0; i < len(f); i++ {
+		if delimiter[f[i]] {
+			return false
+		}
+	}
+	return true
 }
