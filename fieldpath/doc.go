@@ -30,23 +30,22 @@
 //
 // A path is a list of segments:
 //
-//   - A field name, separated from what precedes it by a dot: spec.forProvider.region.
-//     Any bytes but '.', '[' and ']' may appear in it.
+//   - A field name, separated from what precedes it by a dot:
+//     spec.forProvider.region. Any bytes but '.', '[' and ']' may appear in
+//     it.
 //   - An array index in brackets, a non-negative decimal integer:
 //     spec.containers[0].name. Leading zeros are allowed.
 //   - A field name in brackets, in which dots are part of the name:
-//     metadata.labels[app.kubernetes.io/name]. Text in brackets that is not an
-//     integer is a field name.
-//   - A field name in quotes in brackets: metadata.annotations['example.com/x'],
-//     ["x.y"]. Quotes make any text a name, so ['0'] is the field "0", not
-//     index 0, [''] is the empty name, and ['*'] is the field "*".
+//     metadata.labels[app.kubernetes.io/name]. Text in brackets that is not
+//     an integer is a field name.
+//   - A field name in single or double quotes in brackets, which makes any
+//     text a name (see the examples below).
 //   - A wildcard, * as a field name or [*], which matches every field of an
 //     object or every element of an array. Only ExpandWildcards accepts it.
 //
-// Inside brackets, quoted or not, a backslash escapes '\', ']', '[', '\'' and
-// '"', so every key can be written: [a\]b] is the field "a]b". A backslash
-// before any other byte stands for itself, so [C:\temp] is the field
-// "C:\temp", as it is in crossplane-runtime.
+// Inside brackets, quoted or not, a backslash escapes a backslash, either
+// bracket and either quote, so every key can be written. A backslash before
+// any other byte stands for itself, as it does in crossplane-runtime.
 //
 // Valid paths:
 //
@@ -54,11 +53,16 @@
 //	spec.containers[0].name
 //	spec.items[0][8]
 //	[42]
-//	data[.config.yml]
+//	data[.config.yml]                                    the field ".config.yml" of data
 //	metadata.annotations['crossplane.io/external-name']
 //	metadata.annotations["example.com/x"]
-//	spec.containers[*].ports[*].containerPort
-//	a[x\]y]
+//	a['0']                                               the field "0", not index 0
+//	a['']                                                the empty field name
+//	a['*']                                               the field "*", not a wildcard
+//	a[x\]y]                                              the field "x]y"
+//	a['it\'s']                                           the field "it's"
+//	a[C:\temp]                                           the field "C:\temp"
+//	spec.containers[*].ports[*].containerPort            wildcards, for ExpandWildcards
 //
 // Invalid paths, each rejected with an error that wraps ErrInvalidPath and
 // gives the 0-based byte position at fault:
@@ -75,7 +79,7 @@
 //	a]b                  unexpected "]" at position 1
 //	a[b[0]]              unexpected "[" inside brackets at position 3
 //	spec.containers[-1]  negative index -1 at position 16
-//	spec.containers[1025] index 1025 is above the limit of 1024 at position 16
+//	items[1025]          index 1025 is above the limit of 1024 at position 6
 //
 // The index limit, DefaultMaxIndex (1024), stops a path such as
 // items[999999999] from making Set allocate gigabytes (crossplane-runtime's

@@ -454,3 +454,54 @@ func TestSegmentsString(t *testing.T) {
 		})
 	}
 }
+
+// TestDocExamples keeps the package documentation's syntax examples true.
+func TestDocExamples(t *testing.T) {
+	valid := map[string]Segments{
+		"metadata.name":           {field("metadata"), field("name")},
+		"spec.containers[0].name": {field("spec"), field("containers"), index(0), field("name")},
+		"spec.items[0][8]":        {field("spec"), field("items"), index(0), index(8)},
+		"[42]":                    {index(42)},
+		"data[.config.yml]":       {field("data"), field(".config.yml")},
+		"metadata.annotations['crossplane.io/external-name']": {field("metadata"), field("annotations"), field("crossplane.io/external-name")},
+		`metadata.annotations["example.com/x"]`:               {field("metadata"), field("annotations"), field("example.com/x")},
+		"a['0']":                                              {field("a"), field("0")},
+		"a['']":                                               {field("a"), field("")},
+		"a['*']":                                              {field("a"), field("*")},
+		`a[x\]y]`:                                             {field("a"), field("x]y")},
+		`a['it\'s']`:                                          {field("a"), field("it's")},
+		`a[C:\temp]`:                                          {field("a"), field(`C:\temp`)},
+		"spec.containers[*].ports[*].containerPort": {field("spec"), field("containers"), wildcard, field("ports"), wildcard, field("containerPort")},
+	}
+	for path, want := range valid {
+		got, err := Parse(path)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", path, err)
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Parse(%q): -want, +got:\n%s", path, diff)
+		}
+	}
+	invalid := map[string]string{
+		"":                    "empty path",
+		".metadata.name":      "empty field name at position 0",
+		"metadata..name":      "empty field name at position 9",
+		"metadata.name.":      `trailing "." at position 13`,
+		"spec.containers.[0]": `unexpected "[" after "." at position 16`,
+		"spec.containers[]":   "empty brackets at position 15",
+		"spec.containers[0":   `unterminated "[" at position 15`,
+		"a['b":                "unterminated quote at position 2",
+		"a['b'c]":             `missing "]" after closing quote at position 5`,
+		"a]b":                 `unexpected "]" at position 1`,
+		"a[b[0]]":             `unexpected "[" inside brackets at position 3`,
+		"spec.containers[-1]": "negative index -1 at position 16",
+		"items[1025]":         "index 1025 is above the limit of 1024 at position 6",
+	}
+	for path, want := range invalid {
+		_, err := Parse(path)
+		if err == nil || !strings.HasSuffix(err.Error(), ": "+want) {
+			t.Errorf("Parse(%q): want an error ending %q, got %v", path, want, err)
+		}
+	}
+}
