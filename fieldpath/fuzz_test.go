@@ -173,7 +173,7 @@ func FuzzSetGet(f *testing.F) {
 		last := segs[len(segs)-1]
 		var parentLen int
 		if last.Type == SegmentIndex {
-			parent, err := (&Path{segs: segs[:len(segs)-1]}).get(after, "get")
+			parent, err := (&Path{segs: segs[:len(segs)-1], wildcard: -1}).get(after, "get")
 			if err != nil {
 				t.Fatalf("the parent of %q: %v", path, err)
 			}
@@ -188,7 +188,7 @@ func FuzzSetGet(f *testing.F) {
 				t.Fatalf("GetValue(%q) after DeleteField: want not found, got %v", path, err)
 			}
 		case SegmentIndex:
-			parent, err := (&Path{segs: segs[:len(segs)-1]}).get(p.UnstructuredContent(), "get")
+			parent, err := (&Path{segs: segs[:len(segs)-1], wildcard: -1}).get(p.UnstructuredContent(), "get")
 			if err != nil {
 				t.Fatalf("the parent of %q after DeleteField: %v", path, err)
 			}

@@ -126,8 +126,11 @@ func (p *Path) Set(obj map[string]any, value any) error {
 }
 
 func (p *Path) get(obj map[string]any, op string) (any, error) {
-	var cur any = obj
 	segs := p.segs
+	if p.wildcard >= 0 {
+		return nil, &walkError{op: op, segs: segs, at: p.wildcard, kind: errWildcard}
+	}
+	var cur any = obj
 	for i := range segs {
 		s := &segs[i]
 		switch s.Type {

@@ -170,6 +170,12 @@ func TestGet(t *testing.T) {
 			path:   "spec.containers[*].name",
 			err:    errorWant{is: ErrInvalidPath, msg: "segment 3 is a wildcard"},
 		},
+		"WildcardAfterMissing": {
+			reason: "A wildcard is rejected whatever the object holds.",
+			obj:    object(),
+			path:   "status.conditions[*].type",
+			err:    errorWant{is: ErrInvalidPath, msg: "segment 3 is a wildcard"},
+		},
 		"NilObject": {
 			reason: "A nil object has nothing in it.",
 			obj:    nil,
