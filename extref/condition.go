@@ -1,0 +1,91 @@
+package extref
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The ReferencesResolved condition.
+const (
+	// TypeReferencesResolved says whether a referencer's external values
+	// were resolved.
+	TypeReferencesResolved = "ReferencesResolved"
+
+	// ReasonResolved: every required external value was resolved (optional
+	// ones may have been skipped; the message names them).
+	ReasonResolved = "Resolved"
+	// ReasonResolutionFailed: a required external value could not be
+	// resolved, and nothing was written.
+	ReasonResolutionFailed = "ResolutionFailed"
+	// ReasonResolutionDenied: the source policy or a SubjectAccessReview
+	// did not allow a required read, and nothing was written.
+	ReasonResolutionDenied = "ResolutionDenied"
+)
+
+// maxMessageLength is the longest message a metav1.Condition may hold.
+const maxMessageLength = 32768
+
+// Condition returns the ReferencesResolved condition that reports what
+// Resolve returned, for a referencer of the given generation: True with
+// reason Resolved, or False with reason ResolutionDenied when a required read
+// was denied and ResolutionFailed otherwise, with a message naming each
+// failing (or skipped) external value. Set it with package conditions, which
+// keeps lastTransitionTime and reports whether anything changed.
+func Condition(o Outcome, err error, generation int64) metav1.Condition {
+	c := metav1.Condition{
+		Type:               TypeReferencesResolved,
+		Status:             metav1.ConditionTrue,
+		Reason:             ReasonResolved,
+		ObservedGeneration: generation,
+	}
+	if err != nil {
+		c.Status = metav1.ConditionFalse
+		c.Reason = ReasonResolutionFailed
+		if errors.Is(err, ErrDenied) {
+			c.Reason = ReasonResolutionDenied
+		}
+		c.Message = truncate(err.Error())
+		return c
+	}
+	var b strings.Builder
+	switch n := o.Total(); {
+	case n == 0:
+		b.WriteString("no external values")
+	case n == 1:
+		b.WriteString("1 external value: ")
+	default:
+		fmt.Fprintf(&b, "%d external values: ", n)
+	}
+	var parts []string
+	if o.Resolved > 0 {
+		parts = append(parts, fmt.Sprintf("%d resolved", o.Resolved))
+	}
+	if o.Present > 0 {
+		parts = append(parts, fmt.Sprintf("%d already set", o.Present))
+	}
+	if len(o.Skipped) > 0 {
+		parts = append(parts, fmt.Sprintf("%d optional skipped", len(o.Skipped)))
+	}
+	b.WriteString(strings.Join(parts, ", "))
+	for _, s := range o.Skipped {
+		b.WriteString("; ")
+		b.WriteString(s.Error())
+	}
+	c.Message = truncate(b.String())
+	return c
+}
+
+func truncate(s string) string {
+	if len(s) <= maxMessageLength {
+		return s
+	}
+	const more = " ..."
+	cut := maxMessageLength - len(more)
+	for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + more
+}

@@ -1,0 +1,114 @@
+package extref
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Every *ReferenceError wraps one of them, except when a
+// read failed for a reason of its own (the API server was unavailable, a
+// read timed out), which it wraps instead.
+var (
+	// ErrInvalid is wrapped when an external value is malformed: a missing
+	// or conflicting field, a bad field path, format or template, a target
+	// outside the allowed fields. It fails the resolution whatever the
+	// reference's resolution policy, since no source can fix it.
+	ErrInvalid = errors.New("invalid external value")
+
+	// ErrUnknownResource is wrapped when the RESTMapper knows no such
+	// resource (even after a refresh) or finds it ambiguous.
+	ErrUnknownResource = errors.New("unknown resource")
+
+	// ErrSourceNotFound is wrapped when the source object does not exist.
+	ErrSourceNotFound = errors.New("source not found")
+
+	// ErrFieldNotFound is wrapped when the source object has no value (or
+	// null) at the field path, or a value of the wrong type on the way.
+	ErrFieldNotFound = errors.New("field not found")
+
+	// ErrDenied is wrapped when the source policy, or a SubjectAccessReview,
+	// does not allow the referencer to read the source.
+	ErrDenied = errors.New("denied")
+
+	// ErrTransform is wrapped when a transform, a format or a template
+	// fails on the value it was given, or would produce more than
+	// MaxOutputSize bytes.
+	ErrTransform = errors.New("cannot transform value")
+
+	// ErrTarget is wrapped when the value cannot be written to toFieldPath,
+	// e.g. because a field on the way holds a value of another type.
+	ErrTarget = errors.New("cannot write value")
+)
+
+// A Source identifies one field of one object that a reference reads.
+type Source struct {
+	Group     string
+	Version   string
+	Resource  string
+	Namespace string // after defaulting to the referencer's namespace
+	Name      string
+	FieldPath string
+}
+
+// String formats a source as resource.group namespace/name, fieldPath:
+// "configmaps crossplane-system/common-settings, data.region".
+func (s Source) String() string {
+	var b strings.Builder
+	b.WriteString(s.Resource)
+	if s.Group != "" {
+		b.WriteByte('.')
+		b.WriteString(s.Group)
+	}
+	b.WriteByte(' ')
+	if s.Namespace != "" {
+		b.WriteString(s.Namespace)
+		b.WriteByte('/')
+	}
+	b.WriteString(s.Name)
+	b.WriteString(", ")
+	b.WriteString(s.FieldPath)
+	return b.String()
+}
+
+// A ReferenceError says which external value could not be resolved, from
+// which source, and why.
+type ReferenceError struct {
+	// Path is the external value's place in the referencer, e.g.
+	// spec.externalValues[2], with the part that failed when there is one:
+	// spec.externalValues[2].combine.sources[1].
+	Path string
+	// Index is the external value's index in the list.
+	Index int
+	// Source is the source that failed, if a source failed.
+	Source *Source
+	// Optional is true when the external value's resolution policy is
+	// Optional, so the failure was skipped.
+	Optional bool
+	// Err is why; it wraps one of the package's sentinel errors (unless a
+	// read failed for a reason of its own).
+	Err error
+}
+
+func (e *ReferenceError) Error() string {
+	var b strings.Builder
+	b.WriteString("cannot resolve ")
+	b.WriteString(e.Path)
+	if e.Source != nil {
+		fmt.Fprintf(&b, " (%s)", e.Source)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *ReferenceError) Unwrap() error { return e.Err }
+
+// Reason returns the ReferencesResolved reason for the error:
+// ReasonResolutionDenied for a denied read, else ReasonResolutionFailed.
+func (e *ReferenceError) Reason() string {
+	if errors.Is(e.Err, ErrDenied) {
+		return ReasonResolutionDenied
+	}
+	return ReasonResolutionFailed
+}

@@ -1,0 +1,309 @@
+package extref
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxOutputSize is the most bytes a transform, a combine format or a
+// template may produce. A value copied from a source without change is not
+// limited (the API server limits the source).
+const MaxOutputSize = 1 << 20
+
+// maxWidth is the largest width or precision a format may give, so that a
+// format of a few bytes cannot produce megabytes.
+const maxWidth = 1024
+
+// verbKind says what values a fmt verb takes.
+type verbKind int
+
+const (
+	verbAny    verbKind = iota // v, T
+	verbString                 // s, q
+	verbInt                    // d, o, O, b, c, U
+	verbFloat                  // e, E, f, F, g, G
+	verbBool                   // t
+	verbHex                    // x, X: strings, integers and floats
+)
+
+func kindOfVerb(v rune) (verbKind, bool) {
+	switch v {
+	case 'v', 'T':
+		return verbAny, true
+	case 's', 'q':
+		return verbString, true
+	case 'd', 'o', 'O', 'b', 'c', 'U':
+		return verbInt, true
+	case 'e', 'E', 'f', 'F', 'g', 'G':
+		return verbFloat, true
+	case 't':
+		return verbBool, true
+	case 'x', 'X':
+		return verbHex, true
+	}
+	return 0, false
+}
+
+// A format is a checked fmt format, split into literal text and one verb
+// per piece: every verb is known and prints a value that exists, no width
+// or precision exceeds maxWidth and none comes from a value ('*'), and every
+// value is printed unless the format picks values explicitly ([n]), so the
+// output never holds fmt's %!s(MISSING) or %!(EXTRA ...). Formatting piece
+// by piece stops as soon as the output would exceed MaxOutputSize.
+type format struct {
+	text   string
+	pieces []piece
+	kinds  [][]verbKind // per value, the kinds of the verbs that print it
+}
+
+// A piece is literal text (arg < 0) or one verb, without argument index,
+// that prints value arg.
+type piece struct {
+	text string
+	arg  int
+}
+
+// parseFormat checks f for n values.
+func parseFormat(f string, n int) (*format, error) {
+	out := &format{text: f, kinds: make([][]verbKind, n)}
+	var lit strings.Builder
+	arg, reordered := 0, false
+	for i := 0; i < len(f); {
+		if f[i] != '%' {
+			j := strings.IndexByte(f[i:], '%')
+			if j < 0 {
+				j = len(f) - i
+			}
+			lit.WriteString(f[i : i+j])
+			i += j
+			continue
+		}
+		start := i
+		i++
+		flags := i
+		for i < len(f) && strings.IndexByte("#0+- ", f[i]) >= 0 {
+			i++
+		}
+		spec := "%" + f[flags:i]
+		idx, next, err := argIndex(f, i, start, n)
+		if err != nil {
+			return nil, err
+		}
+		i = next
+		w, next, err := number(f, i, start, "width")
+		if err != nil {
+			return nil, err
+		}
+		spec += w
+		i = next
+		if i < len(f) && f[i] == '.' {
+			p, next, err := number(f, i+1, start, "precision")
+			if err != nil {
+				return nil, err
+			}
+			spec += "." + p
+			i = next
+		}
+		if idx < 0 {
+			if idx, next, err = argIndex(f, i, start, n); err != nil {
+				return nil, err
+			}
+			i = next
+		}
+		if i >= len(f) {
+			return nil, fmt.Errorf("format %q: verb missing at position %d", f, start)
+		}
+		verb, size := utf8.DecodeRuneInString(f[i:])
+		i += size
+		if verb == '%' {
+			lit.WriteByte('%')
+			continue
+		}
+		kind, ok := kindOfVerb(verb)
+		if !ok {
+			return nil, fmt.Errorf("format %q: unsupported verb %q at position %d", f, verb, start)
+		}
+		if idx >= 0 {
+			arg, reordered = idx, true
+		}
+		if arg >= n {
+			return nil, fmt.Errorf("format %q: the verb at position %d has no value (%d given)", f, start, n)
+		}
+		if lit.Len() > 0 {
+			out.pieces = append(out.pieces, piece{text: lit.String(), arg: -1})
+			lit.Reset()
+		}
+		out.pieces = append(out.pieces, piece{text: spec + string(verb), arg: arg})
+		out.kinds[arg] = append(out.kinds[arg], kind)
+		arg++
+	}
+	if lit.Len() > 0 {
+		out.pieces = append(out.pieces, piece{text: lit.String(), arg: -1})
+	}
+	if !reordered && arg < n {
+		return nil, fmt.Errorf("format %q: prints %d of %d values", f, arg, n)
+	}
+	return out, nil
+}
+
+// argIndex reads an explicit argument index [n] at f[i:], if there is one,
+// and returns it zero-based, or -1.
+func argIndex(f string, i, start, n int) (idx, next int, err error) {
+	if i >= len(f) || f[i] != '[' {
+		return -1, i, nil
+	}
+	end := strings.IndexByte(f[i:], ']')
+	if end < 0 {
+		return 0, 0, fmt.Errorf("format %q: unclosed argument index at position %d", f, start)
+	}
+	digits := f[i+1 : i+end]
+	if digits == "" || len(digits) > 3 || strings.Trim(digits, "0123456789") != "" {
+		return 0, 0, fmt.Errorf("format %q: bad argument index at position %d", f, start)
+	}
+	for _, c := range []byte(digits) {
+		idx = idx*10 + int(c-'0')
+	}
+	if idx < 1 || idx > n {
+		return 0, 0, fmt.Errorf("format %q: argument index %d at position %d is out of range (%d values)", f, idx, start, n)
+	}
+	return idx - 1, i + end + 1, nil
+}
+
+// number reads the digits of a width or precision at f[i:].
+func number(f string, i, start int, what string) (digits string, next int, err error) {
+	if i < len(f) && f[i] == '*' {
+		return "", 0, fmt.Errorf("format %q: a %s from a value ('*') at position %d is not supported", f, what, start)
+	}
+	j, v := i, 0
+	for j < len(f) && f[j] >= '0' && f[j] <= '9' {
+		v = v*10 + int(f[j]-'0')
+		if v > maxWidth {
+			return "", 0, fmt.Errorf("format %q: the %s at position %d exceeds %d", f, what, start, maxWidth)
+		}
+		j++
+	}
+	return f[i:j], j, nil
+}
+
+// sprint formats args, which are JSON values, converting each to what its
+// verbs print: int64 for integer verbs when it is a whole float64, float64
+// for float verbs when it is an int64. A value its verbs cannot print is an
+// error, rather than fmt's %!d(string=...) in the output.
+func (f *format) sprint(args []any) (string, error) {
+	conv := make([]any, len(args))
+	for i, a := range args {
+		v, err := fitVerbs(a, f.kinds[i])
+		if err != nil {
+			return "", fmt.Errorf("format %q, value %d: %w", f.text, i+1, err)
+		}
+		conv[i] = v
+	}
+	var buf []byte
+	for _, p := range f.pieces {
+		if p.arg < 0 {
+			buf = append(buf, p.text...)
+		} else {
+			buf = fmt.Appendf(buf, p.text, conv[p.arg])
+		}
+		if len(buf) > MaxOutputSize {
+			return "", fmt.Errorf("format %q gives more than %d bytes", f.text, MaxOutputSize)
+		}
+	}
+	return string(buf), nil
+}
+
+func fitVerbs(a any, kinds []verbKind) (any, error) {
+	out, converted := a, false
+	for _, k := range kinds {
+		v, conv, err := fitVerb(a, k)
+		if err != nil {
+			return nil, err
+		}
+		if conv {
+			if converted && v != out { // both are numbers, so comparable
+				return nil, fmt.Errorf("%s is printed by verbs that need different types", describe(a))
+			}
+			out, converted = v, true
+		}
+	}
+	return out, nil
+}
+
+// fitVerb checks that a verb of kind k prints a, and returns the number a
+// must be converted to, if any.
+func fitVerb(a any, k verbKind) (v any, converted bool, err error) {
+	switch k {
+	case verbAny:
+		return a, false, nil
+	case verbString:
+		if _, ok := a.(string); ok {
+			return a, false, nil
+		}
+		return nil, false, fmt.Errorf("%%s and %%q print strings, not %s; use %%v", describe(a))
+	case verbBool:
+		if _, ok := a.(bool); ok {
+			return a, false, nil
+		}
+		return nil, false, fmt.Errorf("%%t prints booleans, not %s", describe(a))
+	case verbInt:
+		if i, ok := asInt64(a); ok {
+			return i, true, nil
+		}
+		return nil, false, fmt.Errorf("integer verbs print whole numbers, not %s", describe(a))
+	case verbFloat:
+		switch n := a.(type) {
+		case float64:
+			return n, true, nil
+		case int64:
+			return float64(n), true, nil
+		}
+		return nil, false, fmt.Errorf("float verbs print numbers, not %s", describe(a))
+	case verbHex:
+		switch a.(type) {
+		case string, int64, float64:
+			return a, false, nil
+		}
+		return nil, false, fmt.Errorf("%%x prints strings and numbers, not %s", describe(a))
+	}
+	return a, false, nil
+}
+
+// asInt64 returns a JSON number as an int64 when it is whole.
+func asInt64(a any) (int64, bool) {
+	switch v := a.(type) {
+	case int64:
+		return v, true
+	case float64:
+		if v == math.Trunc(v) && v >= math.MinInt64 && v < math.MaxInt64 {
+			return int64(v), true
+		}
+	}
+	return 0, false
+}
+
+// describe names a JSON value's type and, for a scalar, the value itself
+// (shortened), for error messages.
+func describe(a any) string {
+	switch v := a.(type) {
+	case nil:
+		return "null"
+	case string:
+		if len(v) > 64 {
+			v = v[:64] + "..."
+		}
+		return fmt.Sprintf("string %q", v)
+	case bool:
+		return fmt.Sprintf("boolean %t", v)
+	case int64:
+		return fmt.Sprintf("integer %d", v)
+	case float64:
+		return fmt.Sprintf("number %g", v)
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprintf("a %T", a)
+}

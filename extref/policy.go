@@ -1,0 +1,256 @@
+package extref
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// A SourcePolicy says which sources referencers may read. It is an option
+// of NewResolver; the zero SourcePolicy is the default.
+//
+// A namespaced referencer may read namespaced sources in its own namespace,
+// except Secrets, which it may read only when OwnNamespaceSecrets is set.
+// Every other read, including every read by a cluster-scoped referencer,
+// needs a rule in Allow that matches it. A denied read is an error wrapping
+// ErrDenied that names the rule that applied, and nothing is written.
+type SourcePolicy struct {
+	// OwnNamespaceSecrets lets a namespaced referencer read Secrets in its
+	// own namespace.
+	OwnNamespaceSecrets bool
+
+	// Allow lists further reads that are allowed.
+	Allow []SourceRule
+}
+
+func (p SourcePolicy) applyToResolver(r *Resolver) { r.policy = p }
+
+// A SourceRule allows reads of the sources it matches. Every field that is
+// set must match.
+type SourceRule struct {
+	// Name identifies the rule in errors and logs.
+	Name string
+
+	// Group is the API group of the sources: "" for the core group, "*"
+	// for any.
+	Group string
+
+	// Resource is the plural resource name of the sources, or "*" for any
+	// resource except Secrets, which a rule must name ("secrets") to
+	// allow. A rule without Resource matches nothing.
+	Resource string
+
+	// Namespaces of namespaced sources, or "*" for any namespace. A rule
+	// without Namespaces matches only cluster-scoped sources.
+	Namespaces []string
+
+	// Names of the sources; empty for any name.
+	Names []string
+
+	// ReferencerNamespaces limits the rule to referencers in these
+	// namespaces; empty for every referencer. A cluster-scoped referencer
+	// matches "".
+	ReferencerNamespaces []string
+}
+
+func isSecret(s Source) bool { return s.Group == "" && s.Resource == "secrets" }
+
+func (r SourceRule) matches(referencerNamespace string, s Source, namespaced bool) bool {
+	if r.Group != "*" && r.Group != s.Group {
+		return false
+	}
+	switch {
+	case isSecret(s):
+		if r.Resource != "secrets" {
+			return false
+		}
+	case r.Resource == "" || (r.Resource != "*" && r.Resource != s.Resource):
+		return false
+	}
+	if namespaced {
+		if !slices.Contains(r.Namespaces, "*") && !slices.Contains(r.Namespaces, s.Namespace) {
+			return false
+		}
+	} else if len(r.Namespaces) > 0 {
+		return false
+	}
+	if len(r.Names) > 0 && !slices.Contains(r.Names, s.Name) {
+		return false
+	}
+	if len(r.ReferencerNamespaces) > 0 && !slices.Contains(r.ReferencerNamespaces, referencerNamespace) {
+		return false
+	}
+	return true
+}
+
+// check returns nil when a referencer in namespace ns (empty when it is
+// cluster-scoped) may read s, else an error wrapping ErrDenied.
+func (p *SourcePolicy) check(ns string, s Source, namespaced bool) error {
+	own := namespaced && ns != "" && s.Namespace == ns
+	if own && (!isSecret(s) || p.OwnNamespaceSecrets) {
+		return nil
+	}
+	for _, r := range p.Allow {
+		if r.matches(ns, s, namespaced) {
+			return nil
+		}
+	}
+	var why string
+	switch {
+	case own:
+		why = "Secrets are readable only with SourcePolicy.OwnNamespaceSecrets or an allow rule for secrets"
+	case ns == "":
+		why = "a cluster-scoped referencer reads only what an allow rule matches"
+	case !namespaced:
+		why = "cluster-scoped sources are readable only when an allow rule matches"
+	default:
+		why = fmt.Sprintf("only the referencer's namespace %q is readable unless an allow rule matches namespace %q", ns, s.Namespace)
+	}
+	return fmt.Errorf("%w by the default source policy: %s, and none of the %d allow rules does", ErrDenied, why, len(p.Allow))
+}
+
+// DefaultAccessReviewTTL is how long an AccessReview reuses a decision.
+const DefaultAccessReviewTTL = time.Minute
+
+// An AccessReview is an option of NewResolver that checks each read, after
+// the SourcePolicy allowed it, with a SubjectAccessReview: may this service
+// account get this object? The provider reads with its own identity; the
+// review lets a cluster administrator grant referencers, through ordinary
+// RBAC for a service account, access to no more than they should have.
+// A read the review denies is an error wrapping ErrDenied that names the
+// service account and the authorizer's reason.
+//
+// Decisions are reused for TTL, so a settled referencer does not create a
+// review on every reconcile.
+type AccessReview struct {
+	// Client creates SubjectAccessReviews (authorization.k8s.io/v1); it
+	// needs RBAC to create subjectaccessreviews.
+	Client client.Writer
+
+	// ServiceAccount is the name of the service account reads are checked
+	// for.
+	ServiceAccount string
+
+	// Namespace is the service account's namespace. Empty means the
+	// referencer's namespace; a cluster-scoped referencer then has no
+	// service account and every read is denied.
+	Namespace string
+
+	// TTL is how long a decision is reused; zero means
+	// DefaultAccessReviewTTL, a negative TTL never reuses one.
+	TTL time.Duration
+
+	// Clock tells the time for TTL; nil means the real clock.
+	Clock clock.PassiveClock
+
+	mu        sync.Mutex
+	decisions map[reviewKey]decision
+}
+
+func (a *AccessReview) applyToResolver(r *Resolver) { r.review = a }
+
+type reviewKey struct {
+	user string
+	src  Source
+}
+
+type decision struct {
+	allowed bool
+	reason  string
+	expires time.Time
+}
+
+const maxDecisions = 4096
+
+func (a *AccessReview) now() time.Time {
+	if a.Clock == nil {
+		return time.Now()
+	}
+	return a.Clock.Now()
+}
+
+// check reviews a read of s by the service account of a referencer in
+// namespace ns.
+func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
+	saNamespace := a.Namespace
+	if saNamespace == "" {
+		saNamespace = ns
+	}
+	if saNamespace == "" || a.ServiceAccount == "" {
+		return fmt.Errorf("%w by the access review: a cluster-scoped referencer has no service account (set AccessReview.Namespace)", ErrDenied)
+	}
+	user := "system:serviceaccount:" + saNamespace + ":" + a.ServiceAccount
+	key := reviewKey{user: user, src: s}
+	key.src.FieldPath = ""
+	ttl := a.TTL
+	if ttl == 0 {
+		ttl = DefaultAccessReviewTTL
+	}
+	now := a.now()
+	if ttl > 0 {
+		a.mu.Lock()
+		d, ok := a.decisions[key]
+		a.mu.Unlock()
+		if ok && now.Before(d.expires) {
+			return d.err(user)
+		}
+	}
+	d, err := a.review(ctx, user, saNamespace, s)
+	if err != nil {
+		return err
+	}
+	if ttl > 0 {
+		d.expires = now.Add(ttl)
+		a.mu.Lock()
+		if a.decisions == nil || len(a.decisions) >= maxDecisions {
+			a.decisions = make(map[reviewKey]decision)
+		}
+		a.decisions[key] = d
+		a.mu.Unlock()
+	}
+	return d.err(user)
+}
+
+func (d decision) err(user string) error {
+	if d.allowed {
+		return nil
+	}
+	reason := d.reason
+	if reason == "" {
+		reason = "no RBAC rule allows it"
+	}
+	return fmt.Errorf("%w by a SubjectAccessReview: %s may not get it: %s", ErrDenied, user, reason)
+}
+
+func (a *AccessReview) review(ctx context.Context, user, saNamespace string, s Source) (decision, error) {
+	attrs := map[string]any{"verb": "get", "group": s.Group, "version": s.Version, "resource": s.Resource, "name": s.Name}
+	if s.Namespace != "" {
+		attrs["namespace"] = s.Namespace
+	}
+	sar := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "authorization.k8s.io/v1",
+		"kind":       "SubjectAccessReview",
+		"spec": map[string]any{
+			"user":               user,
+			"groups":             []any{"system:serviceaccounts", "system:serviceaccounts:" + saNamespace, "system:authenticated"},
+			"resourceAttributes": attrs,
+		},
+	}}
+	if err := a.Client.Create(ctx, sar); err != nil {
+		return decision{}, fmt.Errorf("cannot review access for %s: %w", user, err)
+	}
+	allowed, _, _ := unstructured.NestedBool(sar.Object, "status", "allowed")
+	reason, _, _ := unstructured.NestedString(sar.Object, "status", "reason")
+	if !allowed {
+		if e, _, _ := unstructured.NestedString(sar.Object, "status", "evaluationError"); e != "" && reason == "" {
+			reason = e
+		}
+	}
+	return decision{allowed: allowed, reason: reason}, nil
+}

@@ -1,0 +1,234 @@
+package extref
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+)
+
+// UnknownResourceRetry is how long the reconciler waits before trying a
+// resource the RESTMapper does not know again, in case no CRD event comes
+// (an aggregated API, or no RBAC to watch CRDs).
+const UnknownResourceRetry = 30 * time.Second
+
+// Options configure SetupReconciler.
+type Options struct {
+	// Resolver options: a SourcePolicy, an *AccessReview, Path,
+	// ReadTimeout. SetupReconciler adds the Watcher itself.
+	Resolver []ResolverOption
+
+	// Name of the controller; defaults to "extref-" and the lower-case kind.
+	Name string
+
+	// Clock stamps condition transitions; nil means the real clock.
+	Clock clock.PassiveClock
+}
+
+// SetupReconciler adds to mgr a controller that resolves the external
+// values of every object of kind gvk, which it handles as unstructured
+// content: any kind whose schema embeds the external values (see
+// v1alpha1.ExternalValuesSchema), such as a Crossplane composite resource,
+// needs no Go type and no other code. The kind needs a status subresource
+// for the ReferencesResolved condition.
+//
+// Each reconcile resolves the referencer and writes it only when a value
+// changed (then writes the condition through the status subresource, only
+// when it changed), so a settled referencer costs no write. A failure is
+// reported by the condition and a Warning event; the controller retries
+// when a source changes (through a Watcher), not on a timer, except for a
+// transient read error (with backoff) and an unknown resource (after
+// UnknownResourceRetry unless its CRD appears first). Obscure values
+// (makeAvailableAs) are resolved, so that their failures show, and
+// discarded: a controller that uses them calls Resolve itself.
+//
+// The manager's cache must be able to list and watch every kind the
+// referencers read; reads go through the cache only.
+func SetupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) error {
+	name := o.Name
+	if name == "" {
+		name = "extref-" + lower(gvk.Kind)
+	}
+	w := NewWatcher(mgr.GetCache())
+	r := &reconciler{
+		gvk:      gvk,
+		cache:    mgr.GetCache(),
+		api:      mgr.GetAPIReader(),
+		client:   mgr.GetClient(),
+		resolver: NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), append(o.Resolver, w)...),
+		watcher:  w,
+		recorder: mgr.GetEventRecorder(name),
+		setter:   conditions.Setter{Clock: o.Clock},
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return builder.ControllerManagedBy(mgr).Named(name).For(u).WatchesRawSource(w).Complete(r)
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// reconciler resolves the external values of one kind of referencer.
+type reconciler struct {
+	gvk      schema.GroupVersionKind
+	cache    client.Reader // the manager's cache
+	api      client.Reader // the API server, after a conflict
+	client   client.Client // writes
+	resolver *Resolver
+	watcher  *Watcher
+	recorder events.EventRecorder // may be nil
+	setter   conditions.Setter
+
+	// written is the resourceVersion of each referencer after this
+	// reconciler's last write, so that a reconcile from a cache that has
+	// not seen the write yet is skipped instead of writing again.
+	written resourceVersions
+}
+
+// staleRetry is a safety net for a reconcile skipped because the cache was
+// behind: the watch event of the write it missed normally comes first.
+const staleRetry = time.Second
+
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var (
+		out          Outcome
+		resolveErr   error
+		fresh, stale bool
+		obj          *unstructured.Unstructured
+		condChanged  bool
+	)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		obj = &unstructured.Unstructured{}
+		obj.SetGroupVersionKind(r.gvk)
+		reader := r.cache
+		if fresh { // a conflict: the cache is behind the API server
+			reader = r.api
+		}
+		if err := reader.Get(ctx, req.NamespacedName, obj); err != nil {
+			return err
+		}
+		if !fresh && r.written.behind(req.NamespacedName, obj.GetResourceVersion()) {
+			stale = true
+			return nil
+		}
+		fresh = true
+		if obj.GetDeletionTimestamp() != nil {
+			return nil
+		}
+		out, resolveErr = r.resolver.Resolve(ctx, obj)
+		if resolveErr == nil && out.Changed {
+			if err := r.client.Update(ctx, obj); err != nil {
+				return err
+			}
+			r.written.record(req.NamespacedName, obj.GetResourceVersion())
+		}
+		var err error
+		condChanged, err = r.setter.SetUnstructured(obj, Condition(out, resolveErr, obj.GetGeneration()))
+		if err != nil {
+			return fmt.Errorf("cannot set the %s condition: %w", TypeReferencesResolved, err)
+		}
+		if condChanged {
+			if err := r.client.Status().Update(ctx, obj); err != nil {
+				return err
+			}
+			r.written.record(req.NamespacedName, obj.GetResourceVersion())
+		}
+		return nil
+	})
+	switch {
+	case apierrors.IsNotFound(err):
+		r.written.forget(req.NamespacedName)
+		r.watcher.Forget(req.NamespacedName)
+		return reconcile.Result{}, nil
+	case err != nil:
+		return reconcile.Result{}, err
+	case stale:
+		return reconcile.Result{RequeueAfter: staleRetry}, nil
+	case resolveErr == nil:
+		return reconcile.Result{}, nil
+	}
+	if condChanged && r.recorder != nil {
+		c := Condition(out, resolveErr, obj.GetGeneration())
+		r.recorder.Eventf(obj, nil, "Warning", c.Reason, "ResolveExternalValues", "%s", c.Message)
+	}
+	if transient(out.Failed) {
+		return reconcile.Result{}, resolveErr
+	}
+	if errors.Is(resolveErr, ErrUnknownResource) {
+		return reconcile.Result{RequeueAfter: UnknownResourceRetry}, nil
+	}
+	return reconcile.Result{}, nil
+}
+
+// transient reports whether a failure may go away without any change that a
+// watch would see: a read that failed for a reason of its own.
+func transient(failed []*ReferenceError) bool {
+	for _, f := range failed {
+		switch {
+		case errors.Is(f.Err, ErrInvalid), errors.Is(f.Err, ErrUnknownResource), errors.Is(f.Err, ErrSourceNotFound),
+			errors.Is(f.Err, ErrFieldNotFound), errors.Is(f.Err, ErrDenied), errors.Is(f.Err, ErrTransform),
+			errors.Is(f.Err, ErrTarget):
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// resourceVersions maps objects to the resourceVersion of their last write.
+type resourceVersions struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]string
+}
+
+func (v *resourceVersions) record(k types.NamespacedName, rv string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.m == nil {
+		v.m = make(map[types.NamespacedName]string)
+	}
+	v.m[k] = rv
+}
+
+func (v *resourceVersions) forget(k types.NamespacedName) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.m, k)
+}
+
+// behind reports whether rv is older than the last write of k. Resource
+// versions compare as integers (KEP-5504); where they do not, the cache is
+// trusted.
+func (v *resourceVersions) behind(k types.NamespacedName, rv string) bool {
+	v.mu.Lock()
+	last, ok := v.m[k]
+	v.mu.Unlock()
+	if !ok {
+		return false
+	}
+	c, err := resourceversion.CompareResourceVersion(rv, last)
+	return err == nil && c < 0
+}

@@ -1,0 +1,655 @@
+package extref
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+	"unicode/utf8"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/fieldpath"
+)
+
+// DefaultPath is where a referencer lists its external values unless the
+// Path option says otherwise.
+const DefaultPath = "spec.externalValues"
+
+// DefaultReadTimeout bounds each read of a source, so that a read from a
+// cache whose informer cannot sync (e.g. for want of RBAC) fails instead of
+// blocking a worker forever.
+const DefaultReadTimeout = 10 * time.Second
+
+// maxExpressionLength bounds a format, fmt or template, as the CRD schema
+// does.
+const maxExpressionLength = 4096
+
+// A Resolver resolves the external values of referencers. It is safe for
+// concurrent use.
+type Resolver struct {
+	reader      client.Reader
+	mapper      meta.RESTMapper
+	path        string
+	pathSegs    fieldpath.Segments
+	policy      SourcePolicy
+	review      *AccessReview
+	watcher     *Watcher
+	readTimeout time.Duration
+	templates   templateCache
+}
+
+// A ResolverOption configures a Resolver.
+type ResolverOption interface {
+	applyToResolver(r *Resolver)
+}
+
+// Path is an option that names the field holding the external values, e.g.
+// spec.forProvider.externalValues. It defaults to DefaultPath. An invalid
+// path makes every Resolve fail with ErrInvalid.
+type Path string
+
+func (p Path) applyToResolver(r *Resolver) { r.path = string(p) }
+
+// ReadTimeout is an option that bounds each read of a source; it defaults
+// to DefaultReadTimeout.
+type ReadTimeout time.Duration
+
+func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duration(t) }
+
+// NewResolver returns a Resolver that reads sources through reader and maps
+// their resources to kinds with mapper.
+//
+// The reader should be a cache: a manager's GetCache(), not its GetClient(),
+// whose reads of unstructured objects go to the API server unless the
+// client's cache options say otherwise. Each source kind then costs one
+// informer, shared with a Watcher and any other user of the cache, and a
+// settled referencer is resolved without an API request.
+//
+// Options: a SourcePolicy (the default allows only namespaced sources in a
+// namespaced referencer's own namespace, and no Secrets), an *AccessReview,
+// a *Watcher, Path and ReadTimeout.
+func NewResolver(reader client.Reader, mapper meta.RESTMapper, opts ...ResolverOption) *Resolver {
+	r := &Resolver{reader: reader, mapper: mapper, path: DefaultPath, readTimeout: DefaultReadTimeout}
+	for _, o := range opts {
+		o.applyToResolver(r)
+	}
+	r.pathSegs, _ = fieldpath.Parse(r.path) // checked again by Resolve, which reports the error
+	return r
+}
+
+// An Outcome is what Resolve did.
+type Outcome struct {
+	// Changed is true when Resolve changed the referencer (in memory): the
+	// caller should write it. When it is false no write is needed.
+	Changed bool
+
+	// Values are the values of obscure references, by their
+	// makeAvailableAs key, for the controller's use. They are never
+	// written to the referencer. Nil when Resolve failed.
+	Values map[string]any
+
+	// Resolved counts the external values that were resolved: written,
+	// found already equal, or handed over in Values.
+	Resolved int
+
+	// Present counts IfNotPresent values that were not resolved because
+	// their target already had a value.
+	Present int
+
+	// Skipped are the optional external values that could not be resolved.
+	Skipped []*ReferenceError
+
+	// Failed are the required external values that could not be resolved;
+	// Resolve's error reports them.
+	Failed []*ReferenceError
+}
+
+// Total is the number of external values the referencer lists.
+func (o Outcome) Total() int { return o.Resolved + o.Present + len(o.Skipped) + len(o.Failed) }
+
+// Resolve resolves the external values of obj, in order, into obj.
+//
+// Nothing is written when a required value fails: obj is left as it was,
+// Outcome.Values is nil, and the error (a *ReferenceError, or several
+// joined) names each failing value by index, its source and why. An
+// optional value that fails is skipped and listed in Outcome.Skipped.
+// A malformed external value fails whatever its policy.
+//
+// obj may be an *unstructured.Unstructured, changed in place, or a typed
+// object, which is converted to unstructured content and back; a value
+// written to a field the type does not have is an error wrapping ErrTarget.
+func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, error) {
+	var out Outcome
+	content, typed, err := contentOf(obj)
+	if err != nil {
+		return out, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: %w", ErrInvalid, err)}
+	}
+	if r.pathSegs == nil {
+		_, err := fieldpath.Parse(r.path)
+		return out, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: the resolver's path: %w", ErrInvalid, err)}
+	}
+	list, err := r.list(content)
+	if err != nil {
+		return out, err
+	}
+	if len(list) == 0 {
+		r.track(obj, nil)
+		return out, nil
+	}
+
+	rs := resolution{
+		r:         r,
+		ctx:       ctx,
+		namespace: obj.GetNamespace(),
+		state:     state{content: content, owned: typed},
+	}
+	for i, item := range list {
+		rs.resolve(i, item, &out)
+	}
+	r.track(obj, rs.watched)
+	if len(out.Failed) > 0 {
+		out.Values = nil
+		return out, failures(out.Failed)
+	}
+	if !rs.state.changed {
+		return out, nil
+	}
+	if typed {
+		if err := decodeInto(rs.state.content, obj); err != nil {
+			e := &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: %w", ErrTarget, err)}
+			out.Failed = append(out.Failed, e)
+			out.Values = nil
+			return out, e
+		}
+	} else {
+		obj.(runtime.Unstructured).SetUnstructuredContent(rs.state.content)
+	}
+	out.Changed = true
+	return out, nil
+}
+
+// contentOf returns the unstructured content of obj, and whether it is a
+// copy (of a typed object) rather than the object's own content.
+func contentOf(obj client.Object) (map[string]any, bool, error) {
+	if obj == nil {
+		return nil, false, errors.New("no referencer")
+	}
+	if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil, false, fmt.Errorf("nil %T referencer", obj)
+	}
+	if u, ok := obj.(runtime.Unstructured); ok {
+		return u.UnstructuredContent(), false, nil
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, false, fmt.Errorf("cannot convert %T to unstructured content: %w", obj, err)
+	}
+	return content, true, nil
+}
+
+// decodeInto sets typed object obj from content, refusing fields its type
+// does not have.
+func decodeInto(content map[string]any, obj client.Object) error {
+	v := reflect.ValueOf(obj)
+	fresh := reflect.New(v.Type().Elem())
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(content, fresh.Interface(), true); err != nil {
+		return fmt.Errorf("cannot write to %T: %w", obj, err)
+	}
+	v.Elem().Set(fresh.Elem())
+	return nil
+}
+
+// list decodes the external values at the resolver's path.
+func (r *Resolver) list(content map[string]any) ([]any, error) {
+	raw, err := fieldpath.Pave(content).GetValue(r.path)
+	if fieldpath.IsNotFound(err) || (err == nil && raw == nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: %w", ErrInvalid, err)}
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: want a list, got %s", ErrInvalid, describe(raw))}
+	}
+	return list, nil
+}
+
+// failures are the required external values that failed, reported together.
+type failures []*ReferenceError
+
+func (f failures) Error() string {
+	var b strings.Builder
+	for i, e := range f {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+func (f failures) Unwrap() []error {
+	out := make([]error, len(f))
+	for i, e := range f {
+		out[i] = e
+	}
+	return out
+}
+
+// state is the referencer's content as the resolution changes it. The
+// content is copied before the first change, unless it is already a copy.
+type state struct {
+	content map[string]any
+	owned   bool
+	changed bool
+}
+
+func (s *state) get(path string) (any, error) {
+	return fieldpath.Pave(s.content).GetValue(path)
+}
+
+func (s *state) set(path string, v any) error {
+	if !s.owned {
+		s.content = copyJSON(s.content).(map[string]any)
+		s.owned = true
+	}
+	if err := fieldpath.Pave(s.content).SetValue(path, v); err != nil {
+		return err
+	}
+	s.changed = true
+	return nil
+}
+
+// copyJSON deep-copies the objects and arrays of JSON content; other values
+// are immutable or not JSON and are shared.
+func copyJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = copyJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyJSON(e)
+		}
+		return out
+	}
+	return v
+}
+
+// jsonEqual compares JSON values, numbers by value whatever their Go type.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, e := range x {
+			f, ok := y[k]
+			if !ok || !jsonEqual(e, f) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	if x, ok := asFloat(a); ok {
+		y, ok := asFloat(b)
+		return ok && x == y
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func asFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case float32:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// A resolution is one Resolve call in progress.
+type resolution struct {
+	r         *Resolver
+	ctx       context.Context
+	namespace string // the referencer's
+	state     state
+	mappings  map[schema.GroupVersionResource]mapping
+	objects   map[objectKey]readResult
+	watched   []watchKey
+}
+
+type mapping struct {
+	gvk        schema.GroupVersionKind
+	namespaced bool
+	err        error
+}
+
+type objectKey struct {
+	gvk       schema.GroupVersionKind
+	namespace string
+	name      string
+}
+
+type readResult struct {
+	content map[string]any
+	err     error
+}
+
+// entry is a checked external value.
+type entry struct {
+	path       string // spec.externalValues[i]
+	sources    []v1alpha1.ObjectFieldRef
+	names      []string // variable names, for a template
+	format     *format  // for combine
+	template   *template.Template
+	target     string
+	key        string // makeAvailableAs
+	always     bool
+	optional   bool
+	transforms []transform
+}
+
+// resolve resolves external value i, recording the result in out.
+func (rs *resolution) resolve(i int, item any, out *Outcome) {
+	path := rs.r.path + "[" + strconv.Itoa(i) + "]"
+	e, err := rs.r.compile(path, item)
+	if err != nil {
+		out.Failed = append(out.Failed, &ReferenceError{Path: err.path, Index: i, Err: err.err})
+		return
+	}
+	fail := func(rerr *ReferenceError) {
+		rerr.Index = i
+		rerr.Optional = e.optional
+		if e.optional {
+			out.Skipped = append(out.Skipped, rerr)
+		} else {
+			out.Failed = append(out.Failed, rerr)
+		}
+	}
+
+	if e.target != "" && !e.always {
+		cur, err := rs.state.get(e.target)
+		if err == nil && !empty(cur) {
+			out.Present++
+			return
+		}
+	}
+
+	// Read every source, even after one failed, so that all are watched.
+	values := make([]any, len(e.sources))
+	var first *ReferenceError
+	for j, src := range e.sources {
+		spath := path
+		switch {
+		case e.format != nil:
+			spath += ".combine.sources[" + strconv.Itoa(j) + "]"
+		case e.template != nil:
+			spath += ".variables[" + strconv.Itoa(j) + "].fromRef"
+		default:
+			spath += ".fromObject"
+		}
+		v, rerr := rs.read(spath, src)
+		if rerr != nil && first == nil {
+			first = rerr
+		}
+		values[j] = v
+	}
+	if first != nil {
+		fail(first)
+		return
+	}
+
+	var v any
+	switch {
+	case e.format != nil:
+		s, err := e.format.sprint(values)
+		if err != nil {
+			fail(&ReferenceError{Path: path + ".combine.fmt", Err: fmt.Errorf("%w: %w", ErrTransform, err)})
+			return
+		}
+		v = s
+	case e.template != nil:
+		data := make(map[string]any, len(values))
+		for j, name := range e.names {
+			data[name] = values[j]
+		}
+		s, err := execute(e.template, data)
+		if err != nil {
+			fail(&ReferenceError{Path: path + ".template", Err: fmt.Errorf("%w: %w", ErrTransform, err)})
+			return
+		}
+		v = s
+	default:
+		v = values[0]
+	}
+	for j, t := range e.transforms {
+		tv, err := t.apply(v)
+		if err != nil {
+			fail(&ReferenceError{Path: path + ".transforms[" + strconv.Itoa(j) + "]", Err: fmt.Errorf("%w: %w", ErrTransform, err)})
+			return
+		}
+		v = tv
+	}
+
+	if e.key != "" {
+		if out.Values == nil {
+			out.Values = make(map[string]any)
+		}
+		out.Values[e.key] = v
+		out.Resolved++
+		return
+	}
+	if err := checkWritable(e.target, v); err != nil {
+		fail(&ReferenceError{Path: path + ".toFieldPath", Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
+		return
+	}
+	if cur, err := rs.state.get(e.target); err == nil && jsonEqual(cur, v) {
+		out.Resolved++
+		return
+	}
+	if err := rs.state.set(e.target, v); err != nil {
+		fail(&ReferenceError{Path: path + ".toFieldPath", Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
+		return
+	}
+	out.Resolved++
+}
+
+// empty reports whether a target holds no value: missing, null or "".
+func empty(v any) bool {
+	if v == nil {
+		return true
+	}
+	s, ok := v.(string)
+	return ok && s == ""
+}
+
+// checkWritable checks a value for a target: a label or an annotation takes
+// a string, and a string must be valid UTF-8 to survive JSON.
+func checkWritable(target string, v any) error {
+	if strings.HasPrefix(target, "metadata.") {
+		if _, ok := v.(string); !ok {
+			return fmt.Errorf("labels and annotations take strings, not %s", describe(v))
+		}
+	}
+	if s, ok := v.(string); ok && !utf8.ValidString(s) {
+		return errors.New("the value is not valid UTF-8 (binary data can be handed over with makeAvailableAs)")
+	}
+	return nil
+}
+
+// read returns the value of one source field, or why it has none.
+func (rs *resolution) read(path string, ref v1alpha1.ObjectFieldRef) (any, *ReferenceError) {
+	src := Source{Group: ref.Group, Version: ref.Version, Resource: ref.Resource, Namespace: ref.Namespace, Name: ref.Name, FieldPath: ref.FieldPath}
+	fail := func(err error) (any, *ReferenceError) {
+		s := src
+		return nil, &ReferenceError{Path: path, Source: &s, Err: err}
+	}
+	gvr := schema.GroupVersionResource{Group: ref.Group, Version: ref.Version, Resource: ref.Resource}
+	m := rs.mapping(gvr)
+	if m.err != nil {
+		rs.watch(watchKey{crd: gvr.GroupResource()})
+		return fail(m.err)
+	}
+	if m.namespaced {
+		if src.Namespace == "" {
+			if rs.namespace == "" {
+				return fail(fmt.Errorf("%w: %s is namespaced and the referencer is cluster-scoped, so namespace is required", ErrInvalid, gvr.GroupResource()))
+			}
+			src.Namespace = rs.namespace
+		}
+	} else if src.Namespace != "" {
+		return fail(fmt.Errorf("%w: %s is cluster-scoped, so namespace must be empty", ErrInvalid, gvr.GroupResource()))
+	}
+	if err := rs.r.policy.check(rs.namespace, src, m.namespaced); err != nil {
+		return fail(err)
+	}
+	if rs.r.review != nil {
+		if err := rs.r.review.check(rs.ctx, rs.namespace, src); err != nil {
+			return fail(err)
+		}
+	}
+
+	key := objectKey{gvk: m.gvk, namespace: src.Namespace, name: src.Name}
+	rs.watch(watchKey{gk: m.gvk.GroupKind(), gvk: m.gvk, namespace: src.Namespace, name: src.Name})
+	res, ok := rs.objects[key]
+	if !ok {
+		res = rs.get(key)
+		if rs.objects == nil {
+			rs.objects = make(map[objectKey]readResult)
+		}
+		rs.objects[key] = res
+	}
+	if res.err != nil {
+		return fail(res.err)
+	}
+	v, err := fieldpath.Pave(res.content).GetValue(src.FieldPath)
+	if err != nil {
+		return fail(fmt.Errorf("%w: %w", ErrFieldNotFound, err))
+	}
+	if v == nil {
+		return fail(fmt.Errorf("%w: %s is null", ErrFieldNotFound, src.FieldPath))
+	}
+	return v, nil
+}
+
+// get reads one source object.
+func (rs *resolution) get(key objectKey) readResult {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(key.gvk)
+	ctx := rs.ctx
+	if rs.r.readTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, rs.r.readTimeout)
+		defer cancel()
+	}
+	err := rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u)
+	switch {
+	case apierrors.IsNotFound(err):
+		return readResult{err: fmt.Errorf("%w: %s %q does not exist", ErrSourceNotFound, key.gvk.Kind, key.name)}
+	case err != nil:
+		return readResult{err: fmt.Errorf("cannot read the source: %w", err)}
+	}
+	return readResult{content: u.Object}
+}
+
+// mapping maps a resource to its kind and scope, refreshing a resettable
+// mapper once when it knows no such resource.
+func (rs *resolution) mapping(gvr schema.GroupVersionResource) mapping {
+	if m, ok := rs.mappings[gvr]; ok {
+		return m
+	}
+	m := rs.r.mapResource(gvr)
+	if rs.mappings == nil {
+		rs.mappings = make(map[schema.GroupVersionResource]mapping)
+	}
+	rs.mappings[gvr] = m
+	return m
+}
+
+func (r *Resolver) mapResource(gvr schema.GroupVersionResource) mapping {
+	gvk, err := r.mapper.KindFor(gvr)
+	if meta.IsNoMatchError(err) {
+		if rm, ok := r.mapper.(meta.ResettableRESTMapper); ok {
+			rm.Reset()
+			gvk, err = r.mapper.KindFor(gvr)
+		}
+	}
+	if err != nil {
+		return mapping{err: mappingError(gvr, err)}
+	}
+	rm, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return mapping{err: mappingError(gvr, err)}
+	}
+	return mapping{gvk: gvk, namespaced: rm.Scope.Name() == meta.RESTScopeNameNamespace}
+}
+
+func mappingError(gvr schema.GroupVersionResource, err error) error {
+	var amb *meta.AmbiguousResourceError
+	if meta.IsNoMatchError(err) || errors.As(err, &amb) {
+		return fmt.Errorf("%w %s: %w", ErrUnknownResource, gvr.GroupResource(), err)
+	}
+	return fmt.Errorf("cannot map resource %s: %w", gvr.GroupResource(), err)
+}
+
+func (rs *resolution) watch(k watchKey) {
+	if rs.r.watcher == nil {
+		return
+	}
+	for _, w := range rs.watched {
+		if w == k {
+			return
+		}
+	}
+	rs.watched = append(rs.watched, k)
+}
+
+func (r *Resolver) track(obj client.Object, keys []watchKey) {
+	if r.watcher != nil {
+		r.watcher.track(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}, keys)
+	}
+}

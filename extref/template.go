@@ -1,0 +1,261 @@
+package extref
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"text/template"
+	"text/template/parse"
+)
+
+// The functions a template may call, besides text/template's comparisons,
+// and, or, not, len, index and slice. Arguments come in Sprig's order, so
+// that the value can be piped in last: {{ .name | trimPrefix "x-" }}.
+//
+//	b64enc s, b64dec s         base64 (standard encoding)
+//	upper s, lower s, trim s   case and surrounding white space
+//	trimPrefix p s, trimSuffix p s
+//	replace old new s          every occurrence
+//	join sep list              a list's items, printed with %v
+//	default d v                v, or d when v is empty (missing, null, "", 0, false, empty list or object)
+//	toJson v                   v as JSON
+//	print, println, printf     as in text/template, bounded (printf takes the verbs Combine takes)
+//
+// call, html, js and urlquery are not available. Every function fails
+// rather than return more than MaxOutputSize bytes.
+var templateFuncs = template.FuncMap{
+	"b64enc":     tplB64Enc,
+	"b64dec":     tplB64Dec,
+	"upper":      strings.ToUpper,
+	"lower":      strings.ToLower,
+	"trim":       strings.TrimSpace,
+	"trimPrefix": func(p, s string) string { return strings.TrimPrefix(s, p) },
+	"trimSuffix": func(p, s string) string { return strings.TrimSuffix(s, p) },
+	"replace":    tplReplace,
+	"join":       tplJoin,
+	"default":    tplDefault,
+	"toJson":     tplToJSON,
+	"print":      tplPrint,
+	"println":    tplPrintln,
+	"printf":     tplPrintf,
+	"call":       tplUnavailable("call"),
+	"html":       tplUnavailable("html"),
+	"js":         tplUnavailable("js"),
+	"urlquery":   tplUnavailable("urlquery"),
+}
+
+var errTooLarge = fmt.Errorf("output exceeds %d bytes", MaxOutputSize)
+
+func bounded(s string) (string, error) {
+	if len(s) > MaxOutputSize {
+		return "", errTooLarge
+	}
+	return s, nil
+}
+
+func tplB64Enc(s string) (string, error) {
+	if base64.StdEncoding.EncodedLen(len(s)) > MaxOutputSize {
+		return "", errTooLarge
+	}
+	return base64.StdEncoding.EncodeToString([]byte(s)), nil
+}
+
+func tplB64Dec(s string) (string, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	return string(b), err
+}
+
+func tplReplace(old, repl, s string) (string, error) {
+	n := strings.Count(s, old)
+	if len(s)+n*(len(repl)-len(old)) > MaxOutputSize {
+		return "", errTooLarge
+	}
+	return strings.ReplaceAll(s, old, repl), nil
+}
+
+func tplJoin(sep string, list []any) (string, error) {
+	var b strings.Builder
+	for i, v := range list {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if s, ok := v.(string); ok {
+			b.WriteString(s)
+		} else {
+			fmt.Fprint(&b, v)
+		}
+		if b.Len() > MaxOutputSize {
+			return "", errTooLarge
+		}
+	}
+	return b.String(), nil
+}
+
+func tplDefault(d, v any) any {
+	switch x := v.(type) {
+	case nil:
+		return d
+	case string:
+		if x == "" {
+			return d
+		}
+	case bool:
+		if !x {
+			return d
+		}
+	case int64:
+		if x == 0 {
+			return d
+		}
+	case float64:
+		if x == 0 {
+			return d
+		}
+	case []any:
+		if len(x) == 0 {
+			return d
+		}
+	case map[string]any:
+		if len(x) == 0 {
+			return d
+		}
+	}
+	return v
+}
+
+func tplToJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return bounded(string(b))
+}
+
+func tplPrint(args ...any) (string, error)   { return bounded(fmt.Sprint(args...)) }
+func tplPrintln(args ...any) (string, error) { return bounded(fmt.Sprintln(args...)) }
+
+func tplPrintf(f string, args ...any) (string, error) {
+	pf, err := parseFormat(f, len(args))
+	if err != nil {
+		return "", err
+	}
+	return pf.sprint(args)
+}
+
+func tplUnavailable(name string) func(...any) (string, error) {
+	return func(...any) (string, error) {
+		return "", fmt.Errorf("function %q is not available in external value templates", name)
+	}
+}
+
+// parseTemplate parses and checks a template: no range (which can loop a
+// billion times over an integer), no define, template or block (which can
+// recurse).
+func parseTemplate(text string) (*template.Template, error) {
+	t, err := template.New("template").Option("missingkey=error").Funcs(templateFuncs).Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range t.Templates() {
+		if a.Name() != t.Name() {
+			return nil, fmt.Errorf("template defines %q: define and block are not allowed", a.Name())
+		}
+	}
+	if t.Tree == nil || t.Root == nil {
+		return nil, errors.New("template is empty")
+	}
+	if err := checkNode(t.Tree, t.Root); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func checkNode(tree *parse.Tree, n parse.Node) error {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := checkNode(tree, c); err != nil {
+				return err
+			}
+		}
+	case *parse.IfNode:
+		return checkBranch(tree, &n.BranchNode)
+	case *parse.WithNode:
+		return checkBranch(tree, &n.BranchNode)
+	case *parse.RangeNode:
+		return fmt.Errorf("template: %s: range is not allowed", location(tree, n))
+	case *parse.TemplateNode:
+		return fmt.Errorf("template: %s: template and block are not allowed", location(tree, n))
+	case *parse.BreakNode, *parse.ContinueNode:
+		return fmt.Errorf("template: %s: break and continue are not allowed", location(tree, n))
+	}
+	return nil
+}
+
+func location(tree *parse.Tree, n parse.Node) string {
+	loc, _ := tree.ErrorContext(n)
+	return loc
+}
+
+func checkBranch(tree *parse.Tree, b *parse.BranchNode) error {
+	if err := checkNode(tree, b.List); err != nil {
+		return err
+	}
+	return checkNode(tree, b.ElseList)
+}
+
+// limitedBuffer is a bytes.Buffer that refuses to grow past MaxOutputSize,
+// which stops a template's execution.
+type limitedBuffer struct{ bytes.Buffer }
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > MaxOutputSize {
+		return 0, errTooLarge
+	}
+	return b.Buffer.Write(p)
+}
+
+// execute renders t with data, bounded by MaxOutputSize.
+func execute(t *template.Template, data map[string]any) (string, error) {
+	var b limitedBuffer
+	if err := t.Execute(&b, data); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// templateCache holds parsed templates by text, since the same few
+// templates are resolved on every reconcile. It is cleared when full.
+type templateCache struct {
+	mu sync.RWMutex
+	m  map[string]*template.Template
+}
+
+const templateCacheSize = 512
+
+func (c *templateCache) get(text string) (*template.Template, error) {
+	c.mu.RLock()
+	t, ok := c.m[text]
+	c.mu.RUnlock()
+	if ok {
+		return t, nil
+	}
+	t, err := parseTemplate(text)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= templateCacheSize {
+		c.m = make(map[string]*template.Template)
+	}
+	c.m[text] = t
+	c.mu.Unlock()
+	return t, nil
+}

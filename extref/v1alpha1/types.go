@@ -1,0 +1,228 @@
+package v1alpha1
+
+// An ExternalValue takes a value from other objects and writes it to a field
+// of the object that holds it (the referencer), or hands it to the
+// referencer's controller without writing it.
+//
+// Exactly one source is given: FromObject, Combine, or Variables with
+// Template. Exactly one destination is given: ToFieldPath or
+// MakeAvailableAs.
+//
+// +kubebuilder:validation:XValidation:rule="[has(self.fromObject), has(self.combine), has(self.variables)].filter(x, x).size() == 1",message="exactly one of fromObject, combine and variables must be set"
+// +kubebuilder:validation:XValidation:rule="has(self.variables) == has(self.template)",message="variables and template go together"
+// +kubebuilder:validation:XValidation:rule="has(self.toFieldPath) != has(self.makeAvailableAs)",message="exactly one of toFieldPath and makeAvailableAs must be set"
+type ExternalValue struct {
+	// FromObject takes the value of one field of one object.
+	// +optional
+	FromObject *ObjectFieldRef `json:"fromObject,omitempty"`
+
+	// Combine formats the values of fields of several objects into one
+	// string with a fmt format.
+	// +optional
+	Combine *Combine `json:"combine,omitempty"`
+
+	// Variables name the values of fields of several objects for Template.
+	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=map
+	// +listMapKey=name
+	Variables []Variable `json:"variables,omitempty"`
+
+	// Template is a Go text/template that renders Variables into one
+	// string, e.g. "arn:aws:clouddirectory:{{ .region }}:{{ .accountId }}".
+	// A restricted set of functions is available; range, define, template
+	// and block are not.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Template string `json:"template,omitempty"`
+
+	// ToFieldPath is the field of the referencer that receives the value,
+	// e.g. spec.forProvider.region. It must lie under spec (but not in the
+	// external values themselves), or be a label or an annotation
+	// (metadata.labels[example.org/region]).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	ToFieldPath string `json:"toFieldPath,omitempty"`
+
+	// MakeAvailableAs hands the value to the referencer's controller under
+	// this key instead of writing it to the object, e.g. for a password
+	// that must not be visible on the referencer (an obscure reference).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	MakeAvailableAs string `json:"makeAvailableAs,omitempty"`
+
+	// Policy says when the value is resolved and whether resolution must
+	// succeed.
+	// +optional
+	Policy *Policy `json:"policy,omitempty"`
+
+	// Transforms change the value, in order, before it is written.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	Transforms []Transform `json:"transforms,omitempty"`
+}
+
+// An ObjectFieldRef names a field of an object by the object's group,
+// version, resource, namespace and name, and the field's path.
+type ObjectFieldRef struct {
+	// Group is the API group of the object; empty for the core group
+	// (ConfigMaps, Secrets).
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Group string `json:"group,omitempty"`
+
+	// Version is the API version of the object, e.g. v1.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Version string `json:"version"`
+
+	// Resource is the plural, lower-case resource name, e.g. configmaps.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Resource string `json:"resource"`
+
+	// Name of the object.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Namespace of the object, for a namespaced resource. Defaults to the
+	// namespace of a namespaced referencer.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
+
+	// FieldPath is the path of the field in the object, e.g. data.region.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	FieldPath string `json:"fieldPath"`
+}
+
+// Combine formats the values of several fields into one string.
+type Combine struct {
+	// Sources are the fields, in the order of the format's verbs.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Sources []ObjectFieldRef `json:"sources"`
+
+	// Fmt is a fmt format with one verb per source, e.g.
+	// "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0".
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Fmt string `json:"fmt"`
+}
+
+// A Variable names the value of a field for a Template.
+type Variable struct {
+	// Name of the variable, used in the template as {{ .name }}.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// FromRef is the field whose value the variable holds.
+	FromRef ObjectFieldRef `json:"fromRef"`
+}
+
+// ResolvePolicy says when a value is resolved.
+// +kubebuilder:validation:Enum=IfNotPresent;Always
+type ResolvePolicy string
+
+// Resolve policies.
+const (
+	// ResolveIfNotPresent resolves a value only while its target field is
+	// empty (missing, null or ""), so it is resolved once. The default.
+	ResolveIfNotPresent ResolvePolicy = "IfNotPresent"
+	// ResolveAlways resolves a value on every reconcile, so the target
+	// follows its source.
+	ResolveAlways ResolvePolicy = "Always"
+)
+
+// ResolutionPolicy says whether a value must be resolved.
+// +kubebuilder:validation:Enum=Required;Optional
+type ResolutionPolicy string
+
+// Resolution policies.
+const (
+	// ResolutionRequired fails the whole resolution, writing nothing, when
+	// the value cannot be resolved. The default.
+	ResolutionRequired ResolutionPolicy = "Required"
+	// ResolutionOptional skips a value that cannot be resolved and reports
+	// it.
+	ResolutionOptional ResolutionPolicy = "Optional"
+)
+
+// Policy says when a value is resolved and whether it must be.
+type Policy struct {
+	// Resolve is IfNotPresent (the default) or Always.
+	// +optional
+	Resolve ResolvePolicy `json:"resolve,omitempty"`
+
+	// Resolution is Required (the default) or Optional.
+	// +optional
+	Resolution ResolutionPolicy `json:"resolution,omitempty"`
+}
+
+// TransformType names a transform.
+// +kubebuilder:validation:Enum=Base64Decode;Base64Encode;Format;Map;Convert
+type TransformType string
+
+// Transform types.
+const (
+	// TransformBase64Decode decodes a base64 string (standard encoding, as
+	// in a Secret's data), e.g. "dXMtZWFzdC0x" to "us-east-1".
+	TransformBase64Decode TransformType = "Base64Decode"
+	// TransformBase64Encode encodes a string in standard base64.
+	TransformBase64Encode TransformType = "Base64Encode"
+	// TransformFormat formats the value with a fmt format of one verb, e.g.
+	// "%s-subnet".
+	TransformFormat TransformType = "Format"
+	// TransformMap looks a string up in a map and gives its entry.
+	TransformMap TransformType = "Map"
+	// TransformConvert converts the value to another JSON type.
+	TransformConvert TransformType = "Convert"
+)
+
+// ConvertType is the type a Convert transform converts to.
+// +kubebuilder:validation:Enum=string;int64;float64;bool
+type ConvertType string
+
+// Convert types.
+const (
+	ConvertString  ConvertType = "string"
+	ConvertInt64   ConvertType = "int64"
+	ConvertFloat64 ConvertType = "float64"
+	ConvertBool    ConvertType = "bool"
+)
+
+// A Transform changes a value.
+//
+// +kubebuilder:validation:XValidation:rule="self.type != 'Format' || has(self.format)",message="a Format transform needs format"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Map' || has(self.map)",message="a Map transform needs map"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Convert' || has(self.toType)",message="a Convert transform needs toType"
+type Transform struct {
+	// Type of the transform: Base64Decode, Base64Encode, Format, Map or
+	// Convert.
+	Type TransformType `json:"type"`
+
+	// Format is the fmt format of a Format transform, with exactly one
+	// verb, e.g. "%s-subnet".
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Format string `json:"format,omitempty"`
+
+	// Map is the lookup table of a Map transform: the value, a string,
+	// must be one of its keys.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=256
+	Map map[string]string `json:"map,omitempty"`
+
+	// ToType is the type a Convert transform converts to: string, int64,
+	// float64 or bool.
+	// +optional
+	ToType ConvertType `json:"toType,omitempty"`
+}

@@ -1,0 +1,259 @@
+package extref
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+// A Watcher enqueues referencers when their sources change, so that Always
+// references follow their sources and a missing source that appears is
+// resolved at once.
+//
+// A Watcher is a controller-runtime source: add it to the referencer's
+// controller with the builder, and give it to the Resolver as an option,
+// which tells it what each referencer read:
+//
+//	w := extref.NewWatcher(mgr.GetCache())
+//	r := extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), w)
+//	err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.Subnet{}).WatchesRawSource(w).Complete(rec)
+//
+// It keeps an index from each source object to the referencers that read
+// it, and adds one event handler to the cache's shared informer of each
+// source kind, only for kinds some referencer actually reads: the informer
+// the Resolver's reads from the same cache already started. A reference to
+// a resource the RESTMapper does not know yet is watched through the
+// metadata of CustomResourceDefinitions, so installing its CRD resolves it
+// (the manager then needs to list and watch customresourcedefinitions).
+//
+// One Watcher serves one controller (one referencer kind). A reconciler
+// should call Forget when a referencer is gone; until then a stale entry
+// costs only a reconcile that finds nothing.
+type Watcher struct {
+	informers cache.Informers
+
+	mu           sync.Mutex
+	bySource     map[watchKey]map[types.NamespacedName]struct{}
+	byReferencer map[types.NamespacedName][]watchKey
+	kinds        map[informerKind]bool // true once its handler is added
+	queue        workqueue.TypedRateLimitingInterface[reconcile.Request]
+	ctx          context.Context
+}
+
+var _ source.Source = &Watcher{}
+
+// watchKey identifies what a referencer depends on: a source object (gk,
+// namespace, name), or the CRD of a resource the mapper does not know.
+type watchKey struct {
+	gk        schema.GroupKind
+	gvk       schema.GroupVersionKind // the informer, not part of the index key
+	namespace string
+	name      string
+	crd       schema.GroupResource
+}
+
+func (k watchKey) index() watchKey {
+	k.gvk = schema.GroupVersionKind{}
+	return k
+}
+
+// informerKind is an informer the Watcher adds a handler to: a source kind,
+// or the metadata of CRDs.
+type informerKind struct {
+	gvk schema.GroupVersionKind
+	crd bool
+}
+
+var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+
+func (k watchKey) informer() informerKind {
+	if k.crd != (schema.GroupResource{}) {
+		return informerKind{gvk: crdKind, crd: true}
+	}
+	return informerKind{gvk: k.gvk}
+}
+
+// NewWatcher returns a Watcher that adds handlers to informers, normally a
+// manager's GetCache(), the same cache the Resolver reads.
+func NewWatcher(informers cache.Informers) *Watcher {
+	return &Watcher{
+		informers:    informers,
+		bySource:     make(map[watchKey]map[types.NamespacedName]struct{}),
+		byReferencer: make(map[types.NamespacedName][]watchKey),
+		kinds:        make(map[informerKind]bool),
+	}
+}
+
+func (w *Watcher) applyToResolver(r *Resolver) { r.watcher = w }
+
+// Start implements source.Source; the controller calls it. It must be
+// called once.
+func (w *Watcher) Start(ctx context.Context, queue workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+	if queue == nil {
+		return errors.New("cannot start the extref watcher: no queue")
+	}
+	w.mu.Lock()
+	if w.queue != nil {
+		w.mu.Unlock()
+		return errors.New("cannot start the extref watcher: already started (use one Watcher per controller)")
+	}
+	w.queue, w.ctx = queue, ctx
+	var pending []informerKind
+	for k, added := range w.kinds {
+		if !added {
+			pending = append(pending, k)
+		}
+	}
+	w.mu.Unlock()
+	for _, k := range pending {
+		w.add(k)
+	}
+	return nil
+}
+
+// Forget removes a referencer from the index, e.g. when it was deleted.
+func (w *Watcher) Forget(referencer types.NamespacedName) {
+	w.track(referencer, nil)
+}
+
+// track records what a referencer depends on, replacing what it depended on
+// before.
+func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {
+	w.mu.Lock()
+	old := w.byReferencer[ref]
+	if slices.Equal(old, keys) {
+		w.mu.Unlock()
+		return
+	}
+	for _, k := range old {
+		ik := k.index()
+		if set := w.bySource[ik]; set != nil {
+			delete(set, ref)
+			if len(set) == 0 {
+				delete(w.bySource, ik)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		delete(w.byReferencer, ref)
+	} else {
+		w.byReferencer[ref] = slices.Clone(keys)
+	}
+	var add []informerKind
+	for _, k := range keys {
+		ik := k.index()
+		set := w.bySource[ik]
+		if set == nil {
+			set = make(map[types.NamespacedName]struct{})
+			w.bySource[ik] = set
+		}
+		set[ref] = struct{}{}
+		kind := k.informer()
+		if _, known := w.kinds[kind]; !known {
+			w.kinds[kind] = false
+			if w.queue != nil {
+				add = append(add, kind)
+			}
+		}
+	}
+	w.mu.Unlock()
+	for _, k := range add {
+		w.add(k)
+	}
+}
+
+// add adds the Watcher's handler to the informer of kind k. On failure the
+// kind is forgotten, so that the next referencer that reads it tries again.
+func (w *Watcher) add(k informerKind) {
+	var obj client.Object
+	if k.crd {
+		pm := &metav1.PartialObjectMetadata{}
+		pm.SetGroupVersionKind(k.gvk)
+		obj = pm
+	} else {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(k.gvk)
+		obj = u
+	}
+	inf, err := w.informers.GetInformer(w.ctx, obj, cache.BlockUntilSynced(false))
+	if err == nil {
+		_, err = inf.AddEventHandler(w.handler(k))
+	}
+	w.mu.Lock()
+	if err != nil {
+		delete(w.kinds, k)
+	} else {
+		w.kinds[k] = true
+	}
+	w.mu.Unlock()
+	if err != nil {
+		log.FromContext(w.ctx).Error(err, "cannot watch the sources of external values", "kind", k.gvk.String())
+	}
+}
+
+func (w *Watcher) handler(k informerKind) toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { w.changed(k, obj) },
+		UpdateFunc: func(old, obj any) {
+			o, err1 := meta.Accessor(old)
+			n, err2 := meta.Accessor(obj)
+			if err1 == nil && err2 == nil && o.GetResourceVersion() == n.GetResourceVersion() {
+				return // a resync
+			}
+			w.changed(k, obj)
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			w.changed(k, obj)
+		},
+	}
+}
+
+// changed enqueues the referencers of a source object that changed.
+func (w *Watcher) changed(k informerKind, obj any) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	var key watchKey
+	if k.crd {
+		// A CRD is named <plural>.<group>.
+		resource, group, ok := strings.Cut(m.GetName(), ".")
+		if !ok {
+			return
+		}
+		key = watchKey{crd: schema.GroupResource{Group: group, Resource: resource}}
+	} else {
+		key = watchKey{gk: k.gvk.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()}
+	}
+	w.mu.Lock()
+	refs := make([]types.NamespacedName, 0, len(w.bySource[key]))
+	for r := range w.bySource[key] {
+		refs = append(refs, r)
+	}
+	q := w.queue
+	w.mu.Unlock()
+	if q == nil {
+		return
+	}
+	for _, r := range refs {
+		q.Add(reconcile.Request{NamespacedName: r})
+	}
+}
