@@ -160,7 +160,7 @@ func (l *lister) list(ctx context.Context, key listKey, selector map[string]stri
 		if key.selector != "" {
 			where += " with labels " + key.selector
 		}
-		return nil, fmt.Errorf("cannot list %s %s: %w", key.gvk, where, err)
+		return nil, fmt.Errorf("cannot list %s %s %s: %w", key.gvk.GroupVersion(), key.gvk.Kind, where, err)
 	}
 	if l.lists == nil {
 		l.lists = map[listKey][]unstructured.Unstructured{}

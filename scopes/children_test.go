@@ -1,0 +1,262 @@
+package scopes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// memReader is an in-memory client.Reader of unstructured objects, for the
+// pure logic of ChildResources and for benchmarks. It returns the stored
+// objects without copying them (a cache's reader copies; the API server
+// decodes). What it does not model is tested against the real API server in
+// apiserver_test.go.
+type memReader struct {
+	objects map[schema.GroupVersionKind][]*unstructured.Unstructured
+	lists   int
+	failOn  string // a kind whose List fails
+}
+
+func (r *memReader) add(objs ...*unstructured.Unstructured) *memReader {
+	if r.objects == nil {
+		r.objects = map[schema.GroupVersionKind][]*unstructured.Unstructured{}
+	}
+	for _, o := range objs {
+		r.objects[o.GroupVersionKind()] = append(r.objects[o.GroupVersionKind()], o)
+	}
+	return r
+}
+
+func (r *memReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	u := obj.(*unstructured.Unstructured)
+	for _, o := range r.objects[u.GroupVersionKind()] {
+		if o.GetNamespace() == key.Namespace && o.GetName() == key.Name {
+			u.Object = o.DeepCopy().Object
+			return nil
+		}
+	}
+	gvk := u.GroupVersionKind()
+	return notFound(gvk, key.Name)
+}
+
+func (r *memReader) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	r.lists++
+	ul := list.(*unstructured.UnstructuredList)
+	gvk := ul.GroupVersionKind()
+	gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+	if gvk.Kind == r.failOn {
+		return fmt.Errorf("the server could not find the requested resource")
+	}
+	o := (&client.ListOptions{}).ApplyOptions(opts)
+	ul.Items = nil
+	for _, obj := range r.objects[gvk] {
+		if o.Namespace != "" && obj.GetNamespace() != o.Namespace {
+			continue
+		}
+		if o.LabelSelector != nil && !o.LabelSelector.Matches(labels.Set(obj.GetLabels())) {
+			continue
+		}
+		ul.Items = append(ul.Items, *obj)
+	}
+	return nil
+}
+
+func notFound(gvk schema.GroupVersionKind, name string) error {
+	return apierrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}, name)
+}
+
+// object builds an unstructured object; owners are "uid" or "uid!" for a
+// controller reference.
+func object(apiVersion, kind, namespace, name, uid string, lbls map[string]string, owners ...string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	u.SetUID(types.UID(uid))
+	u.SetLabels(lbls)
+	var refs []metav1.OwnerReference
+	for _, o := range owners {
+		ctrl := strings.HasSuffix(o, "!")
+		refs = append(refs, metav1.OwnerReference{APIVersion: "x/v1", Kind: "Owner", Name: "o", UID: types.UID(strings.TrimSuffix(o, "!")), Controller: &ctrl})
+	}
+	u.SetOwnerReferences(refs)
+	return u
+}
+
+// id names an object in test expectations.
+func id(u unstructured.Unstructured) string {
+	return u.GetKind() + " " + u.GetAPIVersion() + " " + u.GetNamespace() + "/" + u.GetName()
+}
+
+func ids(us []unstructured.Unstructured) []string {
+	var out []string
+	for _, u := range us {
+		out = append(out, id(u))
+	}
+	return out
+}
+
+var (
+	deployments = ChildResourceKind{APIVersion: "apps/v1", Kind: "Deployment"}
+	replicaSets = ChildResourceKind{APIVersion: "apps/v1", Kind: "ReplicaSet"}
+	pods        = ChildResourceKind{APIVersion: "v1", Kind: "Pod"}
+	services    = ChildResourceKind{APIVersion: "v1", Kind: "Service"}
+)
+
+func cluster() *memReader {
+	app := map[string]string{"app": "web"}
+	return (&memReader{}).add(
+		object("apps/v1", "Deployment", "prod", "web-b", "d2", app, "W!"),
+		object("apps/v1", "Deployment", "prod", "web-a", "d1", nil, "W!"),
+		object("apps/v1", "Deployment", "prod", "shared", "d3", nil, "X!", "W"), // W is an owner, not the controller
+		object("apps/v1", "Deployment", "prod", "other", "d4", nil, "X!"),
+		object("apps/v1", "Deployment", "dev", "web-c", "d5", nil, "W!"), // another namespace
+		object("apps/v1", "ReplicaSet", "prod", "web-a-1", "r1", nil, "d1!"),
+		object("apps/v1", "ReplicaSet", "prod", "web-b-1", "r2", app, "d2!"),
+		object("v1", "Pod", "prod", "web-a-1-x", "p1", nil, "r1!"),
+		object("v1", "Pod", "prod", "web-b-1-y", "p2", nil, "r2!"),
+		object("v1", "Pod", "prod", "stray", "p3", nil),
+		object("v1", "Service", "prod", "web", "s1", app, "W!"),
+		object("v1", "Service", "prod", "web-internal", "s2", nil, "W!"),
+		object("example.org/v1", "Service", "prod", "web", "e1", nil, "W!"),
+	)
+}
+
+func TestChildResources(t *testing.T) {
+	workload := object("oam.dev/v1alpha2", "example-workload", "prod", "w", "W", nil)
+	cases := map[string]struct {
+		reason  string
+		kinds   []ChildResourceKind
+		opts    []ChildOption
+		want    []string
+		wantErr error
+	}{
+		"NoKinds": {reason: "A workload whose definition lists no kinds has no children."},
+		"Owned": {
+			reason: "Any owner reference to the workload's UID counts, in the workload's namespace; sorted by name.",
+			kinds:  []ChildResourceKind{deployments},
+			want:   []string{"Deployment apps/v1 prod/shared", "Deployment apps/v1 prod/web-a", "Deployment apps/v1 prod/web-b"},
+		},
+		"ControllerOnly": {
+			kinds: []ChildResourceKind{deployments},
+			opts:  []ChildOption{ControllerOnly(true)},
+			want:  []string{"Deployment apps/v1 prod/web-a", "Deployment apps/v1 prod/web-b"},
+		},
+		"Selector": {
+			kinds: []ChildResourceKind{{APIVersion: "apps/v1", Kind: "Deployment", Selector: map[string]string{"app": "web"}}},
+			want:  []string{"Deployment apps/v1 prod/web-b"},
+		},
+		"SortedByKindThenAPIVersion": {
+			kinds: []ChildResourceKind{services, deployments, {APIVersion: "example.org/v1", Kind: "Service"}},
+			opts:  []ChildOption{ControllerOnly(true)},
+			want: []string{
+				"Deployment apps/v1 prod/web-a", "Deployment apps/v1 prod/web-b",
+				"Service example.org/v1 prod/web",
+				"Service v1 prod/web", "Service v1 prod/web-internal",
+			},
+		},
+		"OneLevel": {
+			reason: "By default only direct children are found, as in OAM.",
+			kinds:  []ChildResourceKind{deployments, replicaSets, pods},
+			opts:   []ChildOption{ControllerOnly(true)},
+			want:   []string{"Deployment apps/v1 prod/web-a", "Deployment apps/v1 prod/web-b"},
+		},
+		"ThreeLevels": {
+			reason: "A Deployment's ReplicaSets' Pods.",
+			kinds:  []ChildResourceKind{pods, replicaSets, deployments},
+			opts:   []ChildOption{ControllerOnly(true), Depth(3)},
+			want: []string{
+				"Deployment apps/v1 prod/web-a", "Deployment apps/v1 prod/web-b",
+				"Pod v1 prod/web-a-1-x", "Pod v1 prod/web-b-1-y",
+				"ReplicaSet apps/v1 prod/web-a-1", "ReplicaSet apps/v1 prod/web-b-1",
+			},
+		},
+		"DeeperThanTheTree": {
+			kinds: []ChildResourceKind{deployments, replicaSets},
+			opts:  []ChildOption{ControllerOnly(true), Depth(10)},
+			want: []string{
+				"Deployment apps/v1 prod/web-a", "Deployment apps/v1 prod/web-b",
+				"ReplicaSet apps/v1 prod/web-a-1", "ReplicaSet apps/v1 prod/web-b-1",
+			},
+		},
+		"OverlappingKinds": {
+			reason: "An object matched by two entries of one kind appears once.",
+			kinds:  []ChildResourceKind{deployments, {APIVersion: "apps/v1", Kind: "Deployment", Selector: map[string]string{"app": "web"}}, deployments},
+			opts:   []ChildOption{ControllerOnly(true)},
+			want:   []string{"Deployment apps/v1 prod/web-a", "Deployment apps/v1 prod/web-b"},
+		},
+		"ListFails": {
+			kinds:   []ChildResourceKind{{APIVersion: "apps/v1", Kind: "Broken"}},
+			wantErr: errors.New("cannot list apps/v1 Broken in namespace prod"),
+		},
+		"InvalidKind": {
+			kinds:   []ChildResourceKind{{Kind: "Deployment"}},
+			wantErr: ErrMalformed,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := cluster()
+			r.failOn = "Broken"
+			got, err := ChildResources(context.Background(), r, workload, tc.kinds, tc.opts...)
+			if tc.wantErr != nil {
+				require.Error(t, err)
+				if !errors.Is(err, tc.wantErr) && !strings.Contains(err.Error(), tc.wantErr.Error()) {
+					t.Fatalf("want an error like %q, got %q", tc.wantErr, err)
+				}
+				return
+			}
+			require.NoError(t, err)
+			if diff := cmp.Diff(tc.want, ids(got)); diff != "" {
+				t.Errorf("%s\nChildResources(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestChildResourcesCycle(t *testing.T) {
+	// Owner references that form a cycle (A owns B, B owns A) end the walk.
+	r := (&memReader{}).add(
+		object("v1", "ConfigMap", "ns", "a", "A", nil, "W", "B"),
+		object("v1", "ConfigMap", "ns", "b", "B", nil, "A"),
+	)
+	w := object("v1", "Thing", "ns", "w", "W", nil)
+	got, err := ChildResources(context.Background(), r, w, []ChildResourceKind{{APIVersion: "v1", Kind: "ConfigMap"}}, Depth(100))
+	require.NoError(t, err)
+	if diff := cmp.Diff([]string{"ConfigMap v1 ns/a", "ConfigMap v1 ns/b"}, ids(got)); diff != "" {
+		t.Errorf("-want, +got:\n%s", diff)
+	}
+}
+
+func TestChildResourcesClusterScopedWorkload(t *testing.T) {
+	// A cluster-scoped workload's children are looked for in every namespace.
+	w := object("x/v1", "ClusterWorkload", "", "w", "W", nil)
+	got, err := ChildResources(context.Background(), cluster(), w, []ChildResourceKind{deployments}, ControllerOnly(true))
+	require.NoError(t, err)
+	want := []string{"Deployment apps/v1 dev/web-c", "Deployment apps/v1 prod/web-a", "Deployment apps/v1 prod/web-b"}
+	if diff := cmp.Diff(want, ids(got)); diff != "" {
+		t.Errorf("-want, +got:\n%s", diff)
+	}
+}
+
+func TestChildResourcesNeedsUID(t *testing.T) {
+	w := object("x/v1", "W", "ns", "w", "", nil)
+	_, err := ChildResources(context.Background(), cluster(), w, []ChildResourceKind{deployments})
+	require.ErrorIs(t, err, ErrInvalidRef)
+	require.Contains(t, err.Error(), "has no UID")
+	_, err = ChildResources(context.Background(), cluster(), nil, []ChildResourceKind{deployments})
+	require.ErrorIs(t, err, ErrInvalidRef)
+}
