@@ -1,0 +1,147 @@
+package cloudapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// ErrNotFound is wrapped by the error of a request for a dataset that does
+// not exist.
+var ErrNotFound = errors.New("not found")
+
+// An APIError is an error the cloud API returned.
+type APIError struct {
+	Code    int    // HTTP status code
+	Status  string // e.g. INVALID_ARGUMENT
+	Message string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("cloud API error %d %s: %s", e.Code, e.Status, e.Message)
+}
+
+// Unwrap lets errors.Is(err, ErrNotFound) find a 404.
+func (e *APIError) Unwrap() error {
+	if e.Code == http.StatusNotFound {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// A Client calls the fake cloud API for one project.
+type Client struct {
+	// BaseURL is the server's URL, e.g. Server.URL().
+	BaseURL string
+	// Project holds the datasets.
+	Project string
+	// HTTP is the HTTP client; nil means http.DefaultClient.
+	HTTP *http.Client
+}
+
+// Name is the full name of the dataset with id, as the server writes it in
+// Dataset.Name.
+func (c *Client) Name(id string) string {
+	return "projects/" + c.Project + "/datasets/" + id
+}
+
+// Get returns the dataset with id; an error wraps ErrNotFound when there is
+// none.
+func (c *Client) Get(ctx context.Context, id string) (*Dataset, error) {
+	d := &Dataset{}
+	if err := c.do(ctx, http.MethodGet, c.path(id), nil, nil, d); err != nil {
+		return nil, fmt.Errorf("cannot get dataset %s: %w", id, err)
+	}
+	return d, nil
+}
+
+// Create creates the dataset with id and returns it as the cloud stored it.
+func (c *Client) Create(ctx context.Context, id string, d *Dataset) (*Dataset, error) {
+	out := &Dataset{}
+	q := url.Values{"datasetId": {id}}
+	if err := c.do(ctx, http.MethodPost, "/v1/projects/"+url.PathEscape(c.Project)+"/datasets", q, d, out); err != nil {
+		return nil, fmt.Errorf("cannot create dataset %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// Update sets the fields of the dataset with id that mask names (proto field
+// names) to their values in d, and returns the dataset as the cloud stored
+// it.
+func (c *Client) Update(ctx context.Context, id string, d *Dataset, mask []string) (*Dataset, error) {
+	out := &Dataset{}
+	q := url.Values{"updateMask": {strings.Join(mask, ",")}}
+	if err := c.do(ctx, http.MethodPatch, c.path(id), q, d, out); err != nil {
+		return nil, fmt.Errorf("cannot update dataset %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// Delete deletes the dataset with id; an error wraps ErrNotFound when there
+// is none.
+func (c *Client) Delete(ctx context.Context, id string) error {
+	if err := c.do(ctx, http.MethodDelete, c.path(id), nil, nil, nil); err != nil {
+		return fmt.Errorf("cannot delete dataset %s: %w", id, err)
+	}
+	return nil
+}
+
+func (c *Client) path(id string) string {
+	return "/v1/projects/" + url.PathEscape(c.Project) + "/datasets/" + url.PathEscape(id)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, out *Dataset) error {
+	var body io.Reader
+	if in != nil {
+		b, err := protojson.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("cannot encode the request: %w", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	u := c.BaseURL + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("cannot read the response: %w", err)
+	}
+	if resp.StatusCode >= 300 {
+		var eb errorBody
+		if json.Unmarshal(b, &eb) != nil || eb.Error.Code == 0 {
+			return &APIError{Code: resp.StatusCode, Status: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
+		}
+		return &APIError{Code: eb.Error.Code, Status: eb.Error.Status, Message: eb.Error.Message}
+	}
+	if out != nil {
+		if err := protojson.Unmarshal(b, out); err != nil {
+			return fmt.Errorf("cannot parse the response: %w", err)
+		}
+	}
+	return nil
+}

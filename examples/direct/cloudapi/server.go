@@ -1,0 +1,387 @@
+// Package cloudapi is the example's fake cloud: an HTTP server on loopback
+// that keeps Datasets in memory, and a client for it. The controller reaches
+// it through a real HTTP round trip, as it would a cloud provider's API.
+//
+// The server can be slowed down (Latency), made to fail (InjectFailure), and
+// watched (Observe), so that the example and its tests can show what a user
+// sees while an external call runs or after it fails.
+//
+// Its REST surface, JSON bodies in protojson:
+//
+//	GET    /v1/projects/{project}/datasets/{dataset}
+//	POST   /v1/projects/{project}/datasets?datasetId={dataset}
+//	PATCH  /v1/projects/{project}/datasets/{dataset}?updateMask=description,labels
+//	DELETE /v1/projects/{project}/datasets/{dataset}
+//
+// Errors are {"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT"}}.
+package cloudapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// A Failure makes matching requests fail.
+type Failure struct {
+	// Method is the HTTP method that fails (GET, POST, PATCH, DELETE); empty
+	// matches every method.
+	Method string
+	// Code is the HTTP status code returned. Defaults to 503.
+	Code int
+	// Message is the error message returned.
+	Message string
+	// Times is how many matching requests fail. Defaults to 1.
+	Times int
+}
+
+// A Server is the fake cloud API.
+type Server struct {
+	listener net.Listener
+	http     *http.Server
+	done     chan struct{}
+
+	mu       sync.Mutex
+	latency  time.Duration
+	datasets map[string]*Dataset // by name
+	failures []Failure
+	calls    map[string]int // by method
+	observe  func(method, name string)
+	etag     int
+}
+
+// NewServer starts a fake cloud API on a free loopback port. Every request
+// takes at least latency. Close stops it.
+func NewServer(latency time.Duration) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on loopback: %w", err)
+	}
+	s := &Server{
+		listener: ln,
+		done:     make(chan struct{}),
+		latency:  latency,
+		datasets: map[string]*Dataset{},
+		calls:    map[string]int{},
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/projects/{project}/datasets/{dataset}", s.get)
+	mux.HandleFunc("POST /v1/projects/{project}/datasets", s.create)
+	mux.HandleFunc("PATCH /v1/projects/{project}/datasets/{dataset}", s.update)
+	mux.HandleFunc("DELETE /v1/projects/{project}/datasets/{dataset}", s.delete)
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		defer close(s.done)
+		_ = s.http.Serve(ln)
+	}()
+	return s, nil
+}
+
+// URL is the server's base URL, e.g. http://127.0.0.1:41234.
+func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
+
+// Close stops the server.
+func (s *Server) Close() error {
+	err := s.http.Close()
+	<-s.done
+	return err
+}
+
+// SetLatency sets how long every request takes from now on.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latency = d
+}
+
+// InjectFailure queues a failure: the next f.Times requests with f.Method
+// fail with f.Code and f.Message, after the latency, changing nothing.
+func (s *Server) InjectFailure(f Failure) {
+	if f.Code == 0 {
+		f.Code = http.StatusServiceUnavailable
+	}
+	if f.Times <= 0 {
+		f.Times = 1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures = append(s.failures, f)
+}
+
+// Observe sets a function called at the start of every request, with its
+// method and the dataset's name, before the latency. Tests use it to look at
+// the world while an external call runs. Nil removes it.
+func (s *Server) Observe(f func(method, name string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.observe = f
+}
+
+// Calls returns how many requests with method the server has received.
+func (s *Server) Calls(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[method]
+}
+
+// Dataset returns a copy of the dataset with the full name, if it exists.
+func (s *Server) Dataset(name string) (*Dataset, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.datasets[name]
+	if !ok {
+		return nil, false
+	}
+	return proto.Clone(d).(*Dataset), true
+}
+
+// begin counts a request, lets the observer see it, waits for the latency,
+// and reports a failure to return, if one is due.
+func (s *Server) begin(r *http.Request, name string) *Failure {
+	s.mu.Lock()
+	s.calls[r.Method]++
+	observe, latency := s.observe, s.latency
+	s.mu.Unlock()
+	if observe != nil {
+		observe(r.Method, name)
+	}
+	if latency > 0 {
+		t := time.NewTimer(latency)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.failures {
+		f := &s.failures[i]
+		if f.Method != "" && f.Method != r.Method {
+			continue
+		}
+		out := *f
+		if f.Times--; f.Times == 0 {
+			s.failures = append(s.failures[:i], s.failures[i+1:]...)
+		}
+		return &out
+	}
+	return nil
+}
+
+func datasetName(r *http.Request, id string) string {
+	return "projects/" + r.PathValue("project") + "/datasets/" + id
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	name := datasetName(r, r.PathValue("dataset"))
+	if f := s.begin(r, name); f != nil {
+		writeError(w, f.Code, f.Message)
+		return
+	}
+	d, ok := s.Dataset(name)
+	if !ok {
+		writeError(w, http.StatusNotFound, "dataset "+name+" not found")
+		return
+	}
+	writeDataset(w, http.StatusOK, d)
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("datasetId")
+	name := datasetName(r, id)
+	if f := s.begin(r, name); f != nil {
+		writeError(w, f.Code, f.Message)
+		return
+	}
+	if !validID(id) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid datasetId %q: use letters, digits and underscores", id))
+		return
+	}
+	d := &Dataset{}
+	if err := readDataset(r, d); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err := validate(d); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.datasets[name]; ok {
+		writeError(w, http.StatusConflict, "dataset "+name+" already exists")
+		return
+	}
+	now := timestamppb.Now()
+	d.Name, d.CreateTime, d.UpdateTime = name, now, now
+	s.etag++
+	d.Etag = strconv.Itoa(s.etag)
+	s.datasets[name] = d
+	writeDataset(w, http.StatusOK, d)
+}
+
+func (s *Server) update(w http.ResponseWriter, r *http.Request) {
+	name := datasetName(r, r.PathValue("dataset"))
+	if f := s.begin(r, name); f != nil {
+		writeError(w, f.Code, f.Message)
+		return
+	}
+	patch := &Dataset{}
+	if err := readDataset(r, patch); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err := validate(patch); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.datasets[name]
+	if !ok {
+		writeError(w, http.StatusNotFound, "dataset "+name+" not found")
+		return
+	}
+	md := d.ProtoReflect().Descriptor()
+	updated := proto.Clone(d).(*Dataset)
+	for _, path := range strings.Split(r.URL.Query().Get("updateMask"), ",") {
+		if path == "" {
+			continue
+		}
+		fd := md.Fields().ByName(protoreflect.Name(path))
+		switch {
+		case fd == nil:
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("updateMask: unknown field %q", path))
+			return
+		case path == "location" && patch.Location != d.Location:
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("location is immutable: cannot change it from %q to %q", d.Location, patch.Location))
+			return
+		case path == "name" || path == "etag" || path == "create_time" || path == "update_time":
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("updateMask: field %q is output only", path))
+			return
+		}
+		if patch.ProtoReflect().Has(fd) {
+			updated.ProtoReflect().Set(fd, patch.ProtoReflect().Get(fd))
+		} else {
+			updated.ProtoReflect().Clear(fd)
+		}
+	}
+	updated.UpdateTime = timestamppb.Now()
+	s.etag++
+	updated.Etag = strconv.Itoa(s.etag)
+	s.datasets[name] = updated
+	writeDataset(w, http.StatusOK, updated)
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
+	name := datasetName(r, r.PathValue("dataset"))
+	if f := s.begin(r, name); f != nil {
+		writeError(w, f.Code, f.Message)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.datasets[name]; !ok {
+		writeError(w, http.StatusNotFound, "dataset "+name+" not found")
+		return
+	}
+	delete(s.datasets, name)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func validID(id string) bool {
+	if id == "" || len(id) > 1024 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// validate applies the cloud's rules to the settable fields.
+func validate(d *Dataset) error {
+	if len(d.Description) > 16384 {
+		return errors.New("description: longer than 16384 characters")
+	}
+	for k, v := range d.Labels {
+		if k == "" || strings.ToLower(k) != k || len(k) > 63 || len(v) > 63 {
+			return fmt.Errorf("labels: invalid label %q=%q: keys are 1-63 lower-case characters, values at most 63", k, v)
+		}
+	}
+	if d.DefaultTableExpirationMs != 0 && d.DefaultTableExpirationMs < 3600000 {
+		return fmt.Errorf("default_table_expiration_ms: %d is less than one hour", d.DefaultTableExpirationMs)
+	}
+	for i, a := range d.Access {
+		if a.Role != "READER" && a.Role != "WRITER" && a.Role != "OWNER" {
+			return fmt.Errorf("access[%d].role: %q is not READER, WRITER or OWNER", i, a.Role)
+		}
+	}
+	return nil
+}
+
+func readDataset(r *http.Request, d *Dataset) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("cannot read the request body: %w", err)
+	}
+	if err := protojson.Unmarshal(body, d); err != nil {
+		return fmt.Errorf("cannot parse the request body: %w", err)
+	}
+	return nil
+}
+
+func writeDataset(w http.ResponseWriter, code int, d *Dataset) {
+	body, err := protojson.Marshal(d)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+type errorBody struct {
+	Error struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Status  string `json:"status"`
+	} `json:"error"`
+}
+
+var statusNames = map[int]string{
+	http.StatusBadRequest:          "INVALID_ARGUMENT",
+	http.StatusNotFound:            "NOT_FOUND",
+	http.StatusConflict:            "ALREADY_EXISTS",
+	http.StatusForbidden:           "PERMISSION_DENIED",
+	http.StatusTooManyRequests:     "RESOURCE_EXHAUSTED",
+	http.StatusInternalServerError: "INTERNAL",
+	http.StatusServiceUnavailable:  "UNAVAILABLE",
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	var b errorBody
+	b.Error.Code, b.Error.Message, b.Error.Status = code, msg, statusNames[code]
+	if b.Error.Status == "" {
+		b.Error.Status = "UNKNOWN"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(b)
+}

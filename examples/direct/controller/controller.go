@@ -1,0 +1,200 @@
+// Package controller is the example's direct controller: it reconciles
+// Datasets with the fake cloud API by calling it directly, the way Config
+// Connector's direct controllers call Google Cloud, and reports every step
+// in the Ready condition with package directstatus:
+//
+//   - the cloud dataset is missing: Creating, then UpToDate or CreateFailure;
+//   - the spec differs from the cloud: Updating with the first field that
+//     differs ("Updating resource (first field path: spec.labels[team])"),
+//     written before the call, then UpToDate, or UpdateFailure with the same
+//     field and the cloud's error;
+//   - nothing differs (a periodic sync): UpToDate, which writes nothing at
+//     all when the object already says so.
+//
+// The desired cloud dataset is built from the spec and diffed with the one
+// the cloud returns as protobuf messages, by their JSON names under "spec",
+// so that a path the diff reports is the path of the spec field to look at.
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/ctrlkit/ctrlkit/directstatus"
+	"github.com/ctrlkit/ctrlkit/examples/direct/cloudapi"
+	"github.com/ctrlkit/ctrlkit/examples/direct/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/fieldpath"
+)
+
+// Finalizer keeps a Dataset until its cloud dataset is deleted.
+const Finalizer = "examples.ctrlkit.dev/dataset"
+
+// DefaultSyncPeriod is how often a Dataset is compared with the cloud when
+// nothing else happens.
+const DefaultSyncPeriod = 10 * time.Minute
+
+// The cloud's output-only fields have no place in the spec: the diff leaves
+// them out.
+var diffOptions = []directstatus.DiffOption{
+	directstatus.Prefix("spec"),
+	directstatus.ProtoJSONNames(),
+	directstatus.IgnorePaths("spec.name", "spec.etag", "spec.createTime", "spec.updateTime"),
+}
+
+// A Reconciler reconciles Datasets with the fake cloud.
+type Reconciler struct {
+	// Client reads and writes Datasets.
+	Client client.Client
+	// Cloud calls the cloud API.
+	Cloud *cloudapi.Client
+	// Status writes the Ready condition.
+	Status *directstatus.Writer
+	// SyncPeriod is how often a Dataset is compared with the cloud when
+	// nothing else happens; zero means DefaultSyncPeriod.
+	SyncPeriod time.Duration
+}
+
+// SetupWithManager reconciles Datasets in mgr. Only changes of a Dataset's
+// generation (its spec, or its deletion) start a reconcile: the controller's
+// own status writes do not, and the periodic sync is a requeue.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("dataset").
+		For(&v1alpha1.Dataset{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Complete(r)
+}
+
+// Reconcile brings the cloud dataset of a Dataset in line with its spec.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ds := &v1alpha1.Dataset{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ds); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	id := ExternalID(ds)
+	if !ds.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.delete(ctx, ds, id)
+	}
+	if controllerutil.AddFinalizer(ds, Finalizer) {
+		if err := r.Client.Update(ctx, ds); err != nil {
+			return ctrl.Result{}, fmt.Errorf("cannot add the finalizer: %w", err)
+		}
+	}
+
+	desired := ToCloud(ds.Spec)
+	actual, err := r.Cloud.Get(ctx, id)
+	if errors.Is(err, cloudapi.ErrNotFound) {
+		return r.create(ctx, ds, id, desired)
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	first, changed, err := directstatus.FirstChangedField(desired, actual, diffOptions...)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !changed {
+		// Nothing to do. UpToDate writes nothing when the Dataset already
+		// says so at this generation.
+		_, err := r.Status.SetReady(ctx, ds, directstatus.UpToDate())
+		return ctrl.Result{RequeueAfter: r.syncPeriod()}, err
+	}
+	paths, err := directstatus.ChangedFields(desired, actual, diffOptions...)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	// Tell the user what is about to happen, and why, before the call.
+	op, err := r.Status.StartUpdate(ctx, ds, first)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if _, err := r.Cloud.Update(ctx, id, desired, UpdateMask(paths)); err != nil {
+		return ctrl.Result{}, op.Failed(ctx, err)
+	}
+	return ctrl.Result{RequeueAfter: r.syncPeriod()}, op.Succeeded(ctx)
+}
+
+func (r *Reconciler) create(ctx context.Context, ds *v1alpha1.Dataset, id string, desired *cloudapi.Dataset) (ctrl.Result, error) {
+	op, err := r.Status.StartCreate(ctx, ds)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if _, err := r.Cloud.Create(ctx, id, desired); err != nil {
+		return ctrl.Result{}, op.Failed(ctx, err)
+	}
+	return ctrl.Result{RequeueAfter: r.syncPeriod()}, op.Succeeded(ctx)
+}
+
+func (r *Reconciler) delete(ctx context.Context, ds *v1alpha1.Dataset, id string) error {
+	if !controllerutil.ContainsFinalizer(ds, Finalizer) {
+		return nil
+	}
+	if err := r.Cloud.Delete(ctx, id); err != nil && !errors.Is(err, cloudapi.ErrNotFound) {
+		return err
+	}
+	controllerutil.RemoveFinalizer(ds, Finalizer)
+	if err := r.Client.Update(ctx, ds); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	return nil
+}
+
+func (r *Reconciler) syncPeriod() time.Duration {
+	if r.SyncPeriod > 0 {
+		return r.SyncPeriod
+	}
+	return DefaultSyncPeriod
+}
+
+// ExternalID is the cloud dataset ID of a Dataset: its namespace and name,
+// joined by "_", with the characters the cloud refuses ('-' and '.')
+// replaced by '_'.
+func ExternalID(ds *v1alpha1.Dataset) string {
+	return strings.NewReplacer("-", "_", ".", "_").Replace(ds.Namespace + "_" + ds.Name)
+}
+
+// ToCloud is the cloud dataset a spec asks for.
+func ToCloud(s v1alpha1.DatasetSpec) *cloudapi.Dataset {
+	d := &cloudapi.Dataset{Description: s.Description, Labels: s.Labels, Location: s.Location}
+	if s.DefaultTableExpirationMs != nil {
+		d.DefaultTableExpirationMs = *s.DefaultTableExpirationMs
+	}
+	for _, a := range s.Access {
+		d.Access = append(d.Access, &cloudapi.Access{Role: a.Role, UserByEmail: a.UserByEmail})
+	}
+	return d
+}
+
+// UpdateMask turns the changed fields' paths (spec.labels[team],
+// spec.access[1].role) into the cloud's update mask: the proto names of the
+// top-level fields they are in (labels, access), once each, in order.
+func UpdateMask(paths []string) []string {
+	fields := (&cloudapi.Dataset{}).ProtoReflect().Descriptor().Fields()
+	var mask []string
+	for _, p := range paths {
+		segs, err := fieldpath.Parse(p)
+		if err != nil || len(segs) < 2 || segs[1].Type != fieldpath.SegmentField {
+			continue // never: the diff writes paths under spec
+		}
+		fd := fields.ByJSONName(segs[1].Field)
+		if fd == nil {
+			fd = fields.ByName(protoreflect.Name(segs[1].Field))
+		}
+		if fd != nil && !slices.Contains(mask, string(fd.Name())) {
+			mask = append(mask, string(fd.Name()))
+		}
+	}
+	return mask
+}
