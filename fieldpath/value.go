@@ -61,6 +61,9 @@ func toJSONAt(v any, depth int) (any, error) {
 	case json.Number:
 		return fromNumber(x)
 	case map[string]any:
+		if x == nil {
+			return nil, nil // encoding/json writes a nil map or slice as null
+		}
 		if depth >= maxValueDepth {
 			return nil, &valueError{reason: fmt.Sprintf("it is nested more than %d levels deep", maxValueDepth)}
 		}
@@ -74,6 +77,9 @@ func toJSONAt(v any, depth int) (any, error) {
 		}
 		return m, nil
 	case []any:
+		if x == nil {
+			return nil, nil // encoding/json writes a nil map or slice as null
+		}
 		if depth >= maxValueDepth {
 			return nil, &valueError{reason: fmt.Sprintf("it is nested more than %d levels deep", maxValueDepth)}
 		}
@@ -87,12 +93,18 @@ func toJSONAt(v any, depth int) (any, error) {
 		}
 		return a, nil
 	case []string:
+		if x == nil {
+			return nil, nil // encoding/json writes a nil map or slice as null
+		}
 		a := make([]any, len(x))
 		for i, s := range x {
 			a[i] = s
 		}
 		return a, nil
 	case map[string]string:
+		if x == nil {
+			return nil, nil // encoding/json writes a nil map or slice as null
+		}
 		m := make(map[string]any, len(x))
 		for k, s := range x {
 			m[k] = s

@@ -77,6 +77,10 @@ func TestToJSON(t *testing.T) {
 		"StringSlice": {reason: "A []string becomes []any.", value: []string{"a", "b"}, want: []any{"a", "b"}},
 		"StringMap":   {reason: "A map[string]string becomes map[string]any.", value: map[string]string{"a": "b"}, want: map[string]any{"a": "b"}},
 		"EmptySlice":  {reason: "An empty slice stays an empty array.", value: []any{}, want: []any{}},
+		"NilSlice":    {reason: "A nil slice is null, as encoding/json writes it.", value: []any(nil), want: nil},
+		"NilMap":      {reason: "A nil map is null.", value: map[string]any(nil), want: nil},
+		"NilStrings":  {reason: "A nil []string is null.", value: []string(nil), want: nil},
+		"NilStrMap":   {reason: "A nil map[string]string is null.", value: map[string]string(nil), want: nil},
 		"Struct": {
 			reason: "A struct is converted as the Kubernetes JSON decoder would: tags, omitempty, nulls, int64.",
 			value:  port{Name: "http", Port: 80, hidden: "x"},
@@ -165,6 +169,7 @@ func TestToJSONMatchesDecoder(t *testing.T) {
 		map[string]any{"a": map[string]any{"b": []any{1, 2.5, "c", nil, true}}},
 		[]any{[]any{}, map[string]any{}},
 		[]string{"a"}, map[string]string{"k": "v"},
+		[]any(nil), map[string]any(nil), []string(nil), map[string]string(nil), map[string]any{"a": []any(nil)},
 	}
 	for _, v := range values {
 		got, err := toJSON(v)
