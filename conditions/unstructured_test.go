@@ -462,3 +462,15 @@ func TestUnstructuredRoundTrip(t *testing.T) {
 		t.Errorf("typed decoding: -want, +got:\n%s", diff)
 	}
 }
+
+func TestSetUnstructuredAllocations(t *testing.T) {
+	conds := make([]metav1.Condition, 10)
+	for i := range conds {
+		conds[i] = cond(string(rune('A'+i))+"Ready", metav1.ConditionTrue, "Available")
+	}
+	u := object(map[string]any{"conditions": entries(conds...)})
+	same := conds[9]
+	if n := testing.AllocsPerRun(100, func() { _, _ = SetUnstructured(u, same) }); n != 0 {
+		t.Errorf("SetUnstructured with no change on 10 conditions: want 0 allocations, got %v", n)
+	}
+}
