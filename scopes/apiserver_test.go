@@ -1,0 +1,569 @@
+package scopes_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	"github.com/ctrlkit/ctrlkit/scopes"
+)
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.CRDDirs("testdata/crds"))
+}
+
+var (
+	healthScope     = schema.GroupVersionKind{Group: "core.oam.dev", Version: "v1alpha2", Kind: "HealthScope"}
+	demoScope       = schema.GroupVersionKind{Group: "demo.oam.dev", Version: "v1beta2", Kind: "DemoScope"}
+	plainScope      = schema.GroupVersionKind{Group: "test.ctrlkit.dev", Version: "v1", Kind: "PlainScope"}
+	exampleWorkload = schema.GroupVersionKind{Group: "oam.dev", Version: "v1alpha2", Kind: "example-workload"}
+	deploymentKind  = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	replicaSetKind  = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
+)
+
+func newObject(gvk schema.GroupVersionKind, namespace, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	return u
+}
+
+// newNamespace creates a namespace named prefix plus a random suffix, so that
+// a test can run twice against one API server (-count=2).
+func newNamespace(t *testing.T, env *testenv.Env, prefix string) string {
+	t.Helper()
+	ns := newObject(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, "", "")
+	ns.SetGenerateName(prefix + "-")
+	require.NoError(t, env.Client.Create(context.Background(), ns))
+	return ns.GetName()
+}
+
+// applyDefinition creates a cluster-scoped definition, or replaces the spec
+// of the one that exists.
+func applyDefinition(t *testing.T, env *testenv.Env, kind, name string, spec map[string]any) {
+	t.Helper()
+	ctx := context.Background()
+	def := newObject(schema.GroupVersionKind{Group: "core.oam.dev", Version: "v1alpha2", Kind: kind}, "", name)
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(def), def)
+	switch {
+	case apierrors.IsNotFound(err):
+		def.Object["spec"] = spec
+		require.NoError(t, env.Client.Create(ctx, def))
+	case err == nil:
+		def.Object["spec"] = spec
+		require.NoError(t, env.Client.Update(ctx, def))
+	default:
+		require.NoError(t, err)
+	}
+}
+
+func get(t *testing.T, env *testenv.Env, gvk schema.GroupVersionKind, namespace, name string) *unstructured.Unstructured {
+	t.Helper()
+	u := newObject(gvk, namespace, name)
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(u), u))
+	return u
+}
+
+func refs(t *testing.T, u *unstructured.Unstructured, path string) []scopes.WorkloadRef {
+	t.Helper()
+	r, err := scopes.WorkloadRefs(u, path)
+	require.NoError(t, err)
+	return r
+}
+
+// replicated builds a Deployment or a ReplicaSet, owned by owner (as its
+// controller) when owner is not nil.
+func replicated(gvk schema.GroupVersionKind, namespace, name string, owner *unstructured.Unstructured, controller bool) *unstructured.Unstructured {
+	u := newObject(gvk, namespace, name)
+	labels := map[string]any{"app": name}
+	u.Object["spec"] = map[string]any{
+		"replicas": int64(1),
+		"selector": map[string]any{"matchLabels": labels},
+		"template": map[string]any{
+			"metadata": map[string]any{"labels": labels},
+			"spec": map[string]any{"containers": []any{
+				map[string]any{"name": "c", "image": "registry.k8s.io/pause:3.10"},
+			}},
+		},
+	}
+	if owner != nil {
+		u.SetOwnerReferences([]metav1.OwnerReference{{
+			APIVersion: owner.GetAPIVersion(), Kind: owner.GetKind(), Name: owner.GetName(), UID: owner.GetUID(),
+			Controller: ptr.To(controller),
+		}})
+	}
+	return u
+}
+
+// countingClient counts the patches a client sends and the conflicts they
+// meet.
+type countingClient struct {
+	client.Client
+	patches, conflicts atomic.Int64
+}
+
+func (c *countingClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	c.patches.Add(1)
+	err := c.Client.Patch(ctx, obj, patch, opts...)
+	if apierrors.IsConflict(err) {
+		c.conflicts.Add(1)
+	}
+	return err
+}
+
+// TestSeedEndToEnd applies the design's example and plays the
+// ApplicationConfiguration controller with this package: it creates the
+// component's workload and patches a reference to it into each scope the
+// application configuration names, without knowing the scope's schema. It
+// then plays the workload's controller, which creates a Deployment, and the
+// HealthScope's controller, which locates that Deployment in one call.
+func TestSeedEndToEnd(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := newNamespace(t, env, "seed")
+
+	seed, err := os.ReadFile("testdata/seed.yaml")
+	require.NoError(t, err)
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(seed), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
+			break
+		} else {
+			require.NoError(t, err)
+		}
+		if u.GetKind() == "WorkloadDefinition" || u.GetKind() == "ScopeDefinition" {
+			applyDefinition(t, env, u.GetKind(), u.GetName(), u.Object["spec"].(map[string]any))
+			continue
+		}
+		u.SetNamespace(ns)
+		require.NoError(t, env.Client.Create(ctx, u), "creating %s %s", u.GetKind(), u.GetName())
+	}
+
+	// The ApplicationConfiguration controller.
+	cc := &countingClient{Client: env.Client}
+	reconcileAppConfig := func() {
+		ac := get(t, env, schema.GroupVersionKind{Group: "core.oam.dev", Version: "v1alpha2", Kind: "ApplicationConfiguration"}, ns, "example-appconfig")
+		var components []struct {
+			ComponentName string `json:"componentName"`
+			Scopes        []struct {
+				ScopeRef scopes.ScopeRef `json:"scopeRef"`
+			} `json:"scopes"`
+		}
+		require.NoError(t, decode(ac.Object["spec"].(map[string]any)["components"], &components))
+		for _, c := range components {
+			comp := get(t, env, schema.GroupVersionKind{Group: "core.oam.dev", Version: "v1alpha2", Kind: "Component"}, ns, c.ComponentName)
+			workload := &unstructured.Unstructured{Object: comp.Object["spec"].(map[string]any)["workload"].(map[string]any)}
+			workload.SetNamespace(ns)
+			if err := env.Client.Create(ctx, workload); apierrors.IsAlreadyExists(err) {
+				require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(workload), workload))
+			} else {
+				require.NoError(t, err)
+			}
+			for _, s := range c.Scopes {
+				s.ScopeRef.Namespace = ns
+				_, err := scopes.PatchWorkloadRefs(ctx, cc, env.Mapper, s.ScopeRef, scopes.Change{Add: []scopes.WorkloadRef{scopes.RefOf(workload)}})
+				require.NoError(t, err)
+			}
+		}
+	}
+	reconcileAppConfig()
+	require.Equal(t, int64(1), cc.patches.Load(), "one patch for one scope")
+
+	scope := get(t, env, healthScope, ns, "example-health-scope")
+	want := []scopes.WorkloadRef{{APIVersion: "oam.dev/v1alpha2", Kind: "example-workload", Name: "my-example-workload"}}
+	if diff := cmp.Diff(want, refs(t, scope, "spec.workloadRefs")); diff != "" {
+		t.Errorf("the scope's references (the uid is pruned by its schema): -want, +got:\n%s", diff)
+	}
+
+	// A second reconcile writes nothing, although the reference it adds
+	// carries a UID that the scope's schema prunes.
+	reconcileAppConfig()
+	require.Equal(t, int64(1), cc.patches.Load(), "a settled reconcile sends no patch")
+	require.Equal(t, scope.GetResourceVersion(), get(t, env, healthScope, ns, "example-health-scope").GetResourceVersion())
+
+	// The workload's controller creates a Deployment; an unrelated one exists too.
+	workload := get(t, env, exampleWorkload, ns, "my-example-workload")
+	require.NoError(t, env.Client.Create(ctx, replicated(deploymentKind, ns, "my-example-workload", workload, true)))
+	require.NoError(t, env.Client.Create(ctx, replicated(deploymentKind, ns, "unrelated", nil, false)))
+
+	// The HealthScope controller locates it.
+	located, err := scopes.Locate(ctx, env.Client, env.Mapper, scope)
+	require.NoError(t, err)
+	require.Len(t, located, 1)
+	l := located[0]
+	require.Equal(t, want[0], l.Ref)
+	require.Equal(t, workload.GetUID(), l.Workload.GetUID())
+	require.Equal(t, "example-workload.oam.dev", l.Definition.GetName())
+	require.Len(t, l.Children, 1)
+	require.Equal(t, "Deployment", l.Children[0].GetKind())
+	require.Equal(t, "my-example-workload", l.Children[0].GetName())
+}
+
+// decode converts JSON content into out.
+func decode(in any, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// TestDemoScope patches references into the design's DemoScope, whose
+// schema knows nothing of OAM: they go where its ScopeDefinition says,
+// spec.TargetEndpoints, and the rest of the scope is left alone.
+func TestDemoScope(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := newNamespace(t, env, "demo")
+	applyDefinition(t, env, "ScopeDefinition", "demoscopes.demo.oam.dev", map[string]any{
+		"workloadRefPath": "spec.TargetEndpoints",
+		"definitionRef":   map[string]any{"name": "demoscopes.demo.oam.dev"},
+	})
+	scope := newObject(demoScope, ns, "demo-scope")
+	scope.Object["spec"] = map[string]any{"region": "eu-west-1"}
+	require.NoError(t, env.Client.Create(ctx, scope))
+
+	a := scopes.WorkloadRef{APIVersion: "demo.oam.dev/v1beta2", Kind: "DemoTarget", Name: "a"}
+	b := scopes.WorkloadRef{APIVersion: "demo.oam.dev/v1beta2", Kind: "DemoTarget", Name: "b", UID: "uid-b"}
+	c := scopes.WorkloadRef{APIVersion: "demo.oam.dev/v1beta2", Kind: "DemoTarget", Name: "c"}
+	ref := scopes.ScopeRef{APIVersion: "demo.oam.dev/v1beta2", Kind: "DemoScope", Namespace: ns, Name: "demo-scope"}
+
+	got, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{a, b, c}})
+	require.NoError(t, err)
+	require.Equal(t, scopes.Patched{Path: "spec.TargetEndpoints", Changed: true}, got)
+
+	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{b}, Add: []scopes.WorkloadRef{a}})
+	require.NoError(t, err)
+	require.Equal(t, scopes.Patched{Path: "spec.TargetEndpoints", Changed: true}, got)
+
+	scope = get(t, env, demoScope, ns, "demo-scope")
+	wantSpec := map[string]any{
+		"region": "eu-west-1",
+		"TargetEndpoints": []any{
+			map[string]any{"apiVersion": "demo.oam.dev/v1beta2", "kind": "DemoTarget", "name": "a"},
+			map[string]any{"apiVersion": "demo.oam.dev/v1beta2", "kind": "DemoTarget", "name": "c"},
+		},
+	}
+	if diff := cmp.Diff(wantSpec, scope.Object["spec"]); diff != "" {
+		t.Errorf("DemoScope spec: -want, +got:\n%s", diff)
+	}
+}
+
+// TestConcurrentWriters has 20 writers add 20 different references to one
+// scope at once, through the API server: none may be lost.
+func TestConcurrentWriters(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := newNamespace(t, env, "writers")
+	applyDefinition(t, env, "ScopeDefinition", "healthscopes.core.oam.dev", map[string]any{"workloadRefPath": "spec.workloadRefs", "allowComponentOverlap": true})
+	// The scope starts with a reference that half of the writers remove while
+	// the others add theirs.
+	scope := newObject(healthScope, ns, "busy")
+	scope.Object["spec"] = map[string]any{"probe-timeout": int64(5)}
+	require.NoError(t, env.Client.Create(ctx, scope))
+	ref := scopes.ScopeRef{APIVersion: healthScope.GroupVersion().String(), Kind: healthScope.Kind, Namespace: ns, Name: "busy"}
+
+	const writers = 20
+	cc := &countingClient{Client: env.Client}
+	var want []scopes.WorkloadRef
+	for i := range writers {
+		want = append(want, scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: fmt.Sprintf("w%02d", i)})
+	}
+	start := make(chan struct{})
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			<-start
+			_, errs[i] = scopes.PatchWorkloadRefs(ctx, cc, env.Mapper, ref, scopes.Change{Add: want[i : i+1]})
+		})
+	}
+	close(start)
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+
+	got := refs(t, get(t, env, healthScope, ns, "busy"), "spec.workloadRefs")
+	// The order is the order in which the writers won; every reference is there once.
+	if diff := cmp.Diff(want, got, cmpSortRefs); diff != "" {
+		t.Errorf("references after %d concurrent writers: -want, +got:\n%s", writers, diff)
+	}
+	require.Equal(t, int64(writers), cc.patches.Load()-cc.conflicts.Load(), "one successful patch per writer")
+	t.Logf("%d writers: %d patches, %d conflicts retried", writers, cc.patches.Load(), cc.conflicts.Load())
+
+	// Half remove theirs while the other half add theirs again (no change for them).
+	cc = &countingClient{Client: env.Client}
+	for i := range writers {
+		wg.Go(func() {
+			change := scopes.Change{Add: want[i : i+1]}
+			if i%2 == 0 {
+				change = scopes.Change{Remove: want[i : i+1]}
+			}
+			_, errs[i] = scopes.PatchWorkloadRefs(ctx, cc, env.Mapper, ref, change)
+		})
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	var odd []scopes.WorkloadRef
+	for i := 1; i < writers; i += 2 {
+		odd = append(odd, want[i])
+	}
+	got = refs(t, get(t, env, healthScope, ns, "busy"), "spec.workloadRefs")
+	if diff := cmp.Diff(odd, got, cmpSortRefs); diff != "" {
+		t.Errorf("references after concurrent removals: -want, +got:\n%s", diff)
+	}
+	require.Equal(t, int64(writers/2), cc.patches.Load()-cc.conflicts.Load(), "only the removals write")
+	require.Equal(t, int64(5), get(t, env, healthScope, ns, "busy").Object["spec"].(map[string]any)["probe-timeout"], "other fields are kept")
+}
+
+var cmpSortRefs = cmp.Transformer("sort", func(in []scopes.WorkloadRef) []string {
+	var out []string
+	for _, r := range in {
+		out = append(out, r.String())
+	}
+	slices.Sort(out)
+	return out
+})
+
+// TestPatchDefinitions covers what the ScopeDefinition decides: the path,
+// opting out, and what happens without one.
+func TestPatchDefinitions(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := newNamespace(t, env, "defs")
+	web := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}
+
+	// PlainScope has no definition yet.
+	scope := newObject(plainScope, ns, "plain")
+	scope.Object["spec"] = map[string]any{"refs": []any{}}
+	require.NoError(t, env.Client.Create(ctx, scope))
+	ref := scopes.ScopeRef{APIVersion: "test.ctrlkit.dev/v1", Kind: "PlainScope", Namespace: ns, Name: "plain"}
+	deleteDefinition(t, env, "plainscopes.test.ctrlkit.dev")
+
+	_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{web}})
+	require.ErrorIs(t, err, scopes.ErrDefinitionNotFound)
+	require.Contains(t, err.Error(), "cannot patch the workload references of PlainScope "+ns+"/plain: it has no ScopeDefinition")
+
+	// With AtPath, no definition is needed.
+	got, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{web}}, scopes.AtPath("spec.refs"))
+	require.NoError(t, err)
+	require.Equal(t, scopes.Patched{Path: "spec.refs", Changed: true}, got)
+
+	// A definition that declares no path opts out: nothing is written.
+	applyDefinition(t, env, "ScopeDefinition", "plainscopes.test.ctrlkit.dev", map[string]any{"allowComponentOverlap": true})
+	rv := get(t, env, plainScope, ns, "plain").GetResourceVersion()
+	db := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db"}
+	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db}})
+	require.NoError(t, err)
+	require.Equal(t, scopes.Patched{}, got)
+	require.Equal(t, rv, get(t, env, plainScope, ns, "plain").GetResourceVersion(), "an opted-out scope is not written")
+
+	// The definition's path (OAM's field name) is used.
+	applyDefinition(t, env, "ScopeDefinition", "plainscopes.test.ctrlkit.dev", map[string]any{"workloadRefsPath": "spec.refs"})
+	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db, web}})
+	require.NoError(t, err)
+	require.Equal(t, scopes.Patched{Path: "spec.refs", Changed: true}, got)
+	require.Equal(t, []scopes.WorkloadRef{web, db}, refs(t, get(t, env, plainScope, ns, "plain"), "spec.refs"))
+
+	// No change, no write.
+	rv = get(t, env, plainScope, ns, "plain").GetResourceVersion()
+	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db}, Remove: []scopes.WorkloadRef{{APIVersion: "v1", Kind: "Service", Name: "absent"}}})
+	require.NoError(t, err)
+	require.Equal(t, scopes.Patched{Path: "spec.refs"}, got)
+	require.Equal(t, rv, get(t, env, plainScope, ns, "plain").GetResourceVersion())
+
+	// A malformed value at the path is reported and left alone.
+	bad := newObject(plainScope, ns, "bad")
+	bad.Object["spec"] = map[string]any{"refs": "a.b.c"}
+	require.NoError(t, env.Client.Create(ctx, bad))
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scopes.ScopeRef{APIVersion: "test.ctrlkit.dev/v1", Kind: "PlainScope", Namespace: ns, Name: "bad"}, scopes.Change{Add: []scopes.WorkloadRef{db}})
+	require.ErrorIs(t, err, scopes.ErrMalformed)
+	require.Contains(t, err.Error(), `spec.refs is a string ("a.b.c")`)
+	require.Equal(t, "a.b.c", get(t, env, plainScope, ns, "bad").Object["spec"].(map[string]any)["refs"])
+
+	// A scope that does not exist: adding fails, removing has nothing to do.
+	missing := scopes.ScopeRef{APIVersion: "test.ctrlkit.dev/v1", Kind: "PlainScope", Namespace: ns, Name: "missing"}
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, missing, scopes.Change{Add: []scopes.WorkloadRef{db}})
+	require.True(t, apierrors.IsNotFound(err), "want NotFound, got %v", err)
+	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, missing, scopes.Change{Remove: []scopes.WorkloadRef{db}})
+	require.NoError(t, err)
+	require.False(t, got.Changed)
+
+	// A kind that is not installed: removing has nothing to do.
+	gone := scopes.ScopeRef{APIVersion: "gone.ctrlkit.dev/v1", Kind: "GoneScope", Namespace: ns, Name: "x"}
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, gone, scopes.Change{Remove: []scopes.WorkloadRef{db}}, scopes.AtPath("spec.refs"))
+	require.NoError(t, err)
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, gone, scopes.Change{Add: []scopes.WorkloadRef{db}})
+	require.True(t, meta.IsNoMatchError(err), "want a no-match error, got %v", err)
+
+	// Once the definition is gone, removal still works with the recorded path.
+	deleteDefinition(t, env, "plainscopes.test.ctrlkit.dev")
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{web}})
+	require.ErrorIs(t, err, scopes.ErrDefinitionNotFound)
+	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{web}}, scopes.AtPath("spec.refs"))
+	require.NoError(t, err)
+	require.True(t, got.Changed)
+	require.Equal(t, []scopes.WorkloadRef{db}, refs(t, get(t, env, plainScope, ns, "plain"), "spec.refs"))
+}
+
+func deleteDefinition(t *testing.T, env *testenv.Env, name string) {
+	t.Helper()
+	def := newObject(scopes.OAMScopeDefinition, "", name)
+	if err := env.Client.Delete(context.Background(), def); err != nil && !apierrors.IsNotFound(err) {
+		require.NoError(t, err)
+	}
+}
+
+// TestShapes writes a singular reference and a reference list inside an
+// array element through the API server.
+func TestShapes(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := newNamespace(t, env, "shapes")
+	web := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u1"}
+	db := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db"}
+
+	scope := newObject(plainScope, ns, "shapes")
+	scope.Object["spec"] = map[string]any{
+		"workloadRef": map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "old"},
+		"groups":      []any{map[string]any{"name": "a"}, map[string]any{"name": "b", "refs": []any{}}},
+	}
+	require.NoError(t, env.Client.Create(ctx, scope))
+	ref := scopes.ScopeRef{APIVersion: "test.ctrlkit.dev/v1", Kind: "PlainScope", Namespace: ns, Name: "shapes"}
+
+	// The object is replaced, and the merge patch drops the old uid too.
+	_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{web}}, scopes.AtPath("spec.workloadRef"))
+	require.NoError(t, err)
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db, web}}, scopes.AtPath("spec.groups[1].refs"))
+	require.NoError(t, err)
+	want := map[string]any{
+		"workloadRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "u1"},
+		"groups": []any{map[string]any{"name": "a"}, map[string]any{"name": "b", "refs": []any{
+			map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"},
+			map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "u1"},
+		}}},
+	}
+	if diff := cmp.Diff(want, get(t, env, plainScope, ns, "shapes").Object["spec"]); diff != "" {
+		t.Errorf("spec: -want, +got:\n%s", diff)
+	}
+
+	// Removing the singular reference deletes the field.
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{web}}, scopes.AtPath("spec.workloadRef"))
+	require.NoError(t, err)
+	_, found := get(t, env, plainScope, ns, "shapes").Object["spec"].(map[string]any)["workloadRef"]
+	require.False(t, found, "spec.workloadRef should be gone")
+}
+
+// TestOverlap enforces allowComponentOverlap: false.
+func TestOverlap(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := newNamespace(t, env, "overlap")
+	other := newNamespace(t, env, "overlap-other")
+	applyDefinition(t, env, "ScopeDefinition", "demoscopes.demo.oam.dev", map[string]any{"workloadRefPath": "spec.TargetEndpoints", "allowComponentOverlap": false})
+	t.Cleanup(func() {
+		applyDefinition(t, env, "ScopeDefinition", "demoscopes.demo.oam.dev", map[string]any{"workloadRefPath": "spec.TargetEndpoints"})
+	})
+	for _, s := range []struct{ ns, name string }{{ns, "a"}, {ns, "b"}, {other, "c"}} {
+		require.NoError(t, env.Client.Create(ctx, newObject(demoScope, s.ns, s.name)))
+	}
+	scope := func(ns, name string) scopes.ScopeRef {
+		return scopes.ScopeRef{APIVersion: "demo.oam.dev/v1beta2", Kind: "DemoScope", Namespace: ns, Name: name}
+	}
+	web := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}
+	db := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db"}
+
+	_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(ns, "a"), scopes.Change{Add: []scopes.WorkloadRef{web}})
+	require.NoError(t, err)
+
+	rv := get(t, env, demoScope, ns, "b").GetResourceVersion()
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(ns, "b"), scopes.Change{Add: []scopes.WorkloadRef{db, web}})
+	require.ErrorIs(t, err, scopes.ErrOverlap)
+	require.Contains(t, err.Error(), `workload apps/v1 Deployment "web" is already in DemoScope `+ns+`/a, and the DemoScope definition sets allowComponentOverlap to false`)
+	require.Equal(t, rv, get(t, env, demoScope, ns, "b").GetResourceVersion(), "a refused change writes nothing")
+
+	// Other workloads, and other namespaces, are fine; so is adding again to
+	// the scope that holds the workload.
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(ns, "b"), scopes.Change{Add: []scopes.WorkloadRef{db}})
+	require.NoError(t, err)
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(other, "c"), scopes.Change{Add: []scopes.WorkloadRef{web}})
+	require.NoError(t, err)
+	got, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(ns, "a"), scopes.Change{Add: []scopes.WorkloadRef{web}})
+	require.NoError(t, err)
+	require.False(t, got.Changed)
+
+	// Once it leaves a, it may join b.
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(ns, "a"), scopes.Change{Remove: []scopes.WorkloadRef{web}})
+	require.NoError(t, err)
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(ns, "b"), scopes.Change{Add: []scopes.WorkloadRef{web}})
+	require.NoError(t, err)
+	require.Equal(t, []scopes.WorkloadRef{db, web}, refs(t, get(t, env, demoScope, ns, "b"), "spec.TargetEndpoints"))
+}
+
+// TestChildResourcesAPIServer finds a workload's Deployments and their
+// ReplicaSets on the API server.
+func TestChildResourcesAPIServer(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := newNamespace(t, env, "children")
+	other := newNamespace(t, env, "children-other")
+
+	workload := newObject(exampleWorkload, ns, "w")
+	require.NoError(t, env.Client.Create(ctx, workload))
+	create := func(u *unstructured.Unstructured) *unstructured.Unstructured {
+		require.NoError(t, env.Client.Create(ctx, u))
+		return u
+	}
+	b := create(replicated(deploymentKind, ns, "b", workload, true))
+	a := create(replicated(deploymentKind, ns, "a", workload, true))
+	create(replicated(deploymentKind, ns, "weak", workload, false))
+	create(replicated(deploymentKind, ns, "unowned", nil, false))
+	create(replicated(deploymentKind, other, "elsewhere", workload, true))
+	create(replicated(replicaSetKind, ns, "a-1", a, true))
+	create(replicated(replicaSetKind, ns, "b-1", b, true))
+
+	kinds := []scopes.ChildResourceKind{{APIVersion: "apps/v1", Kind: "ReplicaSet"}, {APIVersion: "apps/v1", Kind: "Deployment"}}
+	names := func(us []unstructured.Unstructured) []string {
+		var out []string
+		for _, u := range us {
+			out = append(out, u.GetKind()+" "+u.GetNamespace()+"/"+u.GetName())
+		}
+		return out
+	}
+	got, err := scopes.ChildResources(ctx, env.Client, workload, kinds)
+	require.NoError(t, err)
+	if diff := cmp.Diff([]string{"Deployment " + ns + "/a", "Deployment " + ns + "/b", "Deployment " + ns + "/weak"}, names(got)); diff != "" {
+		t.Errorf("one level: -want, +got:\n%s", diff)
+	}
+	got, err = scopes.ChildResources(ctx, env.Client, workload, kinds, scopes.ControllerOnly(true), scopes.Depth(2))
+	require.NoError(t, err)
+	want := []string{"Deployment " + ns + "/a", "Deployment " + ns + "/b", "ReplicaSet " + ns + "/a-1", "ReplicaSet " + ns + "/b-1"}
+	if diff := cmp.Diff(want, names(got)); diff != "" {
+		t.Errorf("two levels, controllers only: -want, +got:\n%s", diff)
+	}
+
+	_, err = scopes.ChildResources(ctx, env.Client, workload, []scopes.ChildResourceKind{{APIVersion: "nothing.ctrlkit.dev/v1", Kind: "Nothing"}})
+	require.True(t, meta.IsNoMatchError(err), "want a no-match error, got %v", err)
+	require.Contains(t, err.Error(), "cannot find the child resources of example-workload "+ns+"/w: cannot list nothing.ctrlkit.dev/v1 Nothing in namespace "+ns)
+}
