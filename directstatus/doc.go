@@ -1,9 +1,185 @@
-// Package directstatus will hold the Ready condition lifecycle of a "direct"
-// controller (Updating / UpToDate / UpdateFailure, and Creating /
-// CreateFailure), with the first changed field path of desired versus actual
-// in the message, and a status writer that changes nothing when nothing
-// changed.
+// Package directstatus gives a "direct" controller (one that calls a cloud
+// API itself, as Config Connector's direct controllers do) a Ready condition
+// that tells users what it is doing while it does it: which field of the
+// spec triggered an update, before the update is sent, and how the update
+// ended.
 //
-// Design: ../shared/seeds/direct-status-updating.md (issue 9). Not implemented
-// yet.
+// The smallest use, in a reconciler, after reading the actual cloud resource:
+//
+//	first, changed, err := directstatus.FirstChangedField(desired, actual, directstatus.Prefix("spec"))
+//	if err != nil {
+//		return ctrl.Result{}, err
+//	}
+//	if !changed { // a periodic sync with nothing to do writes nothing
+//		_, err := w.SetReady(ctx, obj, directstatus.UpToDate())
+//		return ctrl.Result{RequeueAfter: syncPeriod}, err
+//	}
+//	op, err := w.StartUpdate(ctx, obj, first) // Ready=False Updating, before the call
+//	if err != nil {
+//		return ctrl.Result{}, err
+//	}
+//	if err := cloud.Update(ctx, desired); err != nil {
+//		return ctrl.Result{}, op.Failed(ctx, err) // Ready=False UpdateFailure, same first field
+//	}
+//	return ctrl.Result{RequeueAfter: syncPeriod}, op.Succeeded(ctx) // Ready=True UpToDate
+//
+// where w is a Writer. examples/direct is a complete controller built this
+// way; `go run ./examples/direct` prints the transitions as a Dataset is
+// edited.
+//
+// # The Ready condition
+//
+// The conditions follow the design (direct-status-updating), exactly:
+//
+//	state                 status  reason         message
+//	starting an update    False   Updating       Updating resource (first field path: spec.foo)
+//	periodic/forced sync  False   Updating       Updating resource (triggered by periodic sync)
+//	update succeeded      True    UpToDate       Resource is up to date
+//	update failed         False   UpdateFailure  Failed to update resource (first field path: spec.foo): <error>
+//	starting a create     False   Creating       Creating resource
+//	create failed         False   CreateFailure  Failed to create resource: <error>
+//
+// Updating, UpToDate, UpdateFailure, Creating and CreateFailure build them;
+// the reasons are exported constants. An OperationID option puts a
+// long-running operation's ID in the reason, as the design proposes
+// (Updating:operation-123456789); see OperationID for how the characters a
+// reason may not hold are handled.
+//
+// # Finding the first changed field
+//
+// FirstChangedField compares desired with actual and returns the path of the
+// first field that differs; ChangedFields returns every one, in the same
+// order. They take, on both sides, values of one type:
+//
+//   - Go values, structs above all: fields are named by their JSON names
+//     (`json:"name,omitempty"`, the Go name without a tag); fields tagged "-"
+//     and unexported fields are left out; embedded structs without a JSON
+//     name and fields tagged inline are flattened into their parent, as
+//     encoding/json and the Kubernetes API types do.
+//   - Unstructured content: map[string]any and []any as encoding/json and
+//     apimachinery produce them, or *unstructured.Unstructured.
+//   - Protobuf messages: fields named by their proto names (node_pools), or
+//     their JSON names (nodePools) with ProtoJSONNames.
+//
+// Paths are written in the syntax of package fieldpath, which reads every
+// one of them back (fieldpath.Parse): fields after dots (spec.description),
+// list indexes in brackets (spec.nodePools[2].size), and the keys of Go and
+// protobuf maps in brackets too (spec.labels[team], metadata.labels[app.kubernetes.io/name]),
+// which tells a user that team is a key, not a field of the schema. The keys
+// of unstructured objects and of google.protobuf.Struct are fields of a JSON
+// object, which cannot be told from the schema's, so they are written like
+// fields (spec.labels.team); bracket notation is then used only where a name
+// needs it. Brackets are quoted or escaped where needed (labels['0'],
+// labels[a\]b]). Prefix puts the path of the compared value in front
+// (Prefix("spec") when diffing the spec struct).
+//
+// "First" is deterministic: struct fields in declaration order, protobuf
+// fields in field number order, map keys sorted (strings byte-wise, numbers
+// by value), list elements in index order, depth first.
+//
+// Two values are equal when their JSON would be: numbers of different Go
+// types compare by value in unstructured content (int64(1) equals 1.0); a
+// type with its own JSON or text encoding (resource.Quantity,
+// intstr.IntOrString) compares by that encoding, as one field; metav1.Time
+// to the second, as it is stored; time.Time as an instant; []byte as one
+// value; two NaNs are equal. A nil list or map differs from an empty one
+// (null is not [] in JSON) unless the struct field is tagged omitempty, whose
+// nil and empty values encode alike, or NilEqualsEmpty is given, which also
+// makes a missing key, a null, a nil pointer and an unset protobuf field
+// equal to an empty or zero value. A value present on one side only, or of
+// another type, is reported as a whole; containers present on both sides
+// are compared element by element. google.protobuf.Struct, Value and
+// ListValue compare as the JSON they hold; Timestamp, Duration, the wrappers,
+// Any, FieldMask and Empty as single values. IgnorePaths leaves out the
+// paths given, with wildcards (IgnorePaths("status", "metadata",
+// "spec.nodePools[*].etag")).
+//
+// FirstChangedField stops at the first difference: its cost grows with the
+// position of that difference, not with the size of the objects. (Every map
+// on the way has its keys sorted, so a map's size counts once.)
+//
+// Bad input never panics. Values of different types on the two sides wrap
+// ErrTypeMismatch; a function, channel, complex number or unsafe pointer, or
+// an unusable map key, wraps ErrUnsupported; a value that contains itself
+// wraps ErrCycle; a Prefix or IgnorePaths that is not a field path wraps
+// fieldpath.ErrInvalidPath. Errors name the path where they happened
+// ("cannot diff spec.hook: func(): unsupported value"). FirstChangedField
+// reports only the problems it meets before the first change.
+//
+// # Writing the status
+//
+// A Writer sets the Ready condition of typed or unstructured controller-runtime
+// objects through package conditions (other condition types are kept, and
+// there is one Ready condition), sets status.observedGeneration and the
+// condition's observedGeneration to metadata.generation, writes through the
+// status subresource, and writes nothing when nothing changed. A conflict is
+// retried with client-go's retry.RetryOnConflict on a fresh read (from
+// WithAPIReader's reader, for a manager whose client reads from a cache);
+// if that read finds a new generation, the condition, decided for the old
+// spec, is not written (ErrGenerationChanged) and the reconcile starts again.
+// An Operation, from StartUpdate or StartCreate, carries the first field
+// path from the Updating condition to the UpdateFailure one.
+//
+// # Decisions
+//
+// Where the issue left room, the package decided:
+//
+//   - directstatus imports package fieldpath, which DESIGN.md's dependency
+//     arrows (directstatus ──► conditions) do not show. Prefix and
+//     IgnorePaths take field paths from users, and a second parser would fork
+//     the syntax; the paths it writes must read back with fieldpath.Parse,
+//     which its tests check. fieldpath imports only the standard library, so
+//     the import adds no weight, and conditions may import it too.
+//     fieldpath's canonical Segments.String() writes map keys after dots
+//     (spec.labels.team); the issue's spec.labels[team] marks a key as a key,
+//     so the package writes paths itself (a few lines), in a form Parse reads
+//     back to the same segments.
+//   - The condition constructors take ConditionOptions after their required
+//     arguments (Updating(firstField, opts...)), so OperationID is an option,
+//     as the issue asks, and calls written as the issue spells them compile.
+//   - A reason cannot hold '-' (the API server's pattern for
+//     metav1.Condition), so the design's own Updating:operation-123456789
+//     would be rejected: OperationID writes Updating:operation_123456789 and
+//     appends the ID verbatim to the message.
+//   - UpdateFailure("", err) reads "Failed to update resource (triggered by
+//     periodic sync): <error>"; a nil error reads "unknown error"; messages
+//     longer than the API server takes are cut at a rune boundary.
+//   - Creating takes no field path: creation is not triggered by a field.
+//   - Indexes in reported paths are not capped; a path with an index above
+//     fieldpath.DefaultMaxIndex needs fieldpath's MaxIndex option to be read
+//     back.
+//
+// # Performance
+//
+// Figures from one run on the development machine (2 shared, busy cores,
+// go1.26), objects of 10,000 leaf fields with one change in the first 1 %
+// unless "all changed": unstructured content is 100 objects of 100 fields,
+// the struct 1,000 items of 10 fields (5 scalars, 5 labels). Beside the code
+// (go test -bench . ./directstatus):
+//
+//	FirstChangedField, unstructured          22 µs         7 allocs
+//	FirstChangedField, struct                10 µs         9 allocs
+//	FirstChangedField, protobuf (generated)  36 µs       208 allocs
+//	ChangedFields, unstructured, one change  1.7 ms      106 allocs
+//	ChangedFields, unstructured, all changed 4.3 ms   10,122 allocs (one path each)
+//	ChangedFields, struct, one change        0.76 ms   1,004 allocs
+//	ChangedFields, protobuf, one change      15 ms    40,012 allocs (protoreflect map access)
+//	Updating                                 0.4 µs        3 allocs
+//
+// Side by side with go-cmp in bench/directstatus_test.go
+// (BenchmarkDirectStatusVsGoCmp, both sides timed in the same run):
+//
+//	pair                      directstatus          go-cmp                 x-faster
+//	early change, unstruct.   FirstChangedField     cmp.Diff                 1,212
+//	early change, struct      FirstChangedField     cmp.Diff                 1,999
+//	early change, Struct pb   FirstChangedField     cmp.Diff (protocmp)      1,916
+//	one change, unstruct.     ChangedFields         cmp.Equal                 22.5
+//	one change, struct        ChangedFields         cmp.Equal                 13.7
+//	one change, Struct pb     ChangedFields         cmp.Equal (protocmp)      20.0
+//	all changed, unstruct.    ChangedFields         cmp.Equal                 35.5
+//	all changed, struct       ChangedFields         cmp.Equal                 14.5
+//	all changed, Struct pb    ChangedFields         cmp.Equal (protocmp)      33.0
+//
+// The issue's targets were FirstChangedField at least 20 times faster than
+// cmp.Diff, and ChangedFields on a full diff no slower than cmp.Equal.
 package directstatus
