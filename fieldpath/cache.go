@@ -13,6 +13,12 @@ import (
 // may simply overwrite a concurrent one. The cache never holds more than
 // cacheSets*cacheWays paths of at most cacheMaxPathLen bytes each, so its
 // memory stays bounded whatever paths a program sees.
+//
+// Eviction gives a second chance, as the CLOCK algorithm does: a hit marks
+// its slot, and a store into a full set evicts a way that has not been hit
+// since the last store swept past it. Paths a program uses over and over
+// thus survive a stream of paths used once, such as those ExpandWildcards
+// returns.
 const (
 	cacheSets       = 256
 	cacheWays       = 4
@@ -21,21 +27,27 @@ const (
 
 type pathCache struct {
 	seed  maphash.Seed
-	next  atomic.Uint32 // picks the way to evict, round robin
+	hand  atomic.Uint32 // where a store starts looking for a way to evict
 	slots [cacheSets * cacheWays]atomic.Pointer[Path]
+	used  [cacheSets * cacheWays]atomic.Bool // hit since the last sweep
 }
 
 var paths = &pathCache{seed: maphash.MakeSeed()}
 
-func (c *pathCache) set(h uint64) []atomic.Pointer[Path] {
-	i := (h % cacheSets) * cacheWays
-	return c.slots[i : i+cacheWays]
+// set returns the index of the first way of path's set.
+func (c *pathCache) set(path string) int {
+	return int(maphash.String(c.seed, path)%cacheSets) * cacheWays
 }
 
 func (c *pathCache) load(path string) *Path {
-	set := c.set(maphash.String(c.seed, path))
-	for i := range set {
-		if p := set[i].Load(); p != nil && p.text == path {
+	base := c.set(path)
+	for i := base; i < base+cacheWays; i++ {
+		if p := c.slots[i].Load(); p != nil && p.text == path {
+			if !c.used[i].Load() {
+				// Only the first hit after a sweep writes, so that hot
+				// entries are not written to on every read.
+				c.used[i].Store(true)
+			}
 			return p
 		}
 	}
@@ -43,13 +55,24 @@ func (c *pathCache) load(path string) *Path {
 }
 
 func (c *pathCache) store(p *Path) {
-	set := c.set(maphash.String(c.seed, p.text))
-	for i := range set {
-		if set[i].Load() == nil && set[i].CompareAndSwap(nil, p) {
+	base := c.set(p.text)
+	for i := base; i < base+cacheWays; i++ {
+		if c.slots[i].Load() == nil && c.slots[i].CompareAndSwap(nil, p) {
+			c.used[i].Store(false)
 			return
 		}
 	}
-	set[c.next.Add(1)%cacheWays].Store(p)
+	// Two sweeps at most: the first clears every mark it passes.
+	start := int(c.hand.Add(1))
+	for k := range 2 * cacheWays {
+		i := base + (start+k)%cacheWays
+		if !c.used[i].Load() {
+			c.slots[i].Store(p)
+			return
+		}
+		c.used[i].Store(false)
+	}
+	c.slots[base+start%cacheWays].Store(p)
 }
 
 // lookup returns the compiled form of path, from the cache when it can,

@@ -37,8 +37,9 @@ var fuzzDocs = []string{
 func resetCache() {
 	for i := range paths.slots {
 		paths.slots[i].Store(nil)
+		paths.used[i].Store(false)
 	}
-	paths.next.Store(0)
+	paths.hand.Store(0)
 }
 
 // Inputs longer than these are not explored. Go's fuzzer minimizes every

@@ -550,6 +550,26 @@ func TestCacheBounded(t *testing.T) {
 	}
 }
 
+func TestCacheKeepsHotPaths(t *testing.T) {
+	p := Pave(map[string]any{"hot": "x"})
+	if _, err := p.GetValue("hot"); err != nil {
+		t.Fatal(err)
+	}
+	hot := paths.load("hot")
+	if hot == nil {
+		t.Fatal("the hot path was not cached")
+	}
+	// A flood of paths used once, with the hot path read between them, never
+	// evicts the hot path: each of its reads marks it, and each store into
+	// its set evicts an unmarked way first.
+	for i := range 4 * cacheSets * cacheWays {
+		_, _ = p.GetValue(fmt.Sprint("cold", i))
+		if got := paths.load("hot"); got != hot {
+			t.Fatalf("after %d paths used once, the hot path was evicted", i+1)
+		}
+	}
+}
+
 func TestCacheHitAllocatesNothing(t *testing.T) {
 	p := Pave(map[string]any{"metadata": map[string]any{"labels": map[string]any{"app.kubernetes.io/name": "x"}}})
 	const path = "metadata.labels[app.kubernetes.io/name]"
