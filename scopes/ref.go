@@ -170,9 +170,11 @@ func addRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (boo
 		i := indexOf(x, ref)
 		switch {
 		case i < 0:
-			list := make([]any, len(x), len(x)+1)
-			copy(list, x)
-			err = p.SetValue(path, append(list, ref.object()))
+			// Setting the element one past the end appends it without
+			// copying the others. The limit admits that index, and any
+			// index the path itself holds.
+			at := path + "[" + strconv.Itoa(len(x)) + "]"
+			err = fieldpath.Pave(scope.Object, fieldpath.MaxIndex(max(len(x), fieldpath.DefaultMaxIndex))).SetValue(at, ref.object())
 		case ref.staleUID(x[i].(map[string]any)):
 			list := append([]any(nil), x...)
 			list[i] = withUID(x[i].(map[string]any), ref.UID)
@@ -228,19 +230,18 @@ func removeRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (
 	case nil:
 		return false, nil
 	case []any:
-		i := indexOf(x, ref)
-		if i < 0 {
+		if indexOf(x, ref) < 0 {
 			return false, nil
 		}
-		list := make([]any, i, len(x)-1)
-		copy(list, x[:i])
-		for _, e := range x[i+1:] {
-			if !ref.matches(e) {
-				list = append(list, e)
+		// Delete from the end, so that the indexes still to delete stay put
+		// while later elements move down.
+		for i := len(x) - 1; i >= 0; i-- {
+			if !ref.matches(x[i]) {
+				continue
 			}
-		}
-		if err := p.SetValue(path, list); err != nil {
-			return false, err
+			if err := p.DeleteField(path + "[" + strconv.Itoa(i) + "]"); err != nil {
+				return false, err
+			}
 		}
 	case map[string]any:
 		if !ref.matches(x) {
