@@ -141,3 +141,7 @@ func widget(t testing.TB, ns, name, specYAML string) *unstructured.Unstructured 
 	}
 	return object(kind, ns, name, map[string]any{"spec": spec})
 }
+
+func schemaGR(group, resource string) schema.GroupResource {
+	return schema.GroupResource{Group: group, Resource: resource}
+}

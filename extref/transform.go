@@ -107,7 +107,11 @@ func (t transform) apply(v any) (any, error) {
 		}
 		return base64.StdEncoding.EncodeToString([]byte(s)), nil
 	case v1alpha1.TransformFormat:
-		return t.format.sprint([]any{v})
+		s, err := t.format.sprint([]any{v})
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	case v1alpha1.TransformMap:
 		s, ok := v.(string)
 		if !ok {

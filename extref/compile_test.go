@@ -1,0 +1,188 @@
+package extref
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestResolveInvalid(t *testing.T) {
+	const cm = `{version: v1, resource: configmaps, name: settings, fieldPath: data.region}`
+	cases := map[string]struct {
+		reason string
+		spec   string
+		want   string // the error message
+	}{
+		"NotAList": {
+			reason: "externalValues must be a list.",
+			spec:   `externalValues: {a: b}`,
+			want:   `cannot resolve spec.externalValues: invalid external value: want a list, got an object`,
+		},
+		"NotAnObject": {
+			reason: "Each external value is an object.",
+			spec:   `externalValues: [x]`,
+			want:   `cannot resolve spec.externalValues[0]: invalid external value: want an object, got string "x"`,
+		},
+		"UnknownField": {
+			reason: "A misspelt field is reported, not ignored.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldpath: spec.cidrBlock",
+			want:   `cannot resolve spec.externalValues[0]: invalid external value: strict decoding error: unknown field "toFieldpath"`,
+		},
+		"NoSource": {
+			reason: "One source is required.",
+			spec:   "externalValues:\n- toFieldPath: spec.cidrBlock",
+			want:   `cannot resolve spec.externalValues[0]: invalid external value: exactly one of fromObject, combine and variables must be set, found 0`,
+		},
+		"TwoSources": {
+			reason: "Only one source is allowed.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  combine: {sources: [" + cm + "], fmt: '%s'}\n  toFieldPath: spec.cidrBlock",
+			want:   `cannot resolve spec.externalValues[0]: invalid external value: exactly one of fromObject, combine and variables must be set, found 2`,
+		},
+		"NoDestination": {
+			reason: "toFieldPath or makeAvailableAs is required.",
+			spec:   "externalValues:\n- fromObject: " + cm,
+			want:   `cannot resolve spec.externalValues[0]: invalid external value: one of toFieldPath and makeAvailableAs is required`,
+		},
+		"TwoDestinations": {
+			reason: "toFieldPath and makeAvailableAs are exclusive.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  makeAvailableAs: a",
+			want:   `cannot resolve spec.externalValues[0]: invalid external value: toFieldPath and makeAvailableAs are exclusive`,
+		},
+		"MissingVersion": {
+			reason: "A source needs a version.",
+			spec:   "externalValues:\n- fromObject: {resource: configmaps, name: x, fieldPath: data.x}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fromObject.version: invalid external value: version is required`,
+		},
+		"MissingName": {
+			reason: "A source needs a name.",
+			spec:   "externalValues:\n- fromObject: {version: v1, resource: configmaps, fieldPath: data.x}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fromObject.name: invalid external value: name is required`,
+		},
+		"BadFieldPath": {
+			reason: "A source's field path must parse; the error gives the position.",
+			spec:   "externalValues:\n- fromObject: {version: v1, resource: configmaps, name: x, fieldPath: 'data[x'}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fromObject.fieldPath: invalid external value: `,
+		},
+		"WildcardFieldPath": {
+			reason: "A source's field path names one field.",
+			spec:   "externalValues:\n- fromObject: {version: v1, resource: configmaps, name: x, fieldPath: 'data[*]'}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fromObject.fieldPath: invalid external value: "data[*]": wildcards are not allowed`,
+		},
+		"TargetInExternalValues": {
+			reason: "A value may not rewrite the external values.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.externalValues[0].toFieldPath",
+			want:   `cannot resolve spec.externalValues[0].toFieldPath: invalid external value: "spec.externalValues[0].toFieldPath": overlaps spec.externalValues, where the external values are`,
+		},
+		"TargetSpec": {
+			reason: "A value may not replace the whole spec.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec",
+			want:   `cannot resolve spec.externalValues[0].toFieldPath: invalid external value: "spec": a value may be written only under spec, or to a label or an annotation`,
+		},
+		"TargetMetadataName": {
+			reason: "Only labels and annotations are writable metadata.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: metadata.name",
+			want:   `cannot resolve spec.externalValues[0].toFieldPath: invalid external value: "metadata.name": the only metadata a value may be written to is one label or annotation`,
+		},
+		"BadPolicy": {
+			reason: "Policy values are checked.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  policy: {resolve: Sometimes}",
+			want:   `cannot resolve spec.externalValues[0].policy.resolve: invalid external value: unsupported value "Sometimes" (want IfNotPresent or Always)`,
+		},
+		"BadResolution": {
+			reason: "Resolution values are checked.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  policy: {resolution: Maybe}",
+			want:   `cannot resolve spec.externalValues[0].policy.resolution: invalid external value: unsupported value "Maybe" (want Required or Optional)`,
+		},
+		"CombineWithoutSources": {
+			reason: "A combine needs sources.",
+			spec:   "externalValues:\n- combine: {sources: [], fmt: x}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].combine.sources: invalid external value: at least one source is required`,
+		},
+		"CombineFmtMismatch": {
+			reason: "A combine's format must print every source, and nothing more.",
+			spec:   "externalValues:\n- combine: {sources: [" + cm + ", " + cm + "], fmt: 'a-%s'}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].combine.fmt: invalid external value: format "a-%s": prints 1 of 2 values`,
+		},
+		"CombineFmtTooFewValues": {
+			reason: "A verb without a value is an error.",
+			spec:   "externalValues:\n- combine: {sources: [" + cm + "], fmt: '%s-%s'}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].combine.fmt: invalid external value: format "%s-%s": the verb at position 3 has no value (1 given)`,
+		},
+		"TemplateWithoutVariables": {
+			reason: "A template needs variables.",
+			spec:   "externalValues:\n- template: x\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].template: invalid external value: a template needs variables`,
+		},
+		"VariablesWithoutTemplate": {
+			reason: "Variables need a template.",
+			spec:   "externalValues:\n- variables: [{name: a, fromRef: " + cm + "}]\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].template: invalid external value: variables need a template`,
+		},
+		"BadVariableName": {
+			reason: "A variable name must be usable as {{ .name }}.",
+			spec:   "externalValues:\n- variables: [{name: a-b, fromRef: " + cm + "}]\n  template: x\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].variables[0].name: invalid external value: "a-b" is not a valid variable name (letters, digits and _, not starting with a digit)`,
+		},
+		"DuplicateVariable": {
+			reason: "Variable names are unique.",
+			spec:   "externalValues:\n- variables: [{name: a, fromRef: " + cm + "}, {name: a, fromRef: " + cm + "}]\n  template: x\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].variables[1].name: invalid external value: duplicate variable "a"`,
+		},
+		"TemplateRange": {
+			reason: "range is not allowed in a template.",
+			spec:   "externalValues:\n- variables: [{name: a, fromRef: " + cm + "}]\n  template: '{{ range 1000000000 }}{{ end }}'\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].template: invalid external value: template: template:1:9: range is not allowed`,
+		},
+		"UnknownTransform": {
+			reason: "Transform types are checked.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Upper}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported type "Upper" (want Base64Decode, Base64Encode, Format, Map or Convert)`,
+		},
+		"FormatWithoutFormat": {
+			reason: "A Format transform needs a format.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Format}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: type Format needs format`,
+		},
+		"TransformExtraField": {
+			reason: "A transform takes only its own fields.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Base64Decode, format: '%s'}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: type Base64Decode does not take format`,
+		},
+		"BadConvert": {
+			reason: "Convert types are checked.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Convert, toType: int}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported toType "int" (want string, int64, float64 or bool)`,
+		},
+		"LongFmt": {
+			reason: "Formats are bounded in length.",
+			spec:   "externalValues:\n- combine: {sources: [" + cm + "], fmt: '%s" + strings.Repeat("x", maxExpressionLength) + "'}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].combine.fmt: invalid external value: longer than 4096 bytes`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			reader := newReader(configMap("team-a", "settings", map[string]any{"region": "x"}))
+			w := widget(t, "team-a", "w", tc.spec)
+			out, err := NewResolver(reader, testMapper()).Resolve(context.Background(), w)
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("%s\nResolve(...): want an error wrapping ErrInvalid, got %v", tc.reason, err)
+			}
+			got := err.Error()
+			if strings.HasSuffix(tc.want, ": ") { // the rest comes from fieldpath
+				got = got[:min(len(got), len(tc.want))]
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nResolve(...): -want, +got error:\n%s", tc.reason, diff)
+			}
+			if out.Changed || out.Values != nil {
+				t.Errorf("%s\nResolve(...): an invalid value must change nothing, got %+v", tc.reason, out)
+			}
+			if reader.reads() != 0 && strings.Contains(name, "Target") {
+				t.Errorf("%s\na bad target must be found before any read, got %d reads", tc.reason, reader.reads())
+			}
+		})
+	}
+}

@@ -1,0 +1,131 @@
+package extref
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
+)
+
+// FuzzTransform applies arbitrary transforms to arbitrary JSON values: no
+// panic, and no string output beyond MaxOutputSize.
+func FuzzTransform(f *testing.F) {
+	f.Add("Format", "%s-subnet", "", `"main"`)
+	f.Add("Format", "%[1]*d%x%%%", "", `12`)
+	f.Add("Format", "%1024.1024f", "", `1e300`)
+	f.Add("Format", "%v", "", `{"a":[1,2,{"b":null}]}`)
+	f.Add("Base64Decode", "", "", `"dXMtZWFzdC0x"`)
+	f.Add("Base64Encode", "", "", `"us-east-1"`)
+	f.Add("Map", "", "", `"a"`)
+	f.Add("Convert", "", "int64", `"42"`)
+	f.Add("Convert", "", "float64", `"1e999"`)
+	f.Add("Convert", "", "bool", `1.5`)
+	f.Add("Convert", "", "string", `{"a":1}`)
+	f.Fuzz(func(t *testing.T, typ, format, toType, value string) {
+		var v any
+		if err := json.Unmarshal([]byte(value), &v); err != nil {
+			return
+		}
+		v = jsonNumbers(v)
+		tr := v1alpha1.Transform{Type: v1alpha1.TransformType(typ), Format: format, ToType: v1alpha1.ConvertType(toType)}
+		if typ == "Map" {
+			tr.Map = map[string]string{"a": format}
+		}
+		ct, err := compileTransform(tr)
+		if err != nil {
+			return
+		}
+		out, err := ct.apply(v)
+		if err != nil {
+			if out != nil {
+				t.Errorf("apply(...) returned %v with error %v", out, err)
+			}
+			return
+		}
+		if s, ok := out.(string); ok && len(s) > MaxOutputSize && typ != "Base64Decode" && typ != "Map" {
+			t.Errorf("apply(...) returned %d bytes, more than %d", len(s), MaxOutputSize)
+		}
+	})
+}
+
+// FuzzTemplate parses and executes arbitrary templates over arbitrary
+// variables: no panic, no unbounded loop, and no output beyond MaxOutputSize.
+func FuzzTemplate(f *testing.F) {
+	f.Add("arn:aws:clouddirectory:{{ .region }}:{{ .accountId }}:x", `{"region":"us-east-1","accountId":"1234"}`)
+	f.Add(`{{ range 1000000000 }}{{ end }}`, `{}`)
+	f.Add(`{{ define "x" }}{{ template "x" . }}{{ template "x" . }}{{ end }}{{ template "x" . }}`, `{}`)
+	f.Add(`{{ $a := .a }}{{ $a = print $a $a }}{{ $a = print $a $a }}{{ $a }}`, `{"a":"xxxx"}`)
+	f.Add(`{{ printf "%1024s%1024s" .a .a }}{{ js .a }}{{ call .a }}`, `{"a":"x"}`)
+	f.Add(`{{ replace "" "xxxxxxxx" .a | b64enc | upper }}{{ toJson . }}{{ join "," .l }}`, `{"a":"abc","l":[1,"x",null]}`)
+	f.Add(`{{ if and .a (not .b) }}{{ index .m "k" }}{{ else }}{{ slice .a 1 }}{{ end }}`, `{"a":"abc","b":false,"m":{"k":1}}`)
+	f.Fuzz(func(t *testing.T, text, data string) {
+		if len(text) > maxExpressionLength {
+			return
+		}
+		vars := map[string]any{}
+		if err := json.Unmarshal([]byte(data), &vars); err != nil {
+			return
+		}
+		tpl, err := parseTemplate(text)
+		if err != nil {
+			return
+		}
+		out, err := execute(tpl, jsonNumbers(vars).(map[string]any))
+		if err == nil && len(out) > MaxOutputSize {
+			t.Errorf("execute(...) returned %d bytes, more than %d", len(out), MaxOutputSize)
+		}
+	})
+}
+
+// FuzzResolve resolves an arbitrary list of external values against a fixed
+// set of sources: no panic, and an error leaves the referencer unchanged.
+func FuzzResolve(f *testing.F) {
+	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec.forProvider.region"}]`)
+	f.Add(`[{"combine":{"sources":[{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data"}],"fmt":"%v"},"toFieldPath":"metadata.annotations.x","policy":{"resolve":"Always"}}]`)
+	f.Add(`[{"variables":[{"name":"a","fromRef":{"version":"v1","resource":"secrets","name":"db","fieldPath":"data.password"}}],"template":"{{ .a | b64dec }}","makeAvailableAs":"p"}]`)
+	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.size"},"toFieldPath":"spec.a[3].b","transforms":[{"type":"Convert","toType":"int64"}]}]`)
+	f.Fuzz(func(t *testing.T, list string) {
+		var evs any
+		if err := json.Unmarshal([]byte(list), &evs); err != nil {
+			return
+		}
+		reader := newReader(
+			configMap("team-a", "settings", map[string]any{"region": "eu-west-1", "size": "3"}),
+			secret("team-a", "db", map[string]string{"password": "s3cr3t"}),
+		)
+		ref := object(configMapKind, "team-a", "w", map[string]any{"spec": map[string]any{"externalValues": jsonNumbers(evs)}})
+		before := ref.DeepCopy()
+		r := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true})
+		out, err := r.Resolve(context.Background(), ref)
+		if err != nil || !out.Changed {
+			if !equalObjects(before, ref) {
+				t.Errorf("Resolve(...) changed the referencer without reporting a change (err %v)", err)
+			}
+		}
+	})
+}
+
+func equalObjects(a, b *unstructured.Unstructured) bool { return jsonEqual(a.Object, b.Object) }
+
+// jsonNumbers turns encoding/json's float64 numbers into int64 where they
+// are whole, as the Kubernetes decoder does.
+func jsonNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = jsonNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = jsonNumbers(e)
+		}
+	case float64:
+		if i, ok := asInt64(x); ok && float64(i) == x {
+			return i
+		}
+	}
+	return v
+}

@@ -1,0 +1,170 @@
+package extref
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+func TestSourcePolicy(t *testing.T) {
+	cm := func(ns, name string) Source {
+		return Source{Version: "v1", Resource: "configmaps", Namespace: ns, Name: name}
+	}
+	sec := func(ns, name string) Source {
+		return Source{Version: "v1", Resource: "secrets", Namespace: ns, Name: name}
+	}
+	vpc := Source{Group: "ec2.example.org", Version: "v1", Resource: "vpcs", Name: "main"}
+	cases := map[string]struct {
+		reason     string
+		policy     SourcePolicy
+		referencer string // namespace; "" for cluster-scoped
+		src        Source
+		namespaced bool
+		allowed    bool
+	}{
+		"OwnNamespace":                          {reason: "A namespaced referencer reads its own namespace.", referencer: "a", src: cm("a", "x"), namespaced: true, allowed: true},
+		"OtherNamespace":                        {reason: "Not another namespace.", referencer: "a", src: cm("b", "x"), namespaced: true},
+		"OwnSecret":                             {reason: "Not a Secret by default.", referencer: "a", src: sec("a", "x"), namespaced: true},
+		"OwnSecretAllowed":                      {reason: "A Secret with OwnNamespaceSecrets.", policy: SourcePolicy{OwnNamespaceSecrets: true}, referencer: "a", src: sec("a", "x"), namespaced: true, allowed: true},
+		"OtherSecretNotByOwnFlag":               {reason: "OwnNamespaceSecrets does not open other namespaces.", policy: SourcePolicy{OwnNamespaceSecrets: true}, referencer: "a", src: sec("b", "x"), namespaced: true},
+		"ClusterReferencer":                     {reason: "A cluster-scoped referencer reads nothing by default.", referencer: "", src: cm("a", "x"), namespaced: true},
+		"ClusterSource":                         {reason: "A cluster-scoped source needs a rule.", referencer: "a", src: vpc},
+		"RuleForClusterSource":                  {reason: "A rule without namespaces matches cluster-scoped sources.", policy: SourcePolicy{Allow: []SourceRule{{Group: "ec2.example.org", Resource: "vpcs"}}}, src: vpc, allowed: true},
+		"RuleWithNamespacesNotForClusterSource": {reason: "A rule with namespaces does not match cluster-scoped sources.", policy: SourcePolicy{Allow: []SourceRule{{Group: "ec2.example.org", Resource: "vpcs", Namespaces: []string{"*"}}}}, src: vpc},
+		"RuleWithoutNamespacesNotForNamespaced": {reason: "A rule without namespaces does not match namespaced sources.", policy: SourcePolicy{Allow: []SourceRule{{Resource: "configmaps"}}}, referencer: "a", src: cm("b", "x"), namespaced: true},
+		"RuleNamespace":                         {reason: "A rule opens a namespace.", policy: SourcePolicy{Allow: []SourceRule{{Resource: "configmaps", Namespaces: []string{"b"}}}}, referencer: "a", src: cm("b", "x"), namespaced: true, allowed: true},
+		"RuleAnyNamespace":                      {reason: "* matches any namespace.", policy: SourcePolicy{Allow: []SourceRule{{Resource: "configmaps", Namespaces: []string{"*"}}}}, referencer: "", src: cm("b", "x"), namespaced: true, allowed: true},
+		"RuleNames":                             {reason: "Names limit a rule.", policy: SourcePolicy{Allow: []SourceRule{{Resource: "configmaps", Namespaces: []string{"b"}, Names: []string{"y"}}}}, referencer: "a", src: cm("b", "x"), namespaced: true},
+		"RuleGroup":                             {reason: "The group must match.", policy: SourcePolicy{Allow: []SourceRule{{Group: "other", Resource: "configmaps", Namespaces: []string{"b"}}}}, referencer: "a", src: cm("b", "x"), namespaced: true},
+		"RuleAnyGroupResource":                  {reason: "* matches any group and resource.", policy: SourcePolicy{Allow: []SourceRule{{Group: "*", Resource: "*", Namespaces: []string{"b"}}}}, referencer: "a", src: cm("b", "x"), namespaced: true, allowed: true},
+		"WildcardNotSecrets":                    {reason: "A resource wildcard never matches Secrets.", policy: SourcePolicy{Allow: []SourceRule{{Group: "*", Resource: "*", Namespaces: []string{"*"}}}}, referencer: "a", src: sec("b", "x"), namespaced: true},
+		"RuleForSecrets":                        {reason: "A rule naming secrets matches them.", policy: SourcePolicy{Allow: []SourceRule{{Resource: "secrets", Namespaces: []string{"b"}}}}, referencer: "a", src: sec("b", "x"), namespaced: true, allowed: true},
+		"RuleWithoutResource":                   {reason: "A rule without a resource matches nothing.", policy: SourcePolicy{Allow: []SourceRule{{Namespaces: []string{"*"}}}}, referencer: "a", src: cm("b", "x"), namespaced: true},
+		"ReferencerNamespaces":                  {reason: "A rule may serve only some referencers.", policy: SourcePolicy{Allow: []SourceRule{{Resource: "configmaps", Namespaces: []string{"b"}, ReferencerNamespaces: []string{"c"}}}}, referencer: "a", src: cm("b", "x"), namespaced: true},
+		"ReferencerNamespacesMatch":             {reason: "... and serves those.", policy: SourcePolicy{Allow: []SourceRule{{Resource: "configmaps", Namespaces: []string{"b"}, ReferencerNamespaces: []string{"a"}}}}, referencer: "a", src: cm("b", "x"), namespaced: true, allowed: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := tc.policy.check(tc.referencer, tc.src, tc.namespaced)
+			if tc.allowed != (err == nil) {
+				t.Errorf("%s\ncheck(%q, %s): want allowed=%t, got %v", tc.reason, tc.referencer, tc.src, tc.allowed, err)
+			}
+			if err != nil && !errors.Is(err, ErrDenied) {
+				t.Errorf("%s\ncheck(...): want an error wrapping ErrDenied, got %v", tc.reason, err)
+			}
+		})
+	}
+}
+
+// reviewWriter answers SubjectAccessReviews: allowed when allow says so.
+type reviewWriter struct {
+	client.Writer // nil: only Create is called
+	allow         func(user string, attrs map[string]any) bool
+	reviews       []map[string]any
+	err           error
+}
+
+func (w *reviewWriter) Create(_ context.Context, obj client.Object, _ ...client.CreateOption) error {
+	if w.err != nil {
+		return w.err
+	}
+	u := obj.(*unstructured.Unstructured)
+	spec, _, _ := unstructured.NestedMap(u.Object, "spec")
+	w.reviews = append(w.reviews, spec)
+	attrs, _, _ := unstructured.NestedMap(spec, "resourceAttributes")
+	user, _, _ := unstructured.NestedString(spec, "user")
+	allowed := w.allow(user, attrs)
+	status := map[string]any{"allowed": allowed}
+	if !allowed {
+		status["reason"] = "no rule"
+	}
+	u.Object["status"] = status
+	return nil
+}
+
+func TestAccessReview(t *testing.T) {
+	w := &reviewWriter{allow: func(user string, attrs map[string]any) bool {
+		return user == "system:serviceaccount:team-a:reader" && attrs["resource"] == "configmaps"
+	}}
+	clk := clocktesting.NewFakePassiveClock(time.Unix(1_000_000, 0))
+	review := &AccessReview{Client: w, ServiceAccount: "reader", TTL: time.Minute, Clock: clk}
+	ctx := context.Background()
+	cm := Source{Version: "v1", Resource: "configmaps", Namespace: "team-a", Name: "settings", FieldPath: "data.region"}
+	sec := Source{Version: "v1", Resource: "secrets", Namespace: "team-a", Name: "db", FieldPath: "data.password"}
+
+	if err := review.check(ctx, "team-a", cm); err != nil {
+		t.Errorf("check(configmap): want allowed, got %v", err)
+	}
+	err := review.check(ctx, "team-a", sec)
+	if !errors.Is(err, ErrDenied) {
+		t.Fatalf("check(secret): want ErrDenied, got %v", err)
+	}
+	if diff := cmp.Diff("denied by a SubjectAccessReview: system:serviceaccount:team-a:reader may not get it: no rule", err.Error()); diff != "" {
+		t.Errorf("check(secret): -want, +got error:\n%s", diff)
+	}
+	wantSpec := map[string]any{
+		"user":   "system:serviceaccount:team-a:reader",
+		"groups": []any{"system:serviceaccounts", "system:serviceaccounts:team-a", "system:authenticated"},
+		"resourceAttributes": map[string]any{
+			"verb": "get", "group": "", "version": "v1", "resource": "secrets", "namespace": "team-a", "name": "db",
+		},
+	}
+	if diff := cmp.Diff(wantSpec, w.reviews[1]); diff != "" {
+		t.Errorf("review of the secret: -want, +got:\n%s", diff)
+	}
+
+	// Decisions are reused within the TTL, for any field of the object.
+	other := cm
+	other.FieldPath = "data.zone"
+	_ = review.check(ctx, "team-a", other)
+	_ = review.check(ctx, "team-a", sec)
+	if got := len(w.reviews); got != 2 {
+		t.Errorf("reviews within the TTL: want 2, got %d", got)
+	}
+	clk.SetTime(clk.Now().Add(time.Minute))
+	_ = review.check(ctx, "team-a", cm)
+	if got := len(w.reviews); got != 3 {
+		t.Errorf("reviews after the TTL: want 3, got %d", got)
+	}
+
+	// A cluster-scoped referencer has no service account unless Namespace says.
+	if err := review.check(ctx, "", cm); !errors.Is(err, ErrDenied) {
+		t.Errorf("check from a cluster-scoped referencer: want ErrDenied, got %v", err)
+	}
+	fixed := &AccessReview{Client: w, ServiceAccount: "reader", Namespace: "team-a", TTL: -1}
+	if err := fixed.check(ctx, "", cm); err != nil {
+		t.Errorf("check with a fixed service account namespace: want allowed, got %v", err)
+	}
+
+	// A failed review is an error, not a denial, and is not remembered.
+	w.err = errors.New("boom")
+	fresh := &AccessReview{Client: w, ServiceAccount: "reader"}
+	if err := fresh.check(ctx, "team-a", cm); err == nil || errors.Is(err, ErrDenied) {
+		t.Errorf("check when the review fails: want a plain error, got %v", err)
+	}
+}
+
+func TestResolveWithAccessReview(t *testing.T) {
+	w := &reviewWriter{allow: func(string, map[string]any) bool { return false }}
+	reader := newReader(configMap("team-a", "settings", map[string]any{"region": "eu-west-1"}))
+	ref := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region`)
+	out, err := NewResolver(reader, testMapper(), &AccessReview{Client: w, ServiceAccount: "reader"}).Resolve(context.Background(), ref)
+	if !errors.Is(err, ErrDenied) {
+		t.Fatalf("Resolve(...): want ErrDenied from the review, got %v", err)
+	}
+	if out.Changed || reader.reads() != 0 {
+		t.Errorf("Resolve(...): a denied read must not happen nor write, got changed=%t, %d reads", out.Changed, reader.reads())
+	}
+	if got := Condition(out, err, 1).Reason; got != ReasonResolutionDenied {
+		t.Errorf("Condition(...).Reason: want %s, got %s", ReasonResolutionDenied, got)
+	}
+}

@@ -1,0 +1,229 @@
+package extref
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/fieldpath"
+)
+
+func TestResolveTyped(t *testing.T) {
+	reader := newReader(
+		configMap("team-a", "settings", map[string]any{"region": "eu-west-1", "size": "3"}),
+		secret("team-a", "db", map[string]string{"password": "s3cr3t"}),
+	)
+	cm := func(field string) *v1alpha1.ObjectFieldRef {
+		return &v1alpha1.ObjectFieldRef{Version: "v1", Resource: "configmaps", Name: "settings", FieldPath: field}
+	}
+	w := &testapi.Widget{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "w"},
+		Spec: testapi.WidgetSpec{ExternalValues: []v1alpha1.ExternalValue{
+			{FromObject: cm("data.region"), ToFieldPath: "spec.forProvider.region"},
+			{FromObject: cm("data.size"), ToFieldPath: "spec.forProvider.size", Transforms: []v1alpha1.Transform{{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertInt64}}},
+			{FromObject: &v1alpha1.ObjectFieldRef{Version: "v1", Resource: "secrets", Name: "db", FieldPath: "data.password"}, MakeAvailableAs: "password",
+				Transforms: []v1alpha1.Transform{{Type: v1alpha1.TransformBase64Decode}}},
+		}},
+	}
+	r := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true})
+	out, err := r.Resolve(context.Background(), w)
+	require.NoError(t, err)
+	want := summary{Changed: true, Resolved: 3, Values: map[string]any{"password": "s3cr3t"}}
+	if diff := cmp.Diff(want, summarize(out)); diff != "" {
+		t.Errorf("Resolve(typed): -want, +got:\n%s", diff)
+	}
+	size := int64(3)
+	wantParams := testapi.WidgetParameters{Region: "eu-west-1", Size: &size}
+	if diff := cmp.Diff(wantParams, w.Spec.ForProvider); diff != "" {
+		t.Errorf("Resolve(typed): spec.forProvider: -want, +got:\n%s", diff)
+	}
+
+	// Settled: nothing changes.
+	out, err = r.Resolve(context.Background(), w)
+	require.NoError(t, err)
+	if out.Changed {
+		t.Errorf("Resolve(typed) again: want no change")
+	}
+
+	// A field the type does not have is an error, and nothing is written.
+	w2 := &testapi.Widget{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "w2"},
+		Spec: testapi.WidgetSpec{ExternalValues: []v1alpha1.ExternalValue{
+			{FromObject: cm("data.region"), ToFieldPath: "spec.forProvider.region"},
+			{FromObject: cm("data.region"), ToFieldPath: "spec.forProvider.nope"},
+		}},
+	}
+	before := w2.DeepCopy()
+	_, err = r.Resolve(context.Background(), w2)
+	if !errors.Is(err, ErrTarget) {
+		t.Fatalf("Resolve(typed, unknown field): want ErrTarget, got %v", err)
+	}
+	if diff := cmp.Diff(before, w2); diff != "" {
+		t.Errorf("Resolve(typed, unknown field) must write nothing: -want, +got:\n%s", diff)
+	}
+}
+
+func TestResolveRefreshesMapper(t *testing.T) {
+	m := &resettableMapper{DefaultRESTMapper: testMapper()}
+	gadget := object(gadgetKind, "team-a", "g", map[string]any{"spec": map[string]any{"region": "eu-north-1"}})
+	reader := newReader(gadget)
+	ref := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {group: late.extref.test.ctrlkit.dev, version: v1alpha1, resource: gadgets, name: g, fieldPath: spec.region}
+  toFieldPath: spec.forProvider.region`)
+	out, err := NewResolver(reader, m).Resolve(context.Background(), ref)
+	require.NoError(t, err, "the mapper learns gadgets when it is reset")
+	if !out.Changed || m.resets != 1 {
+		t.Errorf("Resolve(...): want a change after exactly 1 reset, got changed=%t after %d resets", out.Changed, m.resets)
+	}
+
+	// A resource that stays unknown costs one reset per Resolve, not one per reference.
+	m = &resettableMapper{DefaultRESTMapper: testMapper()}
+	ref = widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {group: nope.example.org, version: v1, resource: things, name: a, fieldPath: spec.a}
+  toFieldPath: spec.cidrBlock
+- fromObject: {group: nope.example.org, version: v1, resource: things, name: b, fieldPath: spec.b}
+  toFieldPath: spec.forProvider.region`)
+	_, err = NewResolver(reader, m).Resolve(context.Background(), ref)
+	if !errors.Is(err, ErrUnknownResource) {
+		t.Fatalf("Resolve(...): want ErrUnknownResource, got %v", err)
+	}
+	if m.resets != 1 {
+		t.Errorf("resets: want 1, got %d", m.resets)
+	}
+}
+
+func TestResolveReadError(t *testing.T) {
+	reader := newReader()
+	reader.err = errors.New("connection refused")
+	ref := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region`)
+	out, err := NewResolver(reader, testMapper()).Resolve(context.Background(), ref)
+	want := "cannot resolve spec.externalValues[0].fromObject (configmaps team-a/settings, data.region): cannot read the source: connection refused"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Resolve(...): want error %q, got %v", want, err)
+	}
+	if !transient(out.Failed) {
+		t.Errorf("transient(...): a failed read is transient")
+	}
+}
+
+func TestResolveNil(t *testing.T) {
+	var w *testapi.Widget
+	_, err := NewResolver(newReader(), testMapper()).Resolve(context.Background(), w)
+	if !errors.Is(err, ErrInvalid) {
+		t.Errorf("Resolve(nil): want ErrInvalid, got %v", err)
+	}
+	_, err = NewResolver(newReader(), testMapper(), Path("spec[")).Resolve(context.Background(), widget(t, "a", "w", "{}"))
+	if !errors.Is(err, ErrInvalid) {
+		t.Errorf("Resolve with a bad Path: want ErrInvalid, got %v", err)
+	}
+}
+
+func TestResolvePath(t *testing.T) {
+	reader := newReader(configMap("team-a", "settings", map[string]any{"region": "eu-west-1"}))
+	ref := widget(t, "team-a", "w", `
+forProvider:
+  tags:
+    a: b
+refs:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region`)
+	out, err := NewResolver(reader, testMapper(), Path("spec.refs")).Resolve(context.Background(), ref)
+	require.NoError(t, err)
+	if got, _ := fieldpath.Pave(ref.Object).GetString("spec.forProvider.region"); !out.Changed || got != "eu-west-1" {
+		t.Errorf("Resolve with Path(spec.refs): want region eu-west-1, got %q (changed=%t)", got, out.Changed)
+	}
+}
+
+func TestCondition(t *testing.T) {
+	skipped := &ReferenceError{Path: "spec.externalValues[1]", Index: 1, Optional: true, Err: ErrSourceNotFound}
+	denied := &ReferenceError{Path: "spec.externalValues[0]", Err: ErrDenied}
+	failed := &ReferenceError{Path: "spec.externalValues[2]", Index: 2, Err: ErrFieldNotFound}
+	cases := map[string]struct {
+		reason string
+		out    Outcome
+		err    error
+		want   metav1.Condition
+	}{
+		"None": {
+			reason: "No external values is a success.",
+			want:   metav1.Condition{Type: TypeReferencesResolved, Status: metav1.ConditionTrue, Reason: ReasonResolved, Message: "no external values", ObservedGeneration: 4},
+		},
+		"Resolved": {
+			reason: "The message counts what happened.",
+			out:    Outcome{Resolved: 2, Present: 1, Skipped: []*ReferenceError{skipped}},
+			want: metav1.Condition{Type: TypeReferencesResolved, Status: metav1.ConditionTrue, Reason: ReasonResolved, ObservedGeneration: 4,
+				Message: "4 external values: 2 resolved, 1 already set, 1 optional skipped; cannot resolve spec.externalValues[1]: source not found"},
+		},
+		"Failed": {
+			reason: "A failure names the value.",
+			out:    Outcome{Failed: []*ReferenceError{failed}},
+			err:    failures{failed},
+			want: metav1.Condition{Type: TypeReferencesResolved, Status: metav1.ConditionFalse, Reason: ReasonResolutionFailed, ObservedGeneration: 4,
+				Message: "cannot resolve spec.externalValues[2]: field not found"},
+		},
+		"Denied": {
+			reason: "A denial among the failures makes the reason ResolutionDenied.",
+			out:    Outcome{Failed: []*ReferenceError{denied, failed}},
+			err:    failures{denied, failed},
+			want: metav1.Condition{Type: TypeReferencesResolved, Status: metav1.ConditionFalse, Reason: ReasonResolutionDenied, ObservedGeneration: 4,
+				Message: "cannot resolve spec.externalValues[0]: denied; cannot resolve spec.externalValues[2]: field not found"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Condition(tc.out, tc.err, 4), cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); diff != "" {
+				t.Errorf("%s\nCondition(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+	long := failures{{Path: "x", Err: errors.New(string(make([]byte, 40000)))}}
+	if got := len(Condition(Outcome{}, long, 1).Message); got > maxMessageLength {
+		t.Errorf("Condition(...).Message: want at most %d bytes, got %d", maxMessageLength, got)
+	}
+}
+
+func TestResolveTracks(t *testing.T) {
+	reader := newReader(configMap("team-a", "settings", map[string]any{"region": "eu-west-1"}))
+	w := NewWatcher(nil) // not started: tracking only
+	r := NewResolver(reader, testMapper(), w)
+	ref := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region
+  policy: {resolve: Always}
+- fromObject: {version: v1, resource: configmaps, name: later, fieldPath: data.region}
+  toFieldPath: spec.cidrBlock
+- fromObject: {group: nope.example.org, version: v1, resource: things, name: a, fieldPath: spec.a}
+  toFieldPath: spec.forProvider.directoryArn
+  policy: {resolution: Optional}
+- fromObject: {version: v1, resource: configmaps, name: other, namespace: team-b, fieldPath: data.region}
+  makeAvailableAs: denied
+  policy: {resolution: Optional}`)
+	_, _ = r.Resolve(context.Background(), ref)
+	key := types.NamespacedName{Namespace: "team-a", Name: "w"}
+	want := []watchKey{
+		{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "settings"},
+		{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "later"},
+		{crd: schemaGR("nope.example.org", "things")},
+	}
+	if diff := cmp.Diff(want, w.byReferencer[key], cmp.AllowUnexported(watchKey{})); diff != "" {
+		t.Errorf("tracked sources (a denied read is not watched): -want, +got:\n%s", diff)
+	}
+	w.Forget(key)
+	if len(w.byReferencer) != 0 || len(w.bySource) != 0 {
+		t.Errorf("Forget: want an empty index, got %v and %v", w.byReferencer, w.bySource)
+	}
+}

@@ -1,0 +1,167 @@
+package extref
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
+)
+
+func TestTransform(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		t       v1alpha1.Transform
+		in      any
+		want    any
+		wantErr string
+	}{
+		"Base64Decode":       {reason: "Decodes a Secret's data value.", t: v1alpha1.Transform{Type: v1alpha1.TransformBase64Decode}, in: "dXMtZWFzdC0x", want: "us-east-1"},
+		"Base64DecodeBad":    {reason: "Bad base64 is an error.", t: v1alpha1.Transform{Type: v1alpha1.TransformBase64Decode}, in: "!!", wantErr: "Base64Decode: illegal base64 data at input byte 0"},
+		"Base64DecodeNumber": {reason: "Only strings decode.", t: v1alpha1.Transform{Type: v1alpha1.TransformBase64Decode}, in: int64(3), wantErr: "Base64Decode takes a string, not integer 3"},
+		"Base64Encode":       {reason: "Encodes a string.", t: v1alpha1.Transform{Type: v1alpha1.TransformBase64Encode}, in: "us-east-1", want: "dXMtZWFzdC0x"},
+		"Format":             {reason: "Formats with one verb.", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%s-subnet"}, in: "main", want: "main-subnet"},
+		"FormatInteger":      {reason: "An integer verb prints a whole number.", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%03d"}, in: float64(7), want: "007"},
+		"FormatFloat":        {reason: "A float verb prints an integer.", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%.1f"}, in: int64(2), want: "2.0"},
+		"FormatMismatch":     {reason: "A verb that does not fit the value is an error, not %!s(int64=3).", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%s"}, in: int64(3), wantErr: `format "%s", value 1: %s and %q print strings, not integer 3; use %v`},
+		"FormatObject":       {reason: "%v prints anything, deterministically.", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%v"}, in: map[string]any{"b": int64(1), "a": "x"}, want: "map[a:x b:1]"},
+		"Map":                {reason: "Looks a string up.", t: v1alpha1.Transform{Type: v1alpha1.TransformMap, Map: map[string]string{"us-east-1": "use1"}}, in: "us-east-1", want: "use1"},
+		"MapMissing":         {reason: "A missing key is an error.", t: v1alpha1.Transform{Type: v1alpha1.TransformMap, Map: map[string]string{"a": "b"}}, in: "c", wantErr: `Map has no entry for string "c"`},
+		"ConvertToInt64":     {reason: "A string becomes an integer.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertInt64}, in: "42", want: int64(42)},
+		"ConvertToInt64Bad":  {reason: "A non-number is an error.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertInt64}, in: "4x", wantErr: `cannot convert string "4x" to int64: strconv.ParseInt: parsing "4x": invalid syntax`},
+		"ConvertFloatToInt":  {reason: "A fraction is not an integer.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertInt64}, in: 1.5, wantErr: "cannot convert number 1.5 to int64: not a whole number within range"},
+		"ConvertToFloat64":   {reason: "A string becomes a number.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertFloat64}, in: "1.5", want: 1.5},
+		"ConvertNaN":         {reason: "JSON has no NaN.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertFloat64}, in: "NaN", wantErr: `cannot convert string "NaN" to float64: JSON has no NaN or infinity`},
+		"ConvertToBool":      {reason: "A string becomes a boolean.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertBool}, in: "true", want: true},
+		"ConvertToString":    {reason: "A number becomes a string.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertString}, in: int64(10), want: "10"},
+		"ConvertObject":      {reason: "Objects do not convert.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertString}, in: map[string]any{}, wantErr: "cannot convert an object to string"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ct, err := compileTransform(tc.t)
+			if err != nil {
+				t.Fatalf("%s\ncompileTransform(...): %v", tc.reason, err)
+			}
+			got, err := ct.apply(tc.in)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
+				t.Errorf("%s\napply(%v): -want, +got error:\n%s", tc.reason, tc.in, diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\napply(%v): -want, +got:\n%s", tc.reason, tc.in, diff)
+			}
+		})
+	}
+}
+
+func TestFormat(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		format  string
+		args    []any
+		want    string
+		wantErr string
+	}{
+		"Seed":             {reason: "The seed's ARN.", format: "arn:aws:clouddirectory:%s:%s:schema", args: []any{"us-east-1", "1234"}, want: "arn:aws:clouddirectory:us-east-1:1234:schema"},
+		"Percent":          {reason: "%% is a literal percent sign.", format: "%d%%", args: []any{int64(50)}, want: "50%"},
+		"Indexes":          {reason: "Explicit indexes may reorder and repeat values.", format: "%[2]s/%[1]s/%[2]s", args: []any{"a", "b"}, want: "b/a/b"},
+		"IndexThenNext":    {reason: "After [n], the next verb prints value n+1, as in fmt.", format: "%[1]s%s", args: []any{"a", "b"}, want: "ab"},
+		"WidthPrecision":   {reason: "Width and precision are kept.", format: "%6.2f|%-4s|", args: []any{3.14159, "x"}, want: "  3.14|x   |"},
+		"Flags":            {reason: "Flags are kept.", format: "%+d %#x", args: []any{int64(5), int64(255)}, want: "+5 0xff"},
+		"Hex":              {reason: "%x prints strings.", format: "%x", args: []any{"hi"}, want: "6869"},
+		"Bool":             {reason: "%t prints booleans.", format: "%t", args: []any{true}, want: "true"},
+		"WideWidth":        {reason: "A width above the limit is refused.", format: "%1025s", args: []any{"x"}, wantErr: `format "%1025s": the width at position 0 exceeds 1024`},
+		"StarWidth":        {reason: "A width from a value is refused.", format: "%*s", args: []any{"x"}, wantErr: `format "%*s": a width from a value ('*') at position 0 is not supported`},
+		"BadVerb":          {reason: "Unknown verbs are refused.", format: "%z", args: []any{"x"}, wantErr: `format "%z": unsupported verb 'z' at position 0`},
+		"Pointer":          {reason: "%p would print an address, different on every reconcile.", format: "%p", args: []any{"x"}, wantErr: `format "%p": unsupported verb 'p' at position 0`},
+		"NoVerb":           {reason: "A lone % is refused.", format: "100%", args: nil, wantErr: `format "100%": verb missing at position 3`},
+		"BadIndex":         {reason: "An index out of range is refused.", format: "%[3]s", args: []any{"a"}, wantErr: `format "%[3]s": argument index 3 at position 0 is out of range (1 values)`},
+		"UnclosedIndex":    {reason: "An unclosed index is refused.", format: "%[1s", args: []any{"a"}, wantErr: `format "%[1s": unclosed argument index at position 0`},
+		"Unused":           {reason: "Every value must be printed.", format: "%s", args: []any{"a", "b"}, wantErr: `format "%s": prints 1 of 2 values`},
+		"ConflictingVerbs": {reason: "One value cannot be both integer and float.", format: "%[1]d %[1]f", args: []any{int64(1)}, wantErr: `format "%[1]d %[1]f", value 1: integer 1 is printed by verbs that need different types`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got, gotErr string
+			f, err := parseFormat(tc.format, len(tc.args))
+			if err == nil {
+				got, err = f.sprint(tc.args)
+			}
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
+				t.Errorf("%s\nformat %q: -want, +got error:\n%s", tc.reason, tc.format, diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nformat %q: -want, +got:\n%s", tc.reason, tc.format, diff)
+			}
+		})
+	}
+}
+
+func TestFormatBounded(t *testing.T) {
+	big := strings.Repeat("x", 300<<10)
+	f, err := parseFormat("%[1]s%[1]s%[1]s%[1]s", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.sprint([]any{big}); err == nil {
+		t.Errorf("format of 1.2 MB: want an error above MaxOutputSize, got none")
+	}
+}
+
+func TestTemplate(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		text    string
+		data    map[string]any
+		want    string
+		wantErr string
+	}{
+		"Seed":        {reason: "The seed's template.", text: "arn:aws:clouddirectory:{{ .region }}:{{ .accountId }}:x", data: map[string]any{"region": "us-east-1", "accountId": "1234"}, want: "arn:aws:clouddirectory:us-east-1:1234:x"},
+		"Functions":   {reason: "The documented functions.", text: `{{ .a | upper }} {{ .b | b64dec }} {{ .c | trimPrefix "x-" }} {{ replace "-" "_" .d }} {{ join "," .e }} {{ default "z" .f }} {{ toJson .g }} {{ .h | b64enc }} {{ trim .i }}`, data: map[string]any{"a": "us", "b": "aGk=", "c": "x-y", "d": "a-b", "e": []any{"p", int64(1)}, "f": "", "g": map[string]any{"k": true}, "h": "hi", "i": " s "}, want: `US hi y a_b p,1 z {"k":true} aGk= s`},
+		"IfWith":      {reason: "if and with are allowed.", text: `{{ if eq .a "x" }}yes{{ else }}no{{ end }}{{ with .b }}-{{ . }}{{ end }}`, data: map[string]any{"a": "x", "b": "y"}, want: "yes-y"},
+		"Printf":      {reason: "printf takes the checked verbs.", text: `{{ printf "%s:%03d" .a .n }}`, data: map[string]any{"a": "x", "n": int64(7)}, want: "x:007"},
+		"MissingKey":  {reason: "A misspelt variable is an error, not <no value>.", text: "{{ .regoin }}", data: map[string]any{"region": "x"}, wantErr: `template: template:1:3: executing "template" at <.regoin>: map has no entry for key "regoin"`},
+		"Range":       {reason: "range is refused.", text: "{{ range .a }}x{{ end }}", wantErr: "template: template:1:9: range is not allowed"},
+		"Define":      {reason: "define is refused.", text: `{{ define "x" }}a{{ end }}b`, wantErr: `template defines "x": define and block are not allowed`},
+		"Template":    {reason: "template is refused.", text: `{{ template "template" }}`, wantErr: "template: template:1:12: template and block are not allowed"},
+		"Call":        {reason: "call is not available.", text: `{{ call .a }}`, data: map[string]any{"a": "x"}, wantErr: `template: template:1:3: executing "template" at <call .a>: error calling call: function "call" is not available in external value templates`},
+		"PrintfWidth": {reason: "printf refuses huge widths.", text: `{{ printf "%99999s" .a }}`, data: map[string]any{"a": "x"}, wantErr: `template: template:1:3: executing "template" at <printf "%99999s" .a>: error calling printf: format "%99999s": the width at position 0 exceeds 1024`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got, gotErr string
+			tpl, err := parseTemplate(tc.text)
+			if err == nil {
+				got, err = execute(tpl, tc.data)
+			}
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
+				t.Errorf("%s\ntemplate %q: -want, +got error:\n%s", tc.reason, tc.text, diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\ntemplate %q: -want, +got:\n%s", tc.reason, tc.text, diff)
+			}
+		})
+	}
+}
+
+func TestTemplateBounded(t *testing.T) {
+	// Each step doubles the string; without bounds this would need 2^40 bytes.
+	text := `{{ $a := .a }}` + strings.Repeat(`{{ $a = print $a $a }}`, 40) + `{{ $a }}`
+	tpl, err := parseTemplate(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := execute(tpl, map[string]any{"a": "xxxxxxxx"}); err == nil {
+		t.Errorf("doubling template: want an error above MaxOutputSize, got none")
+	}
+}

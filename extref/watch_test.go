@@ -1,0 +1,104 @@
+package extref
+
+import (
+	"context"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// drain returns the requests in q, sorted.
+func drain(q workqueue.TypedRateLimitingInterface[reconcile.Request]) []string {
+	var out []string
+	for q.Len() > 0 {
+		r, _ := q.Get()
+		out = append(out, r.String())
+		q.Done(r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestWatcher(t *testing.T) {
+	scheme := runtime.NewScheme()
+	scheme.AddKnownTypeWithName(crdKind, &metav1.PartialObjectMetadata{})
+	informers := &informertest.FakeInformers{Scheme: scheme}
+	w := NewWatcher(informers)
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+
+	settings := watchKey{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "settings"}
+	later := watchKey{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "later"}
+	things := watchKey{crd: schemaGR("example.org", "things")}
+	a := types.NamespacedName{Namespace: "team-a", Name: "a"}
+	b := types.NamespacedName{Namespace: "team-a", Name: "b"}
+
+	// Tracked before the controller starts: handlers are added on Start.
+	w.track(a, []watchKey{settings, things})
+	require.Empty(t, informers.InformersByGVK, "no informer before Start")
+	require.NoError(t, w.Start(context.Background(), q))
+	require.Error(t, w.Start(context.Background(), q), "a second Start is an error")
+	w.track(b, []watchKey{settings, later})
+	if got := len(informers.InformersByGVK); got != 2 {
+		t.Fatalf("informers: want 2 (ConfigMaps and CRD metadata), got %d", got)
+	}
+
+	cms, err := informers.FakeInformerFor(context.Background(), configMap("", "", nil))
+	require.NoError(t, err)
+	cm := func(name, rv string) *unstructured.Unstructured {
+		u := configMap("team-a", name, nil)
+		u.SetResourceVersion(rv)
+		return u
+	}
+
+	cms.Add(cm("settings", "1"))
+	if diff := cmp.Diff([]string{"team-a/a", "team-a/b"}, drain(q)); diff != "" {
+		t.Errorf("referencers of settings: -want, +got:\n%s", diff)
+	}
+	cms.Update(cm("later", "1"), cm("later", "2"))
+	if diff := cmp.Diff([]string{"team-a/b"}, drain(q)); diff != "" {
+		t.Errorf("referencers of later: -want, +got:\n%s", diff)
+	}
+	cms.Update(cm("later", "2"), cm("later", "2"))
+	if got := drain(q); len(got) != 0 {
+		t.Errorf("a resync enqueues nothing, got %v", got)
+	}
+	cms.Add(cm("unrelated", "1"))
+	if got := drain(q); len(got) != 0 {
+		t.Errorf("an unreferenced source enqueues nothing, got %v", got)
+	}
+
+	pm := &metav1.PartialObjectMetadata{}
+	pm.SetGroupVersionKind(crdKind)
+	crds, err := informers.FakeInformerFor(context.Background(), pm)
+	require.NoError(t, err)
+	crd := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "things.example.org", ResourceVersion: "1"}}
+	crds.Add(crd)
+	if diff := cmp.Diff([]string{"team-a/a"}, drain(q)); diff != "" {
+		t.Errorf("referencers waiting for the CRD: -want, +got:\n%s", diff)
+	}
+
+	// A referencer that stops reading a source, or is forgotten, is not enqueued.
+	w.track(b, []watchKey{later})
+	w.Forget(a)
+	cms.Delete(cm("settings", "3"))
+	if got := drain(q); len(got) != 0 {
+		t.Errorf("after Forget: want nothing enqueued, got %v", got)
+	}
+	cms.Delete(cm("later", "3"))
+	if diff := cmp.Diff([]string{"team-a/b"}, drain(q)); diff != "" {
+		t.Errorf("deletion of later: -want, +got:\n%s", diff)
+	}
+	if got := len(informers.InformersByGVK); got != 2 {
+		t.Errorf("informers: want still 2, got %d", got)
+	}
+}
