@@ -127,8 +127,11 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 	for level := 0; level < o.depth && len(owners) > 0; level++ {
 		next := map[types.UID]bool{}
 		for _, item := range pool {
+			if !ownedBy(item.Object, owners, o.controllerOnly) {
+				continue
+			}
 			id := item.GetUID()
-			if found[id] || !ownedBy(item.Object, owners, o.controllerOnly) {
+			if found[id] {
 				continue
 			}
 			found[id], next[id] = true, true
