@@ -50,26 +50,21 @@ func Condition(o Outcome, err error, generation int64) metav1.Condition {
 		c.Message = truncate(err.Error())
 		return c
 	}
+	// The message is the same on every reconcile of a settled referencer:
+	// a value resolved now and one resolved earlier (IfNotPresent) count
+	// alike, so that the condition does not change after the first write.
 	var b strings.Builder
-	switch n := o.Total(); {
-	case n == 0:
+	switch n := o.Resolved + o.Present; {
+	case n == 0 && len(o.Skipped) == 0:
 		b.WriteString("no external values")
 	case n == 1:
-		b.WriteString("1 external value: ")
+		b.WriteString("1 external value resolved")
 	default:
-		fmt.Fprintf(&b, "%d external values: ", n)
-	}
-	var parts []string
-	if o.Resolved > 0 {
-		parts = append(parts, fmt.Sprintf("%d resolved", o.Resolved))
-	}
-	if o.Present > 0 {
-		parts = append(parts, fmt.Sprintf("%d already set", o.Present))
+		fmt.Fprintf(&b, "%d external values resolved", n)
 	}
 	if len(o.Skipped) > 0 {
-		parts = append(parts, fmt.Sprintf("%d optional skipped", len(o.Skipped)))
+		fmt.Fprintf(&b, ", %d optional skipped", len(o.Skipped))
 	}
-	b.WriteString(strings.Join(parts, ", "))
 	for _, s := range o.Skipped {
 		b.WriteString("; ")
 		b.WriteString(s.Error())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -61,20 +62,29 @@ type Options struct {
 // The manager's cache must be able to list and watch every kind the
 // referencers read; reads go through the cache only.
 func SetupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) error {
+	return setupReconciler(mgr, gvk, o, nil)
+}
+
+// setupReconciler is SetupReconciler; tests wrap the reconciler to observe
+// it.
+func setupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options, wrap func(reconcile.Reconciler) reconcile.Reconciler) error {
 	name := o.Name
 	if name == "" {
 		name = "extref-" + lower(gvk.Kind)
 	}
 	w := NewWatcher(mgr.GetCache())
-	r := &reconciler{
+	var r reconcile.Reconciler = &reconciler{
 		gvk:      gvk,
 		cache:    mgr.GetCache(),
 		api:      mgr.GetAPIReader(),
 		client:   mgr.GetClient(),
-		resolver: NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), append(o.Resolver, w)...),
+		resolver: NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), append(slices.Clip(o.Resolver), w)...),
 		watcher:  w,
 		recorder: mgr.GetEventRecorder(name),
 		setter:   conditions.Setter{Clock: o.Clock},
+	}
+	if wrap != nil {
+		r = wrap(r)
 	}
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)

@@ -165,7 +165,7 @@ func TestCondition(t *testing.T) {
 			reason: "The message counts what happened.",
 			out:    Outcome{Resolved: 2, Present: 1, Skipped: []*ReferenceError{skipped}},
 			want: metav1.Condition{Type: TypeReferencesResolved, Status: metav1.ConditionTrue, Reason: ReasonResolved, ObservedGeneration: 4,
-				Message: "4 external values: 2 resolved, 1 already set, 1 optional skipped; cannot resolve spec.externalValues[1]: source not found"},
+				Message: "3 external values resolved, 1 optional skipped; cannot resolve spec.externalValues[1]: source not found"},
 		},
 		"Failed": {
 			reason: "A failure names the value.",

@@ -8,7 +8,7 @@ package v1alpha1
 // Template. Exactly one destination is given: ToFieldPath or
 // MakeAvailableAs.
 //
-// +kubebuilder:validation:XValidation:rule="[has(self.fromObject), has(self.combine), has(self.variables)].filter(x, x).size() == 1",message="exactly one of fromObject, combine and variables must be set"
+// +kubebuilder:validation:XValidation:rule="(has(self.fromObject) ? 1 : 0) + (has(self.combine) ? 1 : 0) + (has(self.variables) ? 1 : 0) == 1",message="exactly one of fromObject, combine and variables must be set"
 // +kubebuilder:validation:XValidation:rule="has(self.variables) == has(self.template)",message="variables and template go together"
 // +kubebuilder:validation:XValidation:rule="has(self.toFieldPath) != has(self.makeAvailableAs)",message="exactly one of toFieldPath and makeAvailableAs must be set"
 type ExternalValue struct {

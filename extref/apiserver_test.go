@@ -1,0 +1,352 @@
+package extref
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
+)
+
+// TestAPIServerSeedExamples resolves the seed's two examples, verbatim but
+// for the VPC's group, on a cluster-scoped referencer as a Crossplane
+// managed resource would be, under the policy such a provider would set.
+func TestAPIServerSeedExamples(t *testing.T) {
+	h := start(t, testapi.ClusterWidgetKind, Options{Resolver: []ResolverOption{SourcePolicy{Allow: []SourceRule{
+		{Name: "vpcs", Group: "extref.test.ctrlkit.dev", Resource: "vpcs"},
+		{Name: "common settings", Resource: "configmaps", Namespaces: []string{"crossplane-system"}, Names: []string{"common-settings"}},
+	}}}})
+	h.create(t,
+		vpc("seed-main-vpc", "10.0.0.0/16"),
+		configMap("crossplane-system", "common-settings", map[string]any{"region": "us-east-1"}),
+	)
+	subnet := fromYAML(t, `
+apiVersion: extref.test.ctrlkit.dev/v1alpha1
+kind: ClusterWidget
+metadata:
+  name: seed-subnet
+spec:
+  externalValues:
+  # A generic reference to another managed resource.
+  - fromObject:
+      group: extref.test.ctrlkit.dev
+      version: v1alpha1
+      resource: vpcs
+      name: seed-main-vpc
+      fieldPath: spec.forProvider.cidrBlock
+    toFieldPath: spec.cidrBlock
+  # A generic reference to a namespaced Kubernetes resource.
+  - fromObject:
+      version: v1
+      resource: configmaps
+      name: common-settings
+      namespace: crossplane-system
+      fieldPath: data.region
+    toFieldPath: spec.forProvider.region
+`)
+	h.create(t, subnet)
+	got := h.resolved(t, subnet, metav1.ConditionTrue, ReasonResolved)
+	if s := str(t, got, "spec", "cidrBlock"); s != "10.0.0.0/16" {
+		t.Errorf("spec.cidrBlock: want 10.0.0.0/16, got %q", s)
+	}
+	if s := str(t, got, "spec", "forProvider", "region"); s != "us-east-1" {
+		t.Errorf("spec.forProvider.region: want us-east-1, got %q", s)
+	}
+	if m := condition(t, got).Message; m != "2 external values resolved" {
+		t.Errorf("condition message: want %q, got %q", "2 external values resolved", m)
+	}
+}
+
+// TestAPIServerSettledZeroWrites resolves a referencer, then makes its
+// sources change without changing the values it reads: the reconciles that
+// follow write nothing.
+func TestAPIServerSettledZeroWrites(t *testing.T) {
+	h := start(t, testapi.WidgetKind, Options{})
+	cm := configMap("settled", "settings", map[string]any{"region": "eu-west-1", "zone": "b"})
+	h.create(t, cm)
+	w := widget(t, "settled", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region
+  policy: {resolve: Always}
+- variables: [{name: zone, fromRef: {version: v1, resource: configmaps, name: settings, fieldPath: data.zone}}]
+  template: "zone-{{ .zone }}"
+  toFieldPath: "metadata.annotations[example.org/zone]"
+  policy: {resolve: Always}`)
+	h.create(t, w)
+	got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
+	require.Equal(t, "eu-west-1", str(t, got, "spec", "forProvider", "region"))
+	require.Equal(t, "zone-b", got.GetAnnotations()["example.org/zone"])
+
+	// Let the reconciles of our own writes finish: the write count holds
+	// still while reconciles complete.
+	var writes, reconciles int64
+	eventually(t, 30*time.Second, "settle", func() error {
+		w0, r0 := h.writes.writes.Load(), h.reconciles.n.Load()
+		time.Sleep(300 * time.Millisecond)
+		writes, reconciles = h.writes.writes.Load(), h.reconciles.n.Load()
+		if writes != w0 || reconciles != r0 {
+			return fmt.Errorf("still busy: %d writes, %d reconciles", writes, reconciles)
+		}
+		return nil
+	})
+
+	// Touch the source three times without changing what is read.
+	for i := range 3 {
+		cur := h.get(t, cm)
+		cur.SetAnnotations(map[string]string{"touched": fmt.Sprint(i)})
+		require.NoError(t, h.env.Client.Update(context.Background(), cur))
+		want := reconciles + int64(i) + 1
+		eventually(t, 30*time.Second, "a reconcile for the touched source", func() error {
+			if n := h.reconciles.n.Load(); n < want {
+				return fmt.Errorf("%d reconciles, want %d", n, want)
+			}
+			return nil
+		})
+	}
+	if got := h.writes.writes.Load() - writes; got != 0 {
+		h.writes.mu.Lock()
+		defer h.writes.mu.Unlock()
+		t.Errorf("writes by reconciles of a settled referencer: want 0, got %d: %v", got, h.writes.log[writes:])
+	}
+}
+
+// TestAPIServerIfNotPresent leaves a value that is set alone, even when the
+// source changes.
+func TestAPIServerIfNotPresent(t *testing.T) {
+	h := start(t, testapi.WidgetKind, Options{})
+	cm := configMap("if-not-present", "settings", map[string]any{"region": "eu-west-1"})
+	h.create(t, cm)
+	w := widget(t, "if-not-present", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.cidrBlock
+forProvider: {region: set-by-hand}`)
+	h.create(t, w)
+	got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
+	require.Equal(t, "set-by-hand", str(t, got, "spec", "forProvider", "region"))
+	require.Equal(t, "eu-west-1", str(t, got, "spec", "cidrBlock"), "an empty target is resolved once")
+
+	// The source changes; IfNotPresent values do not watch it, so touch the
+	// referencer to have it reconciled.
+	cur := h.get(t, cm)
+	require.NoError(t, unstructured.SetNestedField(cur.Object, "ap-south-1", "data", "region"))
+	require.NoError(t, h.env.Client.Update(context.Background(), cur))
+	r := h.reconciles.n.Load()
+	got.SetAnnotations(map[string]string{"touched": "yes"})
+	require.NoError(t, h.env.Client.Update(context.Background(), got))
+	eventually(t, 30*time.Second, "a reconcile after the touch", func() error {
+		if h.reconciles.n.Load() == r {
+			return errors.New("none yet")
+		}
+		return nil
+	})
+	got = h.get(t, w)
+	require.Equal(t, "set-by-hand", str(t, got, "spec", "forProvider", "region"))
+	require.Equal(t, "eu-west-1", str(t, got, "spec", "cidrBlock"), "IfNotPresent resolves once")
+	require.Equal(t, "2 external values resolved", condition(t, got).Message)
+}
+
+// TestAPIServerAlwaysFollowsSource changes the source of an Always value:
+// the watch brings the change to the referencer within two seconds (the
+// manager's resync is ten hours, and a settled referencer is not requeued).
+func TestAPIServerAlwaysFollowsSource(t *testing.T) {
+	h := start(t, testapi.WidgetKind, Options{})
+	cm := configMap("always", "settings", map[string]any{"region": "eu-west-1"})
+	h.create(t, cm)
+	w := widget(t, "always", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region
+  policy: {resolve: Always}`)
+	h.create(t, w)
+	h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
+
+	for _, region := range []string{"ap-south-1", "us-west-2"} {
+		cur := h.get(t, cm)
+		require.NoError(t, unstructured.SetNestedField(cur.Object, region, "data", "region"))
+		require.NoError(t, h.env.Client.Update(context.Background(), cur))
+		changed := time.Now()
+		eventually(t, 2*time.Second, "the referencer follows its source", func() error {
+			if got := str(t, h.get(t, w), "spec", "forProvider", "region"); got != region {
+				return fmt.Errorf("region is %q, want %q", got, region)
+			}
+			return nil
+		})
+		t.Logf("followed the source in %s", time.Since(changed).Round(time.Millisecond))
+	}
+}
+
+// TestAPIServerMissingSourceCreatedLater fails while the source is missing,
+// and resolves when it is created, through the watch.
+func TestAPIServerMissingSourceCreatedLater(t *testing.T) {
+	h := start(t, testapi.WidgetKind, Options{})
+	w := widget(t, "later", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region`)
+	h.create(t, w)
+	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
+	require.Equal(t, `cannot resolve spec.externalValues[0].fromObject (configmaps later/settings, data.region): source not found: ConfigMap "settings" does not exist`, condition(t, got).Message)
+	require.Equal(t, int64(1), got.GetGeneration(), "nothing written to spec")
+	warningEvent(t, h, w, ReasonResolutionFailed)
+
+	h.create(t, configMap("later", "settings", map[string]any{"region": "eu-west-1"}))
+	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
+	require.Equal(t, "eu-west-1", str(t, got, "spec", "forProvider", "region"))
+}
+
+// warningEvent waits for a Warning event about o with the given reason.
+func warningEvent(t *testing.T, h *harness, o *unstructured.Unstructured, reason string) {
+	t.Helper()
+	eventually(t, 30*time.Second, "a Warning event "+reason, func() error {
+		events := &unstructured.UnstructuredList{}
+		events.SetAPIVersion("events.k8s.io/v1")
+		events.SetKind("EventList")
+		if err := h.env.Client.List(context.Background(), events, client.InNamespace(o.GetNamespace())); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			name, _, _ := unstructured.NestedString(e.Object, "regarding", "name")
+			typ, _, _ := unstructured.NestedString(e.Object, "type")
+			if name == o.GetName() && typ == "Warning" && e.Object["reason"] == reason {
+				return nil
+			}
+		}
+		return fmt.Errorf("none among %d events", len(events.Items))
+	})
+}
+
+// TestAPIServerDeniedSecret reads a Secret in another namespace: the
+// default policy denies it and nothing is written; a rule that allows it is
+// still subject to a SubjectAccessReview, which RBAC then decides.
+func TestAPIServerDeniedSecret(t *testing.T) {
+	rule := SourceRule{Name: "team-b accounts", Resource: "secrets", Namespaces: []string{"denied-b"}}
+	h := start(t, testapi.WidgetKind, Options{})
+	h.create(t, secret("denied-b", "accounts", map[string]string{"id": "1234"}))
+	spec := `
+externalValues:
+- fromObject: {version: v1, resource: secrets, name: accounts, namespace: denied-b, fieldPath: data.id}
+  transforms: [{type: Base64Decode}]
+  toFieldPath: spec.forProvider.directoryArn`
+	w := widget(t, "denied-a", "w", spec)
+	h.create(t, w)
+	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionDenied)
+	require.Contains(t, condition(t, got).Message, "denied by the default source policy")
+	require.Equal(t, "", str(t, got, "spec", "forProvider", "directoryArn"))
+	require.Equal(t, int64(1), got.GetGeneration(), "nothing written to spec")
+
+	// Allowed by a rule, but the service account may not read it.
+	env := h.env
+	h2 := start(t, testapi.WidgetKind, Options{Resolver: []ResolverOption{
+		SourcePolicy{Allow: []SourceRule{rule}},
+		&AccessReview{Client: env.Client, ServiceAccount: "reader"},
+	}})
+	w2 := widget(t, "denied-a", "w2", spec)
+	h2.create(t, w2)
+	got = h2.resolved(t, w2, metav1.ConditionFalse, ReasonResolutionDenied)
+	require.Contains(t, condition(t, got).Message, "denied by a SubjectAccessReview: system:serviceaccount:denied-a:reader may not get it")
+	require.Equal(t, int64(1), got.GetGeneration(), "nothing written to spec")
+
+	// RBAC lets the service account read that one Secret.
+	h2.create(t,
+		fromYAML(t, `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: read-accounts, namespace: denied-b}
+rules:
+- {apiGroups: [""], resources: [secrets], resourceNames: [accounts], verbs: [get]}`),
+		fromYAML(t, `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: read-accounts, namespace: denied-b}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: read-accounts}
+subjects:
+- {kind: ServiceAccount, name: reader, namespace: denied-a}`),
+	)
+	h3 := start(t, testapi.WidgetKind, Options{Resolver: []ResolverOption{
+		SourcePolicy{Allow: []SourceRule{rule}},
+		&AccessReview{Client: env.Client, ServiceAccount: "reader"},
+	}})
+	w3 := widget(t, "denied-a", "w3", spec)
+	h3.create(t, w3)
+	got = h3.resolved(t, w3, metav1.ConditionTrue, ReasonResolved)
+	require.Equal(t, "1234", str(t, got, "spec", "forProvider", "directoryArn"))
+}
+
+// TestAPIServerCombineMissingSource resolves a combine with one missing
+// source: nothing is applied, not even the other values, until the source
+// appears.
+func TestAPIServerCombineMissingSource(t *testing.T) {
+	h := start(t, testapi.WidgetKind, Options{})
+	h.create(t, configMap("combine", "settings", map[string]any{"region": "us-east-1"}))
+	w := widget(t, "combine", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region
+- combine:
+    sources:
+    - {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+    - {version: v1, resource: configmaps, name: accounts, fieldPath: data.prodAWSAccountID}
+    fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
+  toFieldPath: spec.forProvider.directoryArn`)
+	h.create(t, w)
+	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
+	require.Equal(t, `cannot resolve spec.externalValues[1].combine.sources[1] (configmaps combine/accounts, data.prodAWSAccountID): source not found: ConfigMap "accounts" does not exist`, condition(t, got).Message)
+	require.Equal(t, "", str(t, got, "spec", "forProvider", "region"), "all or nothing")
+	require.Equal(t, "", str(t, got, "spec", "forProvider", "directoryArn"))
+
+	h.create(t, configMap("combine", "accounts", map[string]any{"prodAWSAccountID": "123456789012"}))
+	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
+	require.Equal(t, "us-east-1", str(t, got, "spec", "forProvider", "region"))
+	require.Equal(t, "arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0", str(t, got, "spec", "forProvider", "directoryArn"))
+}
+
+// TestAPIServerCRDInstalledLater names a resource whose CRD does not exist
+// yet: the mapper is refreshed and the value resolved once the CRD and the
+// source exist, without waiting for UnknownResourceRetry.
+func TestAPIServerCRDInstalledLater(t *testing.T) {
+	h := start(t, testapi.WidgetKind, Options{})
+	ctx := context.Background()
+	crd := fromYAML(t, readFile(t, "internal/testapi/late/crds/late.extref.test.ctrlkit.dev_gadgets.yaml"))
+	if err := h.env.Client.Get(ctx, client.ObjectKeyFromObject(crd), crd.DeepCopy()); !apierrors.IsNotFound(err) {
+		t.Fatalf("the Gadget CRD must not exist before this test (err %v)", err)
+	}
+	w := widget(t, "late", "w", `
+externalValues:
+- fromObject: {group: late.extref.test.ctrlkit.dev, version: v1alpha1, resource: gadgets, name: g, fieldPath: spec.region}
+  toFieldPath: spec.forProvider.region`)
+	h.create(t, w)
+	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
+	require.Contains(t, condition(t, got).Message, "unknown resource gadgets.late.extref.test.ctrlkit.dev")
+
+	require.NoError(t, h.env.Client.Create(ctx, crd))
+	crdCreated := time.Now()
+	t.Cleanup(func() { _ = h.env.Client.Delete(context.Background(), crd) })
+	gadget := object(gadgetKind, "late", "g", map[string]any{"spec": map[string]any{"region": "eu-north-1"}})
+	eventually(t, 30*time.Second, "create a Gadget", func() error {
+		err := h.env.Client.Create(ctx, gadget.DeepCopy())
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		return err
+	})
+	t.Logf("Gadget created %s after its CRD", time.Since(crdCreated).Round(time.Millisecond))
+	start := time.Now()
+	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
+	require.Equal(t, "eu-north-1", str(t, got, "spec", "forProvider", "region"))
+	if waited := time.Since(start); waited >= UnknownResourceRetry {
+		t.Errorf("resolved after %s: the CRD watch should have brought it before UnknownResourceRetry", waited)
+	}
+	t.Logf("resolved %s after the Gadget was created", time.Since(start).Round(time.Millisecond))
+}
