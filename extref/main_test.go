@@ -30,8 +30,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/conditions"
+	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 )
 
