@@ -20,7 +20,9 @@ var (
 
 // WidgetSpec is what a Widget or a ClusterWidget asks for.
 type WidgetSpec struct {
-	// ExternalValues are resolved into the other fields.
+	// ExternalValues take values from fields of other objects into this
+	// object's spec, or hand them to its controller; see
+	// https://pkg.go.dev/github.com/ctrlkit/ctrlkit/extref.
 	// +optional
 	ExternalValues []extv1alpha1.ExternalValue `json:"externalValues,omitempty"`
 
