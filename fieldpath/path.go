@@ -38,7 +38,8 @@ type MaxIndex uint
 func (m MaxIndex) applyToCompile(o *compileOptions) { o.maxIndex = uint(m) }
 func (m MaxIndex) applyToPaved(p *Paved)            { p.maxIndex = uint(m) }
 
-// Compile parses a field path for repeated use. See Parse for the errors.
+// Compile parses a field path for repeated use. See Parse for the errors. A
+// path with a wildcard compiles, but Get and Set reject it.
 func Compile(path string, opts ...CompileOption) (*Path, error) {
 	o := compileOptions{}
 	for _, opt := range opts {
