@@ -623,3 +623,31 @@ func TestMustCompilePanics(t *testing.T) {
 	}()
 	MustCompile("a..b")
 }
+
+func TestDeepNesting(t *testing.T) {
+	// Get, Set and Delete walk iteratively, so depth costs no stack.
+	const depth = 20000
+	path := strings.Repeat("a.", depth) + "b"
+	p := Pave(nil)
+	if err := p.SetValue(path, "deep"); err != nil {
+		t.Fatalf("SetValue at depth %d: %v", depth, err)
+	}
+	if got, err := p.GetString(path); err != nil || got != "deep" {
+		t.Fatalf("GetString at depth %d: got %q, %v", depth, got, err)
+	}
+	if err := p.DeleteField(path); err != nil {
+		t.Fatalf("DeleteField at depth %d: %v", depth, err)
+	}
+	if _, err := p.GetValue(path); !IsNotFound(err) {
+		t.Fatalf("GetValue after DeleteField: want not found, got %v", err)
+	}
+	// A value nested deeper than JSON decoding allows is an error, not a
+	// stack overflow.
+	var v any = "leaf"
+	for range maxValueDepth + 1 {
+		v = []any{v}
+	}
+	if err := p.SetValue("x", v); !errors.Is(err, ErrInvalidValue) {
+		t.Fatalf("SetValue of a value nested %d deep: want ErrInvalidValue, got %v", maxValueDepth+1, err)
+	}
+}
