@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,9 +12,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
 )
 
 // TestAPIServerSeedExamples resolves the seed's two examples, verbatim but
@@ -349,4 +353,79 @@ externalValues:
 		t.Errorf("resolved after %s: the CRD watch should have brought it before UnknownResourceRetry", waited)
 	}
 	t.Logf("resolved %s after the Gadget was created", time.Since(start).Round(time.Millisecond))
+}
+
+// TestAPIServerCompositeResource resolves the external values of a kind
+// that has no Go type, such as a Crossplane composite resource: its CRD,
+// written by hand, embeds v1alpha1.ExternalValuesSchema, and
+// SetupReconciler handles it as unstructured content.
+func TestAPIServerCompositeResource(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	xnetwork := schema.GroupVersionKind{Group: "xr.extref.test.ctrlkit.dev", Version: "v1alpha1", Kind: "XNetwork"}
+	preserve := map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1",
+		"kind":       "CustomResourceDefinition",
+		"metadata":   map[string]any{"name": "xnetworks.xr.extref.test.ctrlkit.dev"},
+		"spec": map[string]any{
+			"group": xnetwork.Group,
+			"scope": "Cluster",
+			"names": map[string]any{"kind": "XNetwork", "listKind": "XNetworkList", "plural": "xnetworks", "singular": "xnetwork"},
+			"versions": []any{map[string]any{
+				"name": "v1alpha1", "served": true, "storage": true,
+				"subresources": map[string]any{"status": map[string]any{}},
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"spec": map[string]any{"type": "object", "properties": map[string]any{
+							"externalValues": v1alpha1.ExternalValuesSchema(),
+							"parameters":     preserve,
+						}},
+						"status": preserve,
+					},
+				}},
+			}},
+		},
+	}}
+	require.NoError(t, env.Client.Create(ctx, crd), "the API server accepts the schema fragment")
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), crd) })
+
+	// Admission applies the fragment's rules.
+	bad := object(xnetwork, "", "xr-bad", map[string]any{"spec": map[string]any{"externalValues": []any{map[string]any{
+		"fromObject":  map[string]any{"version": "v1", "resource": "configmaps", "name": "x", "namespace": "y", "fieldPath": "data.x"},
+		"toFieldPath": "spec.parameters.x", "makeAvailableAs": "x",
+	}}}})
+	eventually(t, 30*time.Second, "the XNetwork CRD serves and validates", func() error {
+		err := env.Client.Create(ctx, bad.DeepCopy())
+		if err == nil {
+			_ = env.Client.Delete(ctx, bad)
+			return errors.New("an external value with two destinations was admitted")
+		}
+		if !apierrors.IsInvalid(err) {
+			return err
+		}
+		if !strings.Contains(err.Error(), "exactly one of toFieldPath and makeAvailableAs must be set") {
+			return fmt.Errorf("want the CEL rule's message, got %v", err)
+		}
+		return nil
+	})
+
+	h := start(t, xnetwork, Options{Resolver: []ResolverOption{SourcePolicy{Allow: []SourceRule{
+		{Name: "platform settings", Resource: "configmaps", Namespaces: []string{"xr-platform"}},
+	}}}})
+	h.create(t, configMap("xr-platform", "settings", map[string]any{"region": "eu-central-1"}))
+	xr := fromYAML(t, `
+apiVersion: xr.extref.test.ctrlkit.dev/v1alpha1
+kind: XNetwork
+metadata: {name: xr-network}
+spec:
+  parameters: {size: small}
+  externalValues:
+  - fromObject: {version: v1, resource: configmaps, name: settings, namespace: xr-platform, fieldPath: data.region}
+    toFieldPath: spec.parameters.region
+`)
+	h.create(t, xr)
+	got := h.resolved(t, xr, metav1.ConditionTrue, ReasonResolved)
+	require.Equal(t, "eu-central-1", str(t, got, "spec", "parameters", "region"))
 }

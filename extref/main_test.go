@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +37,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	log.SetLogger(logr.Discard())
+	if os.Getenv("EXTREF_TEST_LOG") != "" {
+		log.SetLogger(funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: 1}))
+	} else {
+		log.SetLogger(logr.Discard())
+	}
 	testenv.Main(m, testenv.CRDDirs("internal/testapi/crds"), testenv.WithScheme(testapi.AddToScheme))
 }
 
@@ -85,6 +90,7 @@ func (c *reconcileCounter) wrap(r reconcile.Reconciler) reconcile.Reconciler {
 // harness is a manager running SetupReconciler for one kind, seeing only the
 // referencers labelled with its test's name.
 type harness struct {
+	gvk        schema.GroupVersionKind
 	env        *testenv.Env
 	label      string
 	writes     *requestCounter
@@ -97,7 +103,7 @@ func start(t *testing.T, gvk schema.GroupVersionKind, o Options) *harness {
 	t.Helper()
 	env := testenv.Get(t)
 	label := fmt.Sprintf("%s-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), harnesses.Add(1))
-	h := &harness{env: env, label: label, writes: &requestCounter{}, reconciles: &reconcileCounter{}}
+	h := &harness{gvk: gvk, env: env, label: label, writes: &requestCounter{}, reconciles: &reconcileCounter{}}
 	selector := labels.SelectorFromSet(labels.Set{testLabel: h.label})
 	referencers := &unstructured.Unstructured{}
 	referencers.SetGroupVersionKind(gvk)
@@ -124,7 +130,7 @@ func (h *harness) create(t *testing.T, objs ...*unstructured.Unstructured) {
 	t.Helper()
 	ctx := context.Background()
 	for _, o := range objs {
-		if k := o.GetKind(); k == "Widget" || k == "ClusterWidget" {
+		if o.GroupVersionKind() == h.gvk {
 			lbls := o.GetLabels()
 			if lbls == nil {
 				lbls = map[string]string{}
