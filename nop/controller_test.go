@@ -297,7 +297,7 @@ func TestRestartMidSchedule(t *testing.T) {
 	o := Options{OnTransition: func(tr Transition) { landed <- tr }}
 	stop, _ := startManager(t, test, o)
 
-	n := newNop(test, "restart", ca("1s", "Ready", "False"), ca("3s", "Ready", "True"), ca("5s", "Synced", "True"))
+	n := newNop(test, "restart", ca("1s", "Ready", "False"), ca("4s", "Ready", "True"), ca("6s", "Synced", "True"))
 	require.NoError(t, env.Client.Create(ctx, n))
 	cleanup(t, env.Client, n)
 	select {
@@ -311,7 +311,7 @@ func TestRestartMidSchedule(t *testing.T) {
 	// Wait, controller-less, until the second deadline has passed.
 	created := n.CreationTimestamp.Time
 	eventually(t, 30*time.Second, "the second deadline to pass", func() (bool, string) {
-		return time.Now().After(created.Add(3500 * time.Millisecond)), "now " + time.Now().Format(time.StampMilli)
+		return time.Now().After(created.Add(4500 * time.Millisecond)), "now " + time.Now().Format(time.StampMilli)
 	})
 	got := &v1alpha1.NopResource{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))

@@ -43,6 +43,7 @@ type requestCounter struct {
 	reads, writes atomic.Int64
 	mu            sync.Mutex
 	byVerb        map[string]int64 // e.g. "PUT nopresources/status"
+	statusWrites  []time.Duration  // latency of each status write
 }
 
 func (c *requestCounter) wrap(cfg *rest.Config) *rest.Config {
@@ -50,7 +51,14 @@ func (c *requestCounter) wrap(cfg *rest.Config) *rest.Config {
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripper(func(req *http.Request) (*http.Response, error) {
 			c.count(req)
-			return rt.RoundTrip(req)
+			start := time.Now()
+			resp, err := rt.RoundTrip(req)
+			if req.Method == http.MethodPut && strings.HasSuffix(req.URL.Path, "/status") {
+				c.mu.Lock()
+				c.statusWrites = append(c.statusWrites, time.Since(start))
+				c.mu.Unlock()
+			}
+			return resp, err
 		})
 	})
 	return cfg
@@ -92,6 +100,7 @@ func (c *requestCounter) reset() {
 	c.reads.Store(0)
 	c.writes.Store(0)
 	c.byVerb = nil
+	c.statusWrites = nil
 }
 
 func (c *requestCounter) get(verbKey string) int64 {
