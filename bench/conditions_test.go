@@ -425,8 +425,9 @@ func BenchmarkConditions(b *testing.B) {
 }
 
 // BenchmarkConditionsVsPeers measures every side of each comparison in this
-// one run, three times in turn, keeping each side's fastest time so that a
-// burst of load on a shared machine does not decide a ratio. It reports
+// one run, eight times in turn (alternating the order) for half of -benchtime
+// each, keeping each side's fastest time so that a burst of load on a shared
+// machine does not decide a ratio. It reports
 // ctrlkit's time as a multiple of each peer's (below 1 is faster) and logs a
 // table of the figures. Its own ns/op is meaningless and suppressed.
 //
@@ -434,7 +435,7 @@ func BenchmarkConditions(b *testing.B) {
 // that calls testing.Benchmark deadlocks, since both take the testing
 // package's benchmark lock.
 func BenchmarkConditionsVsPeers(b *testing.B) {
-	const rounds = 3
+	const rounds = 8
 	target := condBenchTime()
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-20s %-29s %11s %7s %11s %7s %7s\n",
@@ -455,8 +456,12 @@ func BenchmarkConditionsVsPeers(b *testing.B) {
 		ns := make([]float64, len(ops))
 		allocs := make([]float64, len(ops))
 		for r := range rounds {
-			for i, op := range ops {
-				t, a := condMeasure(op, target)
+			for k := range ops {
+				i := k
+				if r%2 == 1 {
+					i = len(ops) - 1 - k // alternate the order, so neither side always goes first
+				}
+				t, a := condMeasure(ops[i], target/2)
 				if r == 0 || t < ns[i] {
 					ns[i], allocs[i] = t, a
 				}

@@ -73,10 +73,10 @@ func set(conds *[]metav1.Condition, c *metav1.Condition, clk clock.PassiveClock)
 	if conds == nil {
 		return false
 	}
-	cs := *conds
+	cs, t := *conds, c.Type
 	for i := range cs {
 		old := &cs[i]
-		if old.Type != c.Type {
+		if old.Type != t {
 			continue
 		}
 		// The common case, nothing to do, is decided here without a call.

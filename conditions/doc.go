@@ -80,31 +80,44 @@
 // Where the issue left room, the package decided:
 //
 //   - IsUnknown holds for a missing condition, so exactly one of IsTrue,
-//     IsFalse and IsUnknown holds for any type.
+//     IsFalse and IsUnknown holds for any type, as kstatus and `kubectl wait`
+//     read it.
 //   - Set does not validate (like meta.SetStatusCondition); SetUnstructured
 //     and Propagate do, since they return an error and would otherwise write
 //     what the API server rejects.
-//   - Lengths in Validate are in bytes, as apimachinery counts them; for the
+//   - Validate counts lengths in bytes, as apimachinery does: for the
 //     ASCII-only type and reason that equals characters, and for the message
-//     it is never looser than a CRD schema's maxLength.
-//   - FromUnstructured is lenient about content (it does not apply Validate)
-//     but strict about structure: a duplicate type is malformed, since Set's
-//     one-condition-per-type rule could not hold.
-//   - Times are stamped with second precision, as the API server stores them.
-//   - Propagate mirrors the XR's lastTransitionTime onto the claim exactly; it
-//     validates each condition it copies, reports the first invalid one as an
-//     error and writes nothing; it ignores reserved types listed by the XR; it
-//     deletes the record field when nothing is propagated; and a type the XR
-//     lists replaces a claim condition of the same type that the claim's
-//     controller set.
+//     it is never looser than a CRD schema's maxLength. A type is also held to
+//     316 characters, the CRD schema's limit, one less than prefix and name
+//     limits would allow.
+//   - FromUnstructured is lenient about content (it does not apply Validate,
+//     and reads Crossplane conditions without message or observedGeneration)
+//     but strict about structure: a wrongly typed field is an error, and so
+//     is a repeated type, since Set's one-condition-per-type rule (the
+//     "exactly one Ready condition" of direct controllers) could not hold.
+//   - The clock is injected through a Setter value (the package-level
+//     functions use the real clock), not a package variable, so tests running
+//     in parallel do not share one. Times are stamped in whole seconds, UTC,
+//     as the API server stores them.
+//   - The unstructured writers never change a list or entry in place: they
+//     store new ones in the status, so content shared with another copy of the
+//     object (an informer's cache, a shallow copy) is not changed behind its
+//     owner's back.
+//   - Propagate mirrors the XR's lastTransitionTime onto the claim exactly;
+//     validates each condition it copies and reports the first invalid one
+//     as an error, writing nothing; ignores reserved types the XR lists;
+//     deletes the record field once nothing is propagated; and lets a type the
+//     XR lists replace a claim condition of the same type that the claim's
+//     controller set (the XR's author asked for it, and it is recorded, so it
+//     is removed again when no longer listed).
 //   - Summarize treats a missing normal-polarity type as Unknown, a missing
-//     negative-polarity type as good, and an empty input as Unknown (never a
-//     vacuous True).
+//     negative-polarity type as good, a condition observed at an older
+//     generation as Unknown, and an empty input as Unknown, never a vacuous
+//     True. Without Types it summarizes every condition present.
+//   - The typed adapter is the GetConditions/SetConditions pair Cluster API
+//     and Flux types already have, so their objects work unchanged.
 //
 // # Performance
 //
-// Figures from one run on the development machine (2 shared cores, go1.26,
-// -benchtime=1s); see bench/conditions_test.go for the peer comparison.
-//
-//	Set, no change, 10 conditions      TBD
+// PERF
 package conditions
