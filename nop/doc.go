@@ -162,7 +162,50 @@
 //
 // # Performance
 //
-// BenchmarkAPIServer (run with `make bench`, or alone as its doc says)
-// measures the reconciler against the real API server.
-// Figures follow once measured.
+// BenchmarkAPIServer runs the reconciler against a real kube-apiserver
+// (1.36.3) and etcd (3.6.8) started by internal/testenv, on the development
+// machine: 2 CPU cores shared with three other engineers' builds and tests
+// (load average 3 to 8 during the runs), go1.26. It creates 1,000
+// NopResources at 50 per second with the three-step schedule Ready=False at
+// 1s, Ready=True at 2s, Synced=True at 3s, and 10 workers per kind; a separate
+// watcher measures how late each transition becomes visible after its
+// deadline (creationTimestamp + time). One run of each mode:
+//
+//	                           deadline   1 s polling,      provider-nop: 1 s
+//	                           requeue    write on change   polling, write on every poll
+//	lateness p50 / p99 / max   318 ms /   929 ms /          1.48 s /
+//	                           1.11 s /   3.30 s /          4.14 s /
+//	                           1.44 s     3.76 s            4.59 s
+//	writes per transition      0.996      0.840             0.737
+//	status writes per object   3.82       2.34              5.13
+//	API requests in the run    4,822      3,342             6,127
+//	requests after the last    0          0 (1,000          293 per second (1,000
+//	transition                            reconciles/s)     asked), for ever
+//
+// An earlier run at a lower load measured p50 224 ms, p99 644 ms, max 724 ms,
+// and exactly 1.000 status write per transition (3,000 writes for 3,000
+// transitions) plus one write per object at its first reconcile (its
+// observedGeneration) and one finalizer patch.
+//
+// A transition lands one status write after its deadline when nothing
+// competes: about 15-25 ms for the single sample of examples/nop, 75-95 ms at
+// the median for 200 objects created at 10 per second. At scale the lateness
+// is queueing: creationTimestamp has a precision of one second, so every
+// object created within the same second falls due at the same instant; at 50
+// per second about 150 status writes fall due together each second (three
+// cohorts), on top of 100 creation writes per second, and with a status write
+// taking 26 ms at the median (133 ms at p99) on this machine, 10 workers need
+// a few hundred milliseconds to drain them. The issue's target, p99 under
+// 250 ms at 1,000 objects, was not met on this shared machine; more workers
+// did not help (25 workers: p50 408 ms, p99 859 ms), since the API server was
+// the bottleneck. Polling is slower still and costs requests for ever: the
+// provider-nop mode, which is what the design suggests (crossplane-runtime's
+// managed reconciler with a 1 s poll interval, which writes the status on
+// every poll), kept writing after the schedule had ended, limited only by what
+// the API server could take. The deadline requeue settles to no request at
+// all. The benchmark's doc says how to run it with other sizes
+// (NOP_BENCH_OBJECTS, NOP_BENCH_RATE, NOP_BENCH_CONCURRENCY).
+//
+// Evaluating the schedule (BenchmarkScheduleAt, the design's four entries)
+// takes about 2 µs with 2 allocations.
 package nop
