@@ -39,9 +39,10 @@
 // A missing status or list is fine; other status fields and keys unknown to
 // metav1.Condition are kept. An entry that is not a condition is an error
 // naming its index (status.conditions[2].lastTransitionTime ...), wrapping
-// ErrMalformed, and nothing is written. They use apimachinery's unstructured
-// content directly; once ctrlkit's fieldpath package lands they will switch to
-// it, with no change to their behaviour.
+// ErrMalformed, and nothing is written. They work on apimachinery's
+// unstructured content directly, since this package was written alongside
+// ctrlkit's fieldpath package; they will switch to fieldpath later, with no
+// change to their behaviour.
 //
 // # Typed objects
 //
