@@ -58,10 +58,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, *kubeconfig, *crds, *watch, manager.Options{
-		Metrics:                 metricsserver.Options{BindAddress: *metricsAddr},
-		LeaderElection:          *leaderElect,
-		LeaderElectionID:        "nop.ctrlkit.dev",
-		LeaderElectionNamespace: *leaderNS,
+		Metrics:                       metricsserver.Options{BindAddress: *metricsAddr},
+		LeaderElection:                *leaderElect,
+		LeaderElectionID:              "nop.ctrlkit.dev",
+		LeaderElectionNamespace:       *leaderNS,
+		LeaderElectionReleaseOnCancel: true, // the process exits right after
 	}, nop.Options{MaxConcurrentReconciles: *concurrency, PollInterval: *poll})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "nop:", err)
