@@ -279,7 +279,7 @@ type outcome struct {
 	wrote       bool         // the status was written
 	transitions []Transition // scheduled changes in that write
 	next        time.Time    // the next deadline; zero for none
-	err         error        // an error to retry with backoff, after the status recorded it
+	err         error        // an error the status records, retried after retryAfterError
 }
 
 // result turns the next deadline into a requeue, measured from the end of the
