@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-
-	"k8s.io/apimachinery/pkg/runtime"
+	"strings"
 
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
@@ -24,100 +23,102 @@ func invalid(path string, format string, args ...any) *compileError {
 
 var variableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// compile decodes and checks one external value, found at path.
-func (r *Resolver) compile(path string, item any) (*entry, *compileError) {
-	obj, ok := item.(map[string]any)
-	if !ok {
-		return nil, invalid(path, "want an object, got %s", describe(item))
+// compile decodes and checks external value i. Paths for errors are built
+// only when there is an error.
+func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
+	ev, derr := decodeExternalValue(r.path, i, item)
+	if derr != nil {
+		return nil, derr
 	}
-	var ev v1alpha1.ExternalValue
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj, &ev, true); err != nil {
-		return nil, invalid(path, "%v", err)
+	at := func(suffix string) string { return r.path + "[" + strconv.Itoa(i) + "]" + suffix }
+	prefixed := func(prefix string, err *compileError) *compileError {
+		err.path = at(prefix + err.path)
+		return err
 	}
 
-	e := &entry{path: path}
+	e := &entry{}
 	sources := 0
 	if ev.FromObject != nil {
 		sources++
 		e.sources = []v1alpha1.ObjectFieldRef{*ev.FromObject}
-		if err := checkRef(path+".fromObject", *ev.FromObject); err != nil {
-			return nil, err
+		if err := checkRef(*ev.FromObject); err != nil {
+			return nil, prefixed(".fromObject", err)
 		}
 	}
-	if ev.Combine != nil {
+	if c := ev.Combine; c != nil {
 		sources++
-		p := path + ".combine"
-		if len(ev.Combine.Sources) == 0 {
-			return nil, invalid(p+".sources", "at least one source is required")
+		if len(c.Sources) == 0 {
+			return nil, invalid(at(".combine.sources"), "at least one source is required")
 		}
-		for j, s := range ev.Combine.Sources {
-			if err := checkRef(p+".sources["+strconv.Itoa(j)+"]", s); err != nil {
-				return nil, err
+		for j, s := range c.Sources {
+			if err := checkRef(s); err != nil {
+				return nil, prefixed(".combine.sources["+strconv.Itoa(j)+"]", err)
 			}
 		}
-		if ev.Combine.Fmt == "" {
-			return nil, invalid(p+".fmt", "fmt is required")
+		if c.Fmt == "" {
+			return nil, invalid(at(".combine.fmt"), "fmt is required")
 		}
-		if len(ev.Combine.Fmt) > maxExpressionLength {
-			return nil, invalid(p+".fmt", "longer than %d bytes", maxExpressionLength)
+		if len(c.Fmt) > maxExpressionLength {
+			return nil, invalid(at(".combine.fmt"), "longer than %d bytes", maxExpressionLength)
 		}
-		f, err := parseFormat(ev.Combine.Fmt, len(ev.Combine.Sources))
+		f, err := parseFormat(c.Fmt, len(c.Sources))
 		if err != nil {
-			return nil, invalid(p+".fmt", "%v", err)
+			return nil, invalid(at(".combine.fmt"), "%v", err)
 		}
-		e.sources, e.format = ev.Combine.Sources, f
+		e.sources, e.format = c.Sources, f
 	}
 	if ev.Variables != nil {
 		sources++
 		if len(ev.Variables) == 0 {
-			return nil, invalid(path+".variables", "at least one variable is required")
+			return nil, invalid(at(".variables"), "at least one variable is required")
 		}
 		if ev.Template == "" {
-			return nil, invalid(path+".template", "variables need a template")
+			return nil, invalid(at(".template"), "variables need a template")
 		}
-		seen := make(map[string]bool, len(ev.Variables))
+		e.sources = make([]v1alpha1.ObjectFieldRef, len(ev.Variables))
+		e.names = make([]string, len(ev.Variables))
 		for j, v := range ev.Variables {
-			p := path + ".variables[" + strconv.Itoa(j) + "]"
+			p := func() string { return ".variables[" + strconv.Itoa(j) + "]" }
 			if !variableName.MatchString(v.Name) {
-				return nil, invalid(p+".name", "%q is not a valid variable name (letters, digits and _, not starting with a digit)", v.Name)
+				return nil, invalid(at(p()+".name"), "%q is not a valid variable name (letters, digits and _, not starting with a digit)", v.Name)
 			}
-			if seen[v.Name] {
-				return nil, invalid(p+".name", "duplicate variable %q", v.Name)
+			for _, seen := range e.names[:j] {
+				if seen == v.Name {
+					return nil, invalid(at(p()+".name"), "duplicate variable %q", v.Name)
+				}
 			}
-			seen[v.Name] = true
-			if err := checkRef(p+".fromRef", v.FromRef); err != nil {
-				return nil, err
+			if err := checkRef(v.FromRef); err != nil {
+				return nil, prefixed(p()+".fromRef", err)
 			}
-			e.sources = append(e.sources, v.FromRef)
-			e.names = append(e.names, v.Name)
+			e.sources[j], e.names[j] = v.FromRef, v.Name
 		}
 		if len(ev.Template) > maxExpressionLength {
-			return nil, invalid(path+".template", "longer than %d bytes", maxExpressionLength)
+			return nil, invalid(at(".template"), "longer than %d bytes", maxExpressionLength)
 		}
 		t, err := r.templates.get(ev.Template)
 		if err != nil {
-			return nil, invalid(path+".template", "%v", err)
+			return nil, invalid(at(".template"), "%v", err)
 		}
 		e.template = t
 	} else if ev.Template != "" {
-		return nil, invalid(path+".template", "a template needs variables")
+		return nil, invalid(at(".template"), "a template needs variables")
 	}
 	if sources != 1 {
-		return nil, invalid(path, "exactly one of fromObject, combine and variables must be set, found %d", sources)
+		return nil, invalid(at(""), "exactly one of fromObject, combine and variables must be set, found %d", sources)
 	}
 
 	switch {
 	case ev.ToFieldPath != "" && ev.MakeAvailableAs != "":
-		return nil, invalid(path, "toFieldPath and makeAvailableAs are exclusive")
+		return nil, invalid(at(""), "toFieldPath and makeAvailableAs are exclusive")
 	case ev.ToFieldPath != "":
 		if err := r.checkTarget(ev.ToFieldPath); err != nil {
-			return nil, invalid(path+".toFieldPath", "%q: %v", ev.ToFieldPath, err)
+			return nil, invalid(at(".toFieldPath"), "%q: %v", ev.ToFieldPath, err)
 		}
 		e.target = ev.ToFieldPath
 	case ev.MakeAvailableAs != "":
 		e.key = ev.MakeAvailableAs
 	default:
-		return nil, invalid(path, "one of toFieldPath and makeAvailableAs is required")
+		return nil, invalid(at(""), "one of toFieldPath and makeAvailableAs is required")
 	}
 
 	if ev.Policy != nil {
@@ -126,65 +127,88 @@ func (r *Resolver) compile(path string, item any) (*entry, *compileError) {
 		case v1alpha1.ResolveAlways:
 			e.always = true
 		default:
-			return nil, invalid(path+".policy.resolve", "unsupported value %q (want IfNotPresent or Always)", ev.Policy.Resolve)
+			return nil, invalid(at(".policy.resolve"), "unsupported value %q (want IfNotPresent or Always)", ev.Policy.Resolve)
 		}
 		switch ev.Policy.Resolution {
 		case "", v1alpha1.ResolutionRequired:
 		case v1alpha1.ResolutionOptional:
 			e.optional = true
 		default:
-			return nil, invalid(path+".policy.resolution", "unsupported value %q (want Required or Optional)", ev.Policy.Resolution)
+			return nil, invalid(at(".policy.resolution"), "unsupported value %q (want Required or Optional)", ev.Policy.Resolution)
 		}
 	}
+	if len(ev.Transforms) > 0 {
+		e.transforms = make([]transform, len(ev.Transforms))
+	}
 	for j, t := range ev.Transforms {
-		p := path + ".transforms[" + strconv.Itoa(j) + "]"
+		p := func() string { return ".transforms[" + strconv.Itoa(j) + "]" }
 		if len(t.Format) > maxExpressionLength {
-			return nil, invalid(p+".format", "longer than %d bytes", maxExpressionLength)
+			return nil, invalid(at(p()+".format"), "longer than %d bytes", maxExpressionLength)
 		}
 		ct, err := compileTransform(t)
 		if err != nil {
-			return nil, invalid(p, "%v", err)
+			return nil, invalid(at(p()), "%v", err)
 		}
-		e.transforms = append(e.transforms, ct)
+		e.transforms[j] = ct
 	}
 	return e, nil
 }
 
-// checkRef checks the fields of a source reference.
-func checkRef(path string, ref v1alpha1.ObjectFieldRef) *compileError {
+// checkRef checks the fields of a source reference; the error's path is
+// relative to the reference.
+func checkRef(ref v1alpha1.ObjectFieldRef) *compileError {
 	switch {
 	case ref.Version == "":
-		return invalid(path+".version", "version is required")
+		return invalid(".version", "version is required")
 	case ref.Resource == "":
-		return invalid(path+".resource", "resource is required")
+		return invalid(".resource", "resource is required")
 	case ref.Name == "":
-		return invalid(path+".name", "name is required")
+		return invalid(".name", "name is required")
 	case ref.FieldPath == "":
-		return invalid(path+".fieldPath", "fieldPath is required")
+		return invalid(".fieldPath", "fieldPath is required")
 	}
-	segs, err := fieldpath.Parse(ref.FieldPath)
-	if err != nil {
-		return invalid(path+".fieldPath", "%v", err)
-	}
-	for _, s := range segs {
-		if s.Type == fieldpath.SegmentWildcard {
-			return invalid(path+".fieldPath", "%q: wildcards are not allowed", ref.FieldPath)
+	// A lookup in an empty object parses the path through fieldpath's
+	// cache, and rejects wildcards.
+	if _, err := fieldpath.Pave(nil).GetValue(ref.FieldPath); errors.Is(err, fieldpath.ErrInvalidPath) {
+		if strings.Contains(ref.FieldPath, "*") {
+			if segs, perr := fieldpath.Parse(ref.FieldPath); perr == nil && hasWildcard(segs) {
+				return invalid(".fieldPath", "%q: wildcards are not allowed", ref.FieldPath)
+			}
 		}
+		return invalid(".fieldPath", "%v", err)
 	}
 	return nil
 }
 
 // checkTarget checks that a target lies under spec, outside the external
-// values themselves, or is a single label or annotation.
+// values themselves, or is a single label or annotation. Verdicts are
+// cached, since the same few targets are checked on every reconcile.
 func (r *Resolver) checkTarget(target string) error {
+	r.mu.RLock()
+	err, ok := r.targets[target]
+	r.mu.RUnlock()
+	if ok {
+		return err
+	}
+	err = r.target(target)
+	if len(target) <= 256 {
+		r.mu.Lock()
+		if r.targets == nil || len(r.targets) >= maxMappings {
+			r.targets = make(map[string]error)
+		}
+		r.targets[target] = err
+		r.mu.Unlock()
+	}
+	return err
+}
+
+func (r *Resolver) target(target string) error {
 	segs, err := fieldpath.Parse(target)
 	if err != nil {
 		return err
 	}
-	for _, s := range segs {
-		if s.Type == fieldpath.SegmentWildcard {
-			return errors.New("wildcards are not allowed")
-		}
+	if hasWildcard(segs) {
+		return errors.New("wildcards are not allowed")
 	}
 	field := func(i int, name string) bool {
 		return i < len(segs) && segs[i].Type == fieldpath.SegmentField && (name == "" || segs[i].Field == name)
@@ -202,6 +226,15 @@ func (r *Resolver) checkTarget(target string) error {
 		return nil
 	}
 	return errors.New("a value may be written only under spec, or to a label or an annotation")
+}
+
+func hasWildcard(segs fieldpath.Segments) bool {
+	for _, s := range segs {
+		if s.Type == fieldpath.SegmentWildcard {
+			return true
+		}
+	}
+	return false
 }
 
 // overlaps reports whether one path is a prefix of the other.

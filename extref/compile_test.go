@@ -29,7 +29,27 @@ func TestResolveInvalid(t *testing.T) {
 		"UnknownField": {
 			reason: "A misspelt field is reported, not ignored.",
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldpath: spec.cidrBlock",
-			want:   `cannot resolve spec.externalValues[0]: invalid external value: strict decoding error: unknown field "toFieldpath"`,
+			want:   `cannot resolve spec.externalValues[0]: invalid external value: unknown field "toFieldpath"`,
+		},
+		"WrongType": {
+			reason: "A field of the wrong type is named.",
+			spec:   "externalValues:\n- fromObject: {version: v1, resource: configmaps, name: 3, fieldPath: data.x}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fromObject.name: invalid external value: want a string, got integer 3`,
+		},
+		"UnknownNestedField": {
+			reason: "Unknown fields are found at any depth.",
+			spec:   "externalValues:\n- fromObject: {version: v1, resource: configmaps, name: x, fieldpath: data.x}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fromObject: invalid external value: unknown field "fieldpath"`,
+		},
+		"MapOfNumbers": {
+			reason: "A Map transform maps strings to strings.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Map, map: {a: 1}}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0].map[a]: invalid external value: want a string, got integer 1`,
+		},
+		"SourcesNotAList": {
+			reason: "Combine sources are a list.",
+			spec:   "externalValues:\n- combine: {sources: {a: b}, fmt: x}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].combine.sources: invalid external value: want a list, got an object`,
 		},
 		"NoSource": {
 			reason: "One source is required.",

@@ -126,7 +126,7 @@ func start(t *testing.T, gvk schema.GroupVersionKind, o Options) *harness {
 	return h
 }
 
-func (h *harness) create(t *testing.T, objs ...*unstructured.Unstructured) {
+func (h *harness) create(t testing.TB, objs ...*unstructured.Unstructured) {
 	t.Helper()
 	ctx := context.Background()
 	for _, o := range objs {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 	"unicode/utf8"
@@ -48,7 +49,17 @@ type Resolver struct {
 	watcher     *Watcher
 	readTimeout time.Duration
 	templates   templateCache
+
+	// mappings caches the RESTMapper's answers for resources it knows,
+	// which cost more than the rest of a settled Resolve. An entry is
+	// dropped when a read says the mapping no longer holds.
+	mu       sync.RWMutex
+	mappings map[schema.GroupVersionResource]mapping
+	targets  map[string]error // checkTarget's verdicts
 }
+
+// maxMappings bounds the mapping cache; it is cleared when full.
+const maxMappings = 1024
 
 // A ResolverOption configures a Resolver.
 type ResolverOption interface {
@@ -253,20 +264,28 @@ func (f failures) Unwrap() []error {
 // content is copied before the first change, unless it is already a copy.
 type state struct {
 	content map[string]any
+	paved   *fieldpath.Paved // of content, made on first use
 	owned   bool
 	changed bool
 }
 
 func (s *state) get(path string) (any, error) {
-	return fieldpath.Pave(s.content).GetValue(path)
+	if s.paved == nil {
+		s.paved = fieldpath.Pave(s.content)
+	}
+	return s.paved.GetValue(path)
 }
 
 func (s *state) set(path string, v any) error {
 	if !s.owned {
 		s.content = copyJSON(s.content).(map[string]any)
+		s.paved = nil
 		s.owned = true
 	}
-	if err := fieldpath.Pave(s.content).SetValue(path, v); err != nil {
+	if s.paved == nil {
+		s.paved = fieldpath.Pave(s.content)
+	}
+	if err := s.paved.SetValue(path, v); err != nil {
 		return err
 	}
 	s.changed = true
@@ -357,31 +376,42 @@ type resolution struct {
 	ctx       context.Context
 	namespace string // the referencer's
 	state     state
-	mappings  map[schema.GroupVersionResource]mapping
-	objects   map[objectKey]readResult
+	mappings  []resourceMapping // few, so slices beat maps
+	objects   []objectRead
 	watched   []watchKey
+}
+
+type resourceMapping struct {
+	gvr schema.GroupVersionResource
+	mapping
+}
+
+type objectRead struct {
+	key objectKey
+	readResult
 }
 
 type mapping struct {
 	gvk        schema.GroupVersionKind
+	apiVersion string
 	namespaced bool
 	err        error
 }
 
 type objectKey struct {
-	gvk       schema.GroupVersionKind
-	namespace string
-	name      string
+	gvk        schema.GroupVersionKind
+	apiVersion string // of gvk
+	namespace  string
+	name       string
 }
 
 type readResult struct {
-	content map[string]any
+	content *fieldpath.Paved
 	err     error
 }
 
 // entry is a checked external value.
 type entry struct {
-	path       string // spec.externalValues[i]
 	sources    []v1alpha1.ObjectFieldRef
 	names      []string // variable names, for a template
 	format     *format  // for combine
@@ -395,8 +425,8 @@ type entry struct {
 
 // resolve resolves external value i, recording the result in out.
 func (rs *resolution) resolve(i int, item any, out *Outcome) {
-	path := rs.r.path + "[" + strconv.Itoa(i) + "]"
-	e, err := rs.r.compile(path, item)
+	path := func(suffix string) string { return rs.r.path + "[" + strconv.Itoa(i) + "]" + suffix }
+	e, err := rs.r.compile(i, item)
 	if err != nil {
 		out.Failed = append(out.Failed, &ReferenceError{Path: err.path, Index: i, Err: err.err})
 		return
@@ -423,17 +453,16 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 	values := make([]any, len(e.sources))
 	var first *ReferenceError
 	for j, src := range e.sources {
-		spath := path
-		switch {
-		case e.format != nil:
-			spath += ".combine.sources[" + strconv.Itoa(j) + "]"
-		case e.template != nil:
-			spath += ".variables[" + strconv.Itoa(j) + "].fromRef"
-		default:
-			spath += ".fromObject"
-		}
-		v, rerr := rs.read(spath, src)
+		v, rerr := rs.read(src)
 		if rerr != nil && first == nil {
+			switch {
+			case e.format != nil:
+				rerr.Path = path(".combine.sources[" + strconv.Itoa(j) + "]")
+			case e.template != nil:
+				rerr.Path = path(".variables[" + strconv.Itoa(j) + "].fromRef")
+			default:
+				rerr.Path = path(".fromObject")
+			}
 			first = rerr
 		}
 		values[j] = v
@@ -448,7 +477,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 	case e.format != nil:
 		s, err := e.format.sprint(values)
 		if err != nil {
-			fail(&ReferenceError{Path: path + ".combine.fmt", Err: fmt.Errorf("%w: %w", ErrTransform, err)})
+			fail(&ReferenceError{Path: path(".combine.fmt"), Err: fmt.Errorf("%w: %w", ErrTransform, err)})
 			return
 		}
 		v = s
@@ -459,7 +488,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		}
 		s, err := execute(e.template, data)
 		if err != nil {
-			fail(&ReferenceError{Path: path + ".template", Err: fmt.Errorf("%w: %w", ErrTransform, err)})
+			fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrTransform, err)})
 			return
 		}
 		v = s
@@ -469,7 +498,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 	for j, t := range e.transforms {
 		tv, err := t.apply(v)
 		if err != nil {
-			fail(&ReferenceError{Path: path + ".transforms[" + strconv.Itoa(j) + "]", Err: fmt.Errorf("%w: %w", ErrTransform, err)})
+			fail(&ReferenceError{Path: path(".transforms[" + strconv.Itoa(j) + "]"), Err: fmt.Errorf("%w: %w", ErrTransform, err)})
 			return
 		}
 		v = tv
@@ -484,7 +513,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		return
 	}
 	if err := checkWritable(e.target, v); err != nil {
-		fail(&ReferenceError{Path: path + ".toFieldPath", Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
+		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
 		return
 	}
 	if cur, err := rs.state.get(e.target); err == nil && jsonEqual(cur, v) {
@@ -492,7 +521,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		return
 	}
 	if err := rs.state.set(e.target, v); err != nil {
-		fail(&ReferenceError{Path: path + ".toFieldPath", Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
+		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
 		return
 	}
 	out.Resolved++
@@ -521,12 +550,13 @@ func checkWritable(target string, v any) error {
 	return nil
 }
 
-// read returns the value of one source field, or why it has none.
-func (rs *resolution) read(path string, ref v1alpha1.ObjectFieldRef) (any, *ReferenceError) {
+// read returns the value of one source field, or why it has none; the
+// caller sets the error's Path.
+func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (any, *ReferenceError) {
 	src := Source{Group: ref.Group, Version: ref.Version, Resource: ref.Resource, Namespace: ref.Namespace, Name: ref.Name, FieldPath: ref.FieldPath}
 	fail := func(err error) (any, *ReferenceError) {
 		s := src
-		return nil, &ReferenceError{Path: path, Source: &s, Err: err}
+		return nil, &ReferenceError{Source: &s, Err: err}
 	}
 	gvr := schema.GroupVersionResource{Group: ref.Group, Version: ref.Version, Resource: ref.Resource}
 	m := rs.mapping(gvr)
@@ -553,20 +583,27 @@ func (rs *resolution) read(path string, ref v1alpha1.ObjectFieldRef) (any, *Refe
 		}
 	}
 
-	key := objectKey{gvk: m.gvk, namespace: src.Namespace, name: src.Name}
+	key := objectKey{gvk: m.gvk, apiVersion: m.apiVersion, namespace: src.Namespace, name: src.Name}
 	rs.watch(watchKey{gk: m.gvk.GroupKind(), gvk: m.gvk, namespace: src.Namespace, name: src.Name})
-	res, ok := rs.objects[key]
-	if !ok {
-		res = rs.get(key)
-		if rs.objects == nil {
-			rs.objects = make(map[objectKey]readResult)
+	var res readResult
+	found := false
+	for _, o := range rs.objects {
+		if o.key == key {
+			res, found = o.readResult, true
+			break
 		}
-		rs.objects[key] = res
+	}
+	if !found {
+		res = rs.get(key)
+		if meta.IsNoMatchError(res.err) {
+			rs.r.forget(gvr)
+		}
+		rs.objects = append(rs.objects, objectRead{key: key, readResult: res})
 	}
 	if res.err != nil {
 		return fail(res.err)
 	}
-	v, err := fieldpath.Pave(res.content).GetValue(src.FieldPath)
+	v, err := res.content.GetValue(src.FieldPath)
 	if err != nil {
 		return fail(fmt.Errorf("%w: %w", ErrFieldNotFound, err))
 	}
@@ -578,8 +615,7 @@ func (rs *resolution) read(path string, ref v1alpha1.ObjectFieldRef) (any, *Refe
 
 // get reads one source object.
 func (rs *resolution) get(key objectKey) readResult {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(key.gvk)
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": key.apiVersion, "kind": key.gvk.Kind}}
 	ctx := rs.ctx
 	if rs.r.readTimeout > 0 {
 		var cancel context.CancelFunc
@@ -588,29 +624,55 @@ func (rs *resolution) get(key objectKey) readResult {
 	}
 	err := rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u)
 	switch {
+	case err == nil:
 	case apierrors.IsNotFound(err):
 		return readResult{err: fmt.Errorf("%w: %s %q does not exist", ErrSourceNotFound, key.gvk.Kind, key.name)}
 	case err != nil:
 		return readResult{err: fmt.Errorf("cannot read the source: %w", err)}
 	}
-	return readResult{content: u.Object}
+	return readResult{content: fieldpath.Pave(u.Object)}
 }
 
 // mapping maps a resource to its kind and scope, refreshing a resettable
 // mapper once when it knows no such resource.
 func (rs *resolution) mapping(gvr schema.GroupVersionResource) mapping {
-	if m, ok := rs.mappings[gvr]; ok {
-		return m
+	for _, m := range rs.mappings {
+		if m.gvr == gvr {
+			return m.mapping
+		}
 	}
 	m := rs.r.mapResource(gvr)
-	if rs.mappings == nil {
-		rs.mappings = make(map[schema.GroupVersionResource]mapping)
-	}
-	rs.mappings[gvr] = m
+	rs.mappings = append(rs.mappings, resourceMapping{gvr: gvr, mapping: m})
 	return m
 }
 
 func (r *Resolver) mapResource(gvr schema.GroupVersionResource) mapping {
+	r.mu.RLock()
+	m, ok := r.mappings[gvr]
+	r.mu.RUnlock()
+	if ok {
+		return m
+	}
+	m = r.lookup(gvr)
+	if m.err == nil {
+		r.mu.Lock()
+		if r.mappings == nil || len(r.mappings) >= maxMappings {
+			r.mappings = make(map[schema.GroupVersionResource]mapping)
+		}
+		r.mappings[gvr] = m
+		r.mu.Unlock()
+	}
+	return m
+}
+
+// forget drops a cached mapping.
+func (r *Resolver) forget(gvr schema.GroupVersionResource) {
+	r.mu.Lock()
+	delete(r.mappings, gvr)
+	r.mu.Unlock()
+}
+
+func (r *Resolver) lookup(gvr schema.GroupVersionResource) mapping {
 	gvk, err := r.mapper.KindFor(gvr)
 	if meta.IsNoMatchError(err) {
 		if rm, ok := r.mapper.(meta.ResettableRESTMapper); ok {
@@ -625,7 +687,7 @@ func (r *Resolver) mapResource(gvr schema.GroupVersionResource) mapping {
 	if err != nil {
 		return mapping{err: mappingError(gvr, err)}
 	}
-	return mapping{gvk: gvk, namespaced: rm.Scope.Name() == meta.RESTScopeNameNamespace}
+	return mapping{gvk: gvk, apiVersion: gvk.GroupVersion().String(), namespaced: rm.Scope.Name() == meta.RESTScopeNameNamespace}
 }
 
 func mappingError(gvr schema.GroupVersionResource, err error) error {
