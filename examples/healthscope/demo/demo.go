@@ -62,6 +62,15 @@ func Objects() ([]*unstructured.Unstructured, error) {
 // created or have their spec replaced, and the others are created in
 // namespace unless they exist.
 func Apply(ctx context.Context, c client.Client, namespace string) error {
+	return apply(ctx, c, namespace, true)
+}
+
+// ApplyDefinitions applies the manifest's definitions only.
+func ApplyDefinitions(ctx context.Context, c client.Client) error {
+	return apply(ctx, c, "", false)
+}
+
+func apply(ctx context.Context, c client.Client, namespace string, all bool) error {
 	objs, err := Objects()
 	if err != nil {
 		return err
@@ -71,6 +80,9 @@ func Apply(ctx context.Context, c client.Client, namespace string) error {
 			if err := applyDefinition(ctx, c, u); err != nil {
 				return err
 			}
+			continue
+		}
+		if !all {
 			continue
 		}
 		u.SetNamespace(namespace)
