@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
@@ -56,11 +56,7 @@ type WorkloadRef struct {
 // RefOf returns a reference to obj, whose apiVersion and kind must be set
 // (as they are on unstructured objects, and on typed ones read through a
 // client that sets them).
-func RefOf(obj interface {
-	GetObjectKind() schema.ObjectKind
-	GetName() string
-	GetUID() types.UID
-}) WorkloadRef {
+func RefOf(obj client.Object) WorkloadRef {
 	apiVersion, kind := obj.GetObjectKind().GroupVersionKind().ToAPIVersionAndKind()
 	return WorkloadRef{APIVersion: apiVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID()}
 }
