@@ -188,3 +188,43 @@ func onlyPath(before, after any, segs fieldpath.Segments, at string) error {
 		return fmt.Errorf("segment %v is a wildcard, which a write cannot use", s)
 	}
 }
+
+// FuzzReadDefinitions reads references and definition fields from arbitrary
+// JSON documents: no panic, and what is returned is valid.
+func FuzzReadDefinitions(f *testing.F) {
+	f.Add([]byte(`{"spec":{"workloadRefPath":"spec.workloadRefs","allowComponentOverlap":false}}`), "spec.workloadRefs")
+	f.Add([]byte(`{"spec":{"workloadRefsPath":7,"childResourceKinds":[{"apiVersion":"apps/v1","kind":"Deployment","selector":{"a":"b"}}]}}`), "spec.x")
+	f.Add([]byte(`{"spec":{"childResourceKinds":[{"apiVersion":"a/b/c","kind":""}],"workloadRefs":[{"apiVersion":"v1","kind":"S","name":"n","uid":"u"}]}}`), "spec.workloadRefs")
+	f.Add([]byte(`{"spec":{"workloadRef":{"apiVersion":"v1","kind":"S","name":"n"}}}`), "spec.workloadRef")
+	f.Add([]byte(`{"spec":[{"refs":["x"]}]}`), "spec[0].refs")
+	f.Fuzz(func(t *testing.T, data []byte, path string) {
+		var content map[string]any
+		if err := utiljson.Unmarshal(data, &content); err != nil || content == nil {
+			return
+		}
+		u := &unstructured.Unstructured{Object: content}
+		if p, ok := RefPath(u); ok && p == "" {
+			t.Fatalf("RefPath: ok with an empty path")
+		}
+		_, _ = allowOverlap(u)
+		if kinds, err := ChildResourceKinds(u); err == nil {
+			for _, k := range kinds {
+				if _, err := k.gvk(); err != nil {
+					t.Fatalf("ChildResourceKinds returned an invalid kind %+v: %v", k, err)
+				}
+			}
+		}
+		refs, err := WorkloadRefs(u, path)
+		if err != nil {
+			return
+		}
+		for _, r := range refs {
+			if err := r.validate(); err != nil {
+				t.Fatalf("WorkloadRefs returned an invalid reference: %v", err)
+			}
+			if !holds(content, path, r) {
+				t.Fatalf("WorkloadRefs returned %v, which the scope does not hold at %s", r, path)
+			}
+		}
+	})
+}
