@@ -1,0 +1,187 @@
+// Package controller holds the extref example's controllers: a VPC
+// controller that "creates" VPCs and publishes their IDs, and a Subnet
+// controller that resolves a Subnet's external values with package extref
+// before it "creates" the subnet, the way a Crossplane provider's managed
+// reconciler would embed the resolver.
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/examples/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/extref"
+)
+
+// Policy is the example provider's source policy: Subnets may read VPCs,
+// the common-settings ConfigMap and two Secrets in crossplane-system, and
+// nothing else (they are cluster-scoped, so the default allows nothing).
+var Policy = extref.SourcePolicy{Allow: []extref.SourceRule{
+	{Name: "vpcs", Group: v1alpha1.GroupVersion.Group, Resource: "vpcs"},
+	{Name: "common settings", Resource: "configmaps", Namespaces: []string{"crossplane-system"}, Names: []string{"common-settings"}},
+	{Name: "accounts and credentials", Resource: "secrets", Namespaces: []string{"crossplane-system"}, Names: []string{"accounts", "db-credentials"}},
+}}
+
+// Options configure the controllers.
+type Options struct {
+	// Policy limits what Subnets may read; the zero value means Policy.
+	Policy *extref.SourcePolicy
+	// Clock stamps condition transitions; nil means the real clock.
+	Clock clock.PassiveClock
+}
+
+// Setup adds the VPC and Subnet controllers to mgr.
+func Setup(mgr manager.Manager, o Options) error {
+	policy := Policy
+	if o.Policy != nil {
+		policy = *o.Policy
+	}
+	setter := conditions.Setter{Clock: o.Clock}
+	vpcs := &vpcReconciler{client: mgr.GetClient(), setter: setter}
+	if err := builder.ControllerManagedBy(mgr).Named("vpc").For(&v1alpha1.VPC{}).Complete(vpcs); err != nil {
+		return err
+	}
+	// The resolver reads through the manager's cache, and the watcher adds
+	// a handler to the cache's informer of each kind Subnets read.
+	w := extref.NewWatcher(mgr.GetCache())
+	subnets := &subnetReconciler{
+		client:   mgr.GetClient(),
+		api:      mgr.GetAPIReader(),
+		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), policy, w),
+		watcher:  w,
+		recorder: mgr.GetEventRecorder("subnet"),
+		setter:   setter,
+	}
+	return builder.ControllerManagedBy(mgr).Named("subnet").For(&v1alpha1.Subnet{}).WatchesRawSource(w).Complete(subnets)
+}
+
+// vpcReconciler "creates" a VPC: it publishes an ID derived from its name
+// and CIDR block, as a cloud would assign one.
+type vpcReconciler struct {
+	client client.Client
+	setter conditions.Setter
+}
+
+func (r *vpcReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	vpc := &v1alpha1.VPC{}
+	if err := r.client.Get(ctx, req.NamespacedName, vpc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	before := vpc.Status.DeepCopy()
+	vpc.Status.AtProvider.VPCID = "vpc-" + digest(vpc.Name, vpc.Spec.ForProvider.CIDRBlock)[:12]
+	vpc.Status.ObservedGeneration = vpc.Generation
+	r.setter.Set(&vpc.Status.Conditions, metav1.Condition{
+		Type: conditions.TypeReady, Status: metav1.ConditionTrue, Reason: conditions.ReasonAvailable,
+		Message: "VPC " + vpc.Status.AtProvider.VPCID + " exists", ObservedGeneration: vpc.Generation,
+	})
+	if reflect.DeepEqual(before, &vpc.Status) {
+		return reconcile.Result{}, nil
+	}
+	return reconcile.Result{}, r.client.Status().Update(ctx, vpc)
+}
+
+// subnetReconciler resolves a Subnet's external values, writes them when
+// they changed, and "creates" the subnet once it has what it needs.
+type subnetReconciler struct {
+	client   client.Client
+	api      client.Reader // the API server, after a conflict
+	resolver *extref.Resolver
+	watcher  *extref.Watcher
+	recorder events.EventRecorder
+	setter   conditions.Setter
+}
+
+func (r *subnetReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	// A conflict means the cache was behind our last write: read again,
+	// from the API server, and redo the work.
+	var reader client.Reader = r.client
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s := &v1alpha1.Subnet{}
+		if err := reader.Get(ctx, req.NamespacedName, s); err != nil {
+			return err
+		}
+		reader = r.api
+		return r.reconcile(ctx, s)
+	})
+	if apierrors.IsNotFound(err) {
+		r.watcher.Forget(req.NamespacedName)
+		return reconcile.Result{}, nil
+	}
+	return reconcile.Result{}, err
+}
+
+func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) error {
+	if s.DeletionTimestamp != nil {
+		return nil
+	}
+	// Resolve first, and write the spec only when a value changed.
+	out, resolveErr := r.resolver.Resolve(ctx, s)
+	if resolveErr == nil && out.Changed {
+		if err := r.client.Update(ctx, s); err != nil {
+			return err
+		}
+	}
+
+	before := s.Status.DeepCopy()
+	s.Status.ObservedGeneration = s.Generation
+	resolved := extref.Condition(out, resolveErr, s.Generation)
+	resolvedChanged := r.setter.Set(&s.Status.Conditions, resolved)
+	r.setter.Set(&s.Status.Conditions, r.observe(s, out, resolveErr))
+	if reflect.DeepEqual(before, &s.Status) {
+		return nil
+	}
+	if err := r.client.Status().Update(ctx, s); err != nil {
+		return err
+	}
+	if resolveErr != nil && resolvedChanged && r.recorder != nil {
+		r.recorder.Eventf(s, nil, "Warning", resolved.Reason, "ResolveExternalValues", "%s", resolved.Message)
+	}
+	return nil
+}
+
+// observe "creates" the subnet when its values are known, and returns its
+// Ready condition.
+func (r *subnetReconciler) observe(s *v1alpha1.Subnet, out extref.Outcome, resolveErr error) metav1.Condition {
+	ready := metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionFalse, Reason: "Waiting", ObservedGeneration: s.Generation}
+	p := s.Spec.ForProvider
+	switch {
+	case resolveErr != nil:
+		ready.Message = "waiting for external values"
+		return ready
+	case s.Spec.CIDRBlock == "" || p.Region == "" || p.VPCID == "":
+		ready.Message = "cidrBlock, forProvider.region and forProvider.vpcId are required"
+		return ready
+	}
+	s.Status.AtProvider.SubnetID = "subnet-" + digest(p.VPCID, s.Spec.CIDRBlock, p.Region)[:12]
+	s.Status.AtProvider.CredentialsSHA256 = ""
+	if pw, ok := out.Values["dbPassword"].(string); ok {
+		sum := sha256.Sum256([]byte(pw))
+		s.Status.AtProvider.CredentialsSHA256 = hex.EncodeToString(sum[:])
+	}
+	ready.Status, ready.Reason = metav1.ConditionTrue, conditions.ReasonAvailable
+	ready.Message = fmt.Sprintf("subnet %s exists in %s", s.Status.AtProvider.SubnetID, p.VPCID)
+	return ready
+}
+
+func digest(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

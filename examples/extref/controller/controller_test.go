@@ -1,0 +1,138 @@
+package controller_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/examples/extref/controller"
+	"github.com/ctrlkit/ctrlkit/examples/extref/demo"
+	"github.com/ctrlkit/ctrlkit/examples/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/extref"
+	extv1alpha1 "github.com/ctrlkit/ctrlkit/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	log.SetLogger(logr.Discard())
+	testenv.Main(m, testenv.CRDDirs("../crds"), testenv.WithScheme(v1alpha1.AddToScheme))
+}
+
+// TestExample runs the demo against the controllers and a real API server:
+// the Subnet takes its values from the VPC, the ConfigMap and the Secrets,
+// follows the ConfigMap, and never shows the password.
+func TestExample(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	mgr, err := manager.New(env.Config, manager.Options{
+		Scheme:     env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(t, err)
+	require.NoError(t, controller.Setup(mgr, controller.Options{}))
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+
+	var out bytes.Buffer
+	require.NoError(t, demo.Run(ctx, env.Client, &out), "demo output so far:\n%s", out.String())
+	t.Logf("demo output:\n%s", out.String())
+
+	s := &v1alpha1.Subnet{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: "main-subnet"}, s))
+	want := v1alpha1.SubnetParameters{
+		Region:           "eu-west-1",
+		AvailabilityZone: "eu-west-1a",
+		VPCID:            s.Spec.ForProvider.VPCID,
+		DirectoryARN:     "arn:aws:clouddirectory:eu-west-1:123456789012:schema/published/cognito/1.0",
+	}
+	require.Equal(t, want, s.Spec.ForProvider)
+	require.Equal(t, "10.0.0.0/16", s.Spec.CIDRBlock)
+	require.True(t, strings.HasPrefix(s.Spec.ForProvider.VPCID, "vpc-"), "the VPC's ID, published by its controller: %q", s.Spec.ForProvider.VPCID)
+
+	sum := sha256.Sum256([]byte("correct-horse-battery-staple"))
+	require.Equal(t, hex.EncodeToString(sum[:]), s.Status.AtProvider.CredentialsSHA256, "the controller was handed the password")
+	raw, err := json.Marshal(s)
+	require.NoError(t, err)
+	if strings.Contains(string(raw), "correct-horse-battery-staple") {
+		t.Errorf("the Subnet shows the password:\n%s", raw)
+	}
+	c := conditions.Get(s.Status.Conditions, extref.TypeReferencesResolved)
+	require.NotNil(t, c)
+	require.Equal(t, "6 external values resolved", c.Message)
+}
+
+// TestDenied refers a Subnet to a Secret the policy does not allow: it is
+// not resolved, not ready, and nothing is written to its spec.
+func TestDenied(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	mgr, err := manager.New(env.Config, manager.Options{
+		Scheme:     env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(t, err)
+	require.NoError(t, controller.Setup(mgr, controller.Options{}))
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "other"}}}
+	_ = env.Client.Create(ctx, ns)
+	sec := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "admin", "namespace": "other"}, "stringData": map[string]any{"token": "root"}}}
+	require.NoError(t, client.IgnoreAlreadyExists(env.Client.Create(ctx, sec)))
+	s := &v1alpha1.Subnet{
+		ObjectMeta: metav1.ObjectMeta{Name: "denied"},
+		Spec: v1alpha1.SubnetSpec{
+			CIDRBlock: "10.1.0.0/24",
+			ExternalValues: []extv1alpha1.ExternalValue{{
+				FromObject:  &extv1alpha1.ObjectFieldRef{Version: "v1", Resource: "secrets", Name: "admin", Namespace: "other", FieldPath: "data.token"},
+				ToFieldPath: "spec.forProvider.region",
+			}},
+		},
+	}
+	require.NoError(t, env.Client.Create(ctx, s))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), s) })
+
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got := &v1alpha1.Subnet{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(s), got))
+		c := conditions.Get(got.Status.Conditions, extref.TypeReferencesResolved)
+		if c != nil && c.Reason == extref.ReasonResolutionDenied {
+			require.Equal(t, metav1.ConditionFalse, c.Status)
+			require.Contains(t, c.Message, "denied by the default source policy")
+			require.True(t, conditions.IsFalse(got.Status.Conditions, conditions.TypeReady))
+			require.Equal(t, "", got.Spec.ForProvider.Region, "nothing written")
+			require.Equal(t, int64(1), got.Generation)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no ResolutionDenied condition within a minute; last seen %s", fmt.Sprint(got.Status.Conditions))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
