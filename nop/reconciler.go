@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
@@ -27,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/lastwrite"
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
@@ -142,7 +141,7 @@ type reconciler struct {
 	// written is the resourceVersion of each object after this reconciler's
 	// last write, so that a reconcile from a cache that has not seen that
 	// write yet is skipped rather than computed from stale state.
-	written resourceVersions
+	written lastwrite.Tracker
 
 	// For the benchmark's comparison with provider-nop: requeue every
 	// PollInterval instead of at the next deadline, and write the status on
@@ -185,7 +184,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if err := reader.Get(ctx, req.NamespacedName, obj); err != nil {
 			return err
 		}
-		if !fresh && r.written.behind(req.NamespacedName, obj.GetResourceVersion()) {
+		if !fresh && r.written.Behind(req.NamespacedName, obj.GetResourceVersion()) {
 			// The cache has not seen our last write yet; its watch event
 			// will bring the object back.
 			stale = true
@@ -195,12 +194,12 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		var err error
 		out, err = r.reconcile(ctx, obj)
 		if err == nil {
-			r.written.record(req.NamespacedName, obj.GetResourceVersion())
+			r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 		}
 		return err
 	})
 	if apierrors.IsNotFound(err) {
-		r.written.forget(req.NamespacedName)
+		r.written.Forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
 	if stale {
@@ -239,40 +238,6 @@ const retryAfterError = 10 * time.Second
 // behind: the watch event of the write it missed normally comes first.
 const staleRetry = time.Second
 
-// resourceVersions maps objects to the resourceVersion of their last write.
-// Resource versions compare as integers (KEP-5504); where one does not, the
-// cache is trusted.
-type resourceVersions struct {
-	mu sync.Mutex
-	m  map[types.NamespacedName]string
-}
-
-func (v *resourceVersions) record(k types.NamespacedName, rv string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.m == nil {
-		v.m = make(map[types.NamespacedName]string)
-	}
-	v.m[k] = rv
-}
-
-func (v *resourceVersions) forget(k types.NamespacedName) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	delete(v.m, k)
-}
-
-// behind reports whether rv is older than the last write of k.
-func (v *resourceVersions) behind(k types.NamespacedName, rv string) bool {
-	v.mu.Lock()
-	last, ok := v.m[k]
-	v.mu.Unlock()
-	if !ok {
-		return false
-	}
-	c, err := resourceversion.CompareResourceVersion(rv, last)
-	return err == nil && c < 0
-}
 
 // An outcome is what one reconcile did and when the object is next due.
 type outcome struct {

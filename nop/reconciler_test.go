@@ -214,7 +214,7 @@ func TestStaleCacheSkipped(t *testing.T) {
 	r, c := newFakeReconciler(t, clocktesting.NewFakePassiveClock(t0.Add(time.Minute)), obj)
 	key := client.ObjectKeyFromObject(obj)
 	require.NoError(t, c.Get(context.Background(), key, obj))
-	r.written.record(key, obj.ResourceVersion+"0") // a write the cache has not seen
+	r.written.Record(key, obj.ResourceVersion+"0") // a write the cache has not seen
 
 	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
 	require.NoError(t, err)
@@ -223,38 +223,10 @@ func TestStaleCacheSkipped(t *testing.T) {
 	require.NoError(t, c.Get(context.Background(), key, got))
 	require.Equal(t, obj.ResourceVersion, got.ResourceVersion, "nothing written")
 
-	r.written.forget(key)
+	r.written.Forget(key)
 	res, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
 	require.NoError(t, err)
 	require.Zero(t, res.RequeueAfter)
 	require.NoError(t, c.Get(context.Background(), key, got))
 	require.Len(t, got.Status.Conditions, 2, "the schedule applies once the cache caught up")
-}
-
-func TestResourceVersionsBehind(t *testing.T) {
-	var v resourceVersions
-	k := client.ObjectKey{Name: "a"}
-	cases := map[string]struct {
-		reason   string
-		recorded string
-		rv       string
-		want     bool
-	}{
-		"NothingRecorded": {reason: "Without a write the cache is trusted.", rv: "5"},
-		"Older":           {reason: "An older version is behind.", recorded: "10", rv: "9", want: true},
-		"Same":            {reason: "The written version is not behind.", recorded: "10", rv: "10"},
-		"Newer":           {reason: "A newer version (another writer) is not behind.", recorded: "10", rv: "11"},
-		"Opaque":          {reason: "A version that is not an integer is trusted.", recorded: "10", rv: "abc"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			v.forget(k)
-			if tc.recorded != "" {
-				v.record(k, tc.recorded)
-			}
-			if got := v.behind(k, tc.rv); got != tc.want {
-				t.Errorf("%s\nbehind(%q) after a write at %q = %t, want %t", tc.reason, tc.rv, tc.recorded, got, tc.want)
-			}
-		})
-	}
 }
