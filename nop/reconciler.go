@@ -238,7 +238,6 @@ const retryAfterError = 10 * time.Second
 // behind: the watch event of the write it missed normally comes first.
 const staleRetry = time.Second
 
-
 // An outcome is what one reconcile did and when the object is next due.
 type outcome struct {
 	wrote       bool         // the status was written
