@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -73,15 +74,19 @@ func resolveAll(b *testing.B, r *Resolver, refs []*unstructured.Unstructured) (c
 // cache is warm, and counts the requests the API server sees meanwhile
 // (there must be none).
 func BenchmarkResolveWarmCache(b *testing.B) {
-	const n = 1000
 	env := testenv.Get(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
 	h := &harness{env: env}
 	for _, o := range benchSources("bench") {
 		h.create(b, o)
 	}
+	b.Run("managedFields", func(b *testing.B) { benchmarkWarmCache(b, env, nil) })
+	b.Run("stripped", func(b *testing.B) { benchmarkWarmCache(b, env, cache.TransformStripManagedFields()) })
+}
+
+func benchmarkWarmCache(b *testing.B, env *testenv.Env, transform toolscache.TransformFunc) {
+	const n = 1000
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 
 	var requests atomic.Int64
 	cfg := rest.CopyConfig(env.Config)
@@ -98,7 +103,7 @@ func BenchmarkResolveWarmCache(b *testing.B) {
 	require.NoError(b, err)
 	mapper, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
 	require.NoError(b, err)
-	c, err := cache.New(cfg, cache.Options{HTTPClient: httpClient, Scheme: env.Scheme, Mapper: mapper})
+	c, err := cache.New(cfg, cache.Options{HTTPClient: httpClient, Scheme: env.Scheme, Mapper: mapper, DefaultTransform: transform})
 	require.NoError(b, err)
 	go func() { _ = c.Start(ctx) }()
 	require.True(b, c.WaitForCacheSync(ctx))

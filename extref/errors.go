@@ -103,12 +103,3 @@ func (e *ReferenceError) Error() string {
 }
 
 func (e *ReferenceError) Unwrap() error { return e.Err }
-
-// Reason returns the ReferencesResolved reason for the error:
-// ReasonResolutionDenied for a denied read, else ReasonResolutionFailed.
-func (e *ReferenceError) Reason() string {
-	if errors.Is(e.Err, ErrDenied) {
-		return ReasonResolutionDenied
-	}
-	return ReasonResolutionFailed
-}

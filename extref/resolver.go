@@ -127,9 +127,6 @@ type Outcome struct {
 	Failed []*ReferenceError
 }
 
-// Total is the number of external values the referencer lists.
-func (o Outcome) Total() int { return o.Resolved + o.Present + len(o.Skipped) + len(o.Failed) }
-
 // Resolve resolves the external values of obj, in order, into obj.
 //
 // Nothing is written when a required value fails: obj is left as it was,
