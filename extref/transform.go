@@ -115,11 +115,11 @@ func (t transform) apply(v any) (any, error) {
 	case v1alpha1.TransformMap:
 		s, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("Map takes a string, not %s", describe(v))
+			return nil, fmt.Errorf("a Map transform takes a string, not %s", describe(v))
 		}
 		out, ok := t.table[s]
 		if !ok {
-			return nil, fmt.Errorf("Map has no entry for %s", describe(v))
+			return nil, fmt.Errorf("the map has no entry for %s", describe(v))
 		}
 		return out, nil
 	case v1alpha1.TransformConvert:
