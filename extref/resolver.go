@@ -167,7 +167,12 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 		rs.resolve(i, item, &out)
 	}
 	r.track(obj, rs.watched)
-	if len(out.Failed) > 0 {
+	switch len(out.Failed) {
+	case 0:
+	case 1:
+		out.Values = nil
+		return out, out.Failed[0]
+	default:
 		out.Values = nil
 		return out, failures(out.Failed)
 	}

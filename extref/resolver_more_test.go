@@ -227,3 +227,35 @@ externalValues:
 		t.Errorf("Forget: want an empty index, got %v and %v", w.byReferencer, w.bySource)
 	}
 }
+
+func TestResolveErrors(t *testing.T) {
+	ref := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: a, fieldPath: data.x}
+  toFieldPath: spec.cidrBlock
+- fromObject: {version: v1, resource: configmaps, name: b, namespace: team-b, fieldPath: data.x}
+  toFieldPath: spec.forProvider.region`)
+	_, err := NewResolver(newReader(), testMapper()).Resolve(context.Background(), ref)
+	var re *ReferenceError
+	if !errors.As(err, &re) || re.Index != 0 || !errors.Is(re, ErrSourceNotFound) {
+		t.Fatalf("errors.As(...): want the first failure, index 0, got %v", re)
+	}
+	if !errors.Is(err, ErrDenied) {
+		t.Errorf("errors.Is(err, ErrDenied): want the second failure found too")
+	}
+	want := `cannot resolve spec.externalValues[0].fromObject (configmaps team-a/a, data.x): source not found: ConfigMap "a" does not exist; ` +
+		`cannot resolve spec.externalValues[1].fromObject (configmaps team-b/b, data.x): denied by the default source policy: only the referencer's namespace "team-a" is readable unless an allow rule matches namespace "team-b", and none of the 0 allow rules does`
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("Resolve(...): -want, +got error:\n%s", diff)
+	}
+
+	// A single failure is the *ReferenceError itself.
+	ref = widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: a, fieldPath: data.x}
+  toFieldPath: spec.cidrBlock`)
+	_, err = NewResolver(newReader(), testMapper()).Resolve(context.Background(), ref)
+	if _, ok := err.(*ReferenceError); !ok {
+		t.Errorf("Resolve(...) with one failure: want a *ReferenceError, got %T", err)
+	}
+}
