@@ -336,7 +336,10 @@ externalValues:
 
 	require.NoError(t, h.env.Client.Create(ctx, crd))
 	crdCreated := time.Now()
-	t.Cleanup(func() { _ = h.env.Client.Delete(context.Background(), crd) })
+	t.Cleanup(func() {
+		_ = h.env.Client.Delete(context.Background(), crd)
+		gone(t, h.env, crd)
+	})
 	gadget := object(gadgetKind, "late", "g", map[string]any{"spec": map[string]any{"region": "eu-north-1"}})
 	eventually(t, 30*time.Second, "create a Gadget", func() error {
 		err := h.env.Client.Create(ctx, gadget.DeepCopy())
@@ -389,7 +392,10 @@ func TestAPIServerCompositeResource(t *testing.T) {
 		},
 	}}
 	require.NoError(t, env.Client.Create(ctx, crd), "the API server accepts the schema fragment")
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), crd) })
+	t.Cleanup(func() {
+		_ = env.Client.Delete(context.Background(), crd)
+		gone(t, env, crd)
+	})
 
 	// Admission applies the fragment's rules.
 	bad := object(xnetwork, "", "xr-bad", map[string]any{"spec": map[string]any{"externalValues": []any{map[string]any{
@@ -428,4 +434,19 @@ spec:
 	h.create(t, xr)
 	got := h.resolved(t, xr, metav1.ConditionTrue, ReasonResolved)
 	require.Equal(t, "eu-central-1", str(t, got, "spec", "parameters", "region"))
+}
+
+// gone waits until o no longer exists.
+func gone(t *testing.T, env *testenv.Env, o *unstructured.Unstructured) {
+	t.Helper()
+	eventually(t, time.Minute, o.GetKind()+" "+o.GetName()+" is deleted", func() error {
+		err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(o), o.DeepCopy())
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil
+		case err == nil:
+			return errors.New("it still exists")
+		}
+		return err
+	})
 }
