@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -70,7 +71,7 @@ func SetupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options
 func setupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options, wrap func(reconcile.Reconciler) reconcile.Reconciler) error {
 	name := o.Name
 	if name == "" {
-		name = "extref-" + lower(gvk.Kind)
+		name = "extref-" + strings.ToLower(gvk.Kind)
 	}
 	w := NewWatcher(mgr.GetCache())
 	var r reconcile.Reconciler = &reconciler{
@@ -89,16 +90,6 @@ func setupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
 	return builder.ControllerManagedBy(mgr).Named(name).For(u).WatchesRawSource(w).Complete(r)
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // reconciler resolves the external values of one kind of referencer.
