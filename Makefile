@@ -70,6 +70,10 @@ bench: ## Benchmarks beside the code (allocations reported).
 bench-peers: ## Side-by-side benchmarks against peer libraries, with ratios (bench/ module).
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem ./...
 
+.PHONY: demo
+demo: ## A guided tour: every example's controllers in one manager, five scenarios with a live timeline of conditions and a pass/fail summary.
+	$(GO) run ./examples/tour
+
 .PHONY: cluster
 cluster: ## Run a local control plane until Ctrl-C and print how to use kubectl with it.
 	$(GO) run ./examples/cluster

@@ -1,0 +1,38 @@
+// Package tour is the guided tour behind `make demo` (go run ./examples/tour):
+// it runs the reference controllers of every example in ONE controller-runtime
+// manager and plays five scenarios, one after the other, while a Timeline
+// prints each change of a status condition (time, object, condition, status,
+// reason, message) as a watch delivers it:
+//
+//  1. provider-nop (package nop): an XApp composed of three NopResources that
+//     each become Ready after 3 s; the XApp is Ready once all three are. The
+//     composition is a small function in this package (dispatch, composeNops)
+//     run by the composite example's core, which composes NopResources next to
+//     Deployments (core.Options.ComposedKinds).
+//  2. claim results (packages results, conditions): the composite example's
+//     demo (Image Not Found, then Progressing, then Success on the claim), then
+//     a claim whose database lookup fails inside the platform: the XR carries
+//     the detailed error, the claim the friendly message.
+//  3. a health scope (package scopes): the healthscope example's demo; two
+//     workloads are patched into the HealthScope at spec.workloadRefs and the
+//     scope turns Healthy when their children are ready.
+//  4. generic references (package extref): the extref example's demo; the
+//     Subnet takes its CIDR from a VPC and its region from a ConfigMap, and
+//     follows the ConfigMap when it changes (policy Always).
+//  5. a direct resource (package directstatus): the direct example's demo; a
+//     spec edit shows Updating with the first field path, then UpToDate; an
+//     injected cloud failure shows UpdateFailure.
+//
+// Each scenario reuses the example's demo package and then checks what the
+// timeline saw, or what the objects say, against what the design expects; Run
+// returns one Result per scenario and PrintSummary prints them as a table.
+//
+// Decisions: the scenarios run one after the other, not at once, so that the
+// timeline reads as a story; the examples' own narration goes to
+// Options.Transcript (--verbose), the timeline to Options.Out. The objects are
+// the examples' (default namespace, cluster-scoped VPC and Subnet), so a
+// second run against the same cluster reuses them; against a throwaway local
+// control plane every run starts clean. On a local control plane, which runs no
+// kube-controller-manager, the composite and healthscope demos play its part
+// (Options.Simulate), as they do when run alone.
+package tour
