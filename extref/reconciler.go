@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
@@ -23,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/lastwrite"
 )
 
 // UnknownResourceRetry is how long the reconciler waits before trying a
@@ -106,7 +104,7 @@ type reconciler struct {
 	// written is the resourceVersion of each referencer after this
 	// reconciler's last write, so that a reconcile from a cache that has
 	// not seen the write yet is skipped instead of writing again.
-	written resourceVersions
+	written lastwrite.Tracker
 }
 
 // staleRetry is a safety net for a reconcile skipped because the cache was
@@ -131,7 +129,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if err := reader.Get(ctx, req.NamespacedName, obj); err != nil {
 			return err
 		}
-		if !fresh && r.written.behind(req.NamespacedName, obj.GetResourceVersion()) {
+		if !fresh && r.written.Behind(req.NamespacedName, obj.GetResourceVersion()) {
 			stale = true
 			return nil
 		}
@@ -144,7 +142,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			if err := r.client.Update(ctx, obj); err != nil {
 				return err
 			}
-			r.written.record(req.NamespacedName, obj.GetResourceVersion())
+			r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 		}
 		var err error
 		condChanged, err = r.setter.SetUnstructured(obj, Condition(out, resolveErr, obj.GetGeneration()))
@@ -155,13 +153,13 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			if err := r.client.Status().Update(ctx, obj); err != nil {
 				return err
 			}
-			r.written.record(req.NamespacedName, obj.GetResourceVersion())
+			r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 		}
 		return nil
 	})
 	switch {
 	case apierrors.IsNotFound(err):
-		r.written.forget(req.NamespacedName)
+		r.written.Forget(req.NamespacedName)
 		r.watcher.Forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	case err != nil:
@@ -197,39 +195,4 @@ func transient(failed []*ReferenceError) bool {
 		}
 	}
 	return false
-}
-
-// resourceVersions maps objects to the resourceVersion of their last write.
-type resourceVersions struct {
-	mu sync.Mutex
-	m  map[types.NamespacedName]string
-}
-
-func (v *resourceVersions) record(k types.NamespacedName, rv string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.m == nil {
-		v.m = make(map[types.NamespacedName]string)
-	}
-	v.m[k] = rv
-}
-
-func (v *resourceVersions) forget(k types.NamespacedName) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	delete(v.m, k)
-}
-
-// behind reports whether rv is older than the last write of k. Resource
-// versions compare as integers (KEP-5504); where they do not, the cache is
-// trusted.
-func (v *resourceVersions) behind(k types.NamespacedName, rv string) bool {
-	v.mu.Lock()
-	last, ok := v.m[k]
-	v.mu.Unlock()
-	if !ok {
-		return false
-	}
-	c, err := resourceversion.CompareResourceVersion(rv, last)
-	return err == nil && c < 0
 }
