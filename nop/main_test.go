@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -29,6 +31,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The managers' logs are noise here; failures are reported by the tests.
+	ctrllog.SetLogger(logr.Discard())
 	testenv.Main(m,
 		testenv.CRDDirs("crds", "../internal/testenv/testapi/crds"),
 		testenv.WithScheme(v1alpha1.AddToScheme, testapi.AddToScheme))
