@@ -4,7 +4,7 @@
 // printing each condition transition as it lands, then a summary table. It
 // exits 0 only when every scenario passed.
 //
-//	go run ./examples/tour [--kubeconfig FILE] [--watch] [--verbose]
+//	go run ./examples/tour [--kubeconfig FILE [--simulate]] [--watch] [--verbose]
 //
 // Without --kubeconfig (or KUBECONFIG) it starts a local control plane (the
 // first run builds it, several minutes, then it is cached). Run it from the
@@ -34,6 +34,7 @@ func main() {
 	root := flag.String("root", ".", "the repository root, where the examples' CRDs are")
 	watch := flag.Bool("watch", false, "keep the controllers running after the tour, for kubectl")
 	verbose := flag.Bool("verbose", false, "also print each example's own narration")
+	simulate := flag.Bool("simulate", false, "play kube-controller-manager (Deployments available, ReplicaSets), for a cluster that runs none such as make cluster; always on for a control plane the tour starts")
 	flag.Parse()
 	// The timeline shows what matters: the conditions carry every error the
 	// controllers meet (several scenarios provoke errors on purpose).
@@ -41,13 +42,13 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, flag.Lookup("kubeconfig").Value.String(), *root, *watch, *verbose); err != nil {
+	if err := run(ctx, flag.Lookup("kubeconfig").Value.String(), *root, *watch, *verbose, *simulate); err != nil {
 		fmt.Fprintln(os.Stderr, "tour:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, kubeconfig, root string, watch, verbose bool) error {
+func run(ctx context.Context, kubeconfig, root string, watch, verbose, simulate bool) error {
 	fmt.Fprintln(os.Stderr, "connecting to the cluster (a first run builds kube-apiserver and etcd: several minutes, progress below)")
 	c, err := localcluster.Connect(ctx, localcluster.Options{Kubeconfig: kubeconfig, CRDDirs: tour.CRDDirsUnder(root)})
 	if err != nil {
@@ -58,7 +59,7 @@ func run(ctx context.Context, kubeconfig, root string, watch, verbose bool) erro
 	if verbose {
 		transcript = os.Stdout
 	}
-	results, err := tour.Run(ctx, tour.Options{Config: c.Config, Simulate: c.Local, Out: os.Stdout, Transcript: transcript, Watch: watch,
+	results, err := tour.Run(ctx, tour.Options{Config: c.Config, Simulate: c.Local || simulate, Out: os.Stdout, Transcript: transcript, Watch: watch,
 		OnSummary: func() {
 			if watch {
 				fmt.Printf("\nkubectl along: export KUBECONFIG=%s\n", c.KubeconfigPath)

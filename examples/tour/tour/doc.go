@@ -30,9 +30,13 @@
 // Decisions: the scenarios run one after the other, not at once, so that the
 // timeline reads as a story; the examples' own narration goes to
 // Options.Transcript (--verbose), the timeline to Options.Out. The objects are
-// the examples' (default namespace, cluster-scoped VPC and Subnet), so a
-// second run against the same cluster reuses them; against a throwaway local
-// control plane every run starts clean. On a local control plane, which runs no
-// kube-controller-manager, the composite and healthscope demos play its part
-// (Options.Simulate), as they do when run alone.
+// the examples' (default namespace, cluster-scoped XApps, VPC and Subnet) and
+// are left in place for kubectl: run the tour against a fresh cluster. A
+// second run in the same cluster is not supported: the scenarios do not reset
+// their objects (deleting them is not enough on a cluster without a garbage
+// collector, and the healthscope demo expects to create its workloads). A
+// local control plane started by the tour is fresh every time. It runs no
+// kube-controller-manager, so the composite and healthscope demos play its
+// part (Options.Simulate), as they do when run alone; --simulate asks for the
+// same on a cluster given by --kubeconfig that has none (make cluster).
 package tour
