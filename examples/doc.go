@@ -5,6 +5,8 @@
 // local control plane (internal/localcluster) and prints how to point kubectl
 // at it.
 //
+//   - examples/tour: every controller below in one manager, playing each
+//     package's scenario with a live condition timeline (make demo).
 //   - examples/cluster: a local control plane and nothing else (make cluster).
 //   - examples/nop: a provider serving NopResource and ClusterNopResource
 //     (package nop); applies the provider-nop design's sample and prints each
