@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,6 +202,40 @@ func TestDeletion(t *testing.T) {
 	waitForGone(t, env.Client, failing)
 }
 
+// TestFinalizerOnlyWhenDeletionIsHeld: a resource carries the finalizer
+// exactly while its spec sets deleteAfter or deleteError; one that sets
+// neither is deleted at once, with no controller running.
+func TestFinalizerOnlyWhenDeletionIsHeld(t *testing.T) {
+	const test = "finalizer"
+	env := testenv.Get(t)
+	ctx := context.Background()
+	stop, _ := startManager(t, test, Options{})
+
+	n := newNop(test, "finalizer", ca("0s", "Ready", "True"))
+	require.NoError(t, env.Client.Create(ctx, n))
+	cleanup(t, env.Client, n)
+	got := waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
+	require.Empty(t, got.Finalizers, "nothing holds the deletion")
+
+	finalizers := func(want []string) {
+		t.Helper()
+		eventually(t, 30*time.Second, fmt.Sprintf("finalizers %v", want), func() (bool, string) {
+			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
+			return slices.Equal(got.Finalizers, want), fmt.Sprint(got.Finalizers)
+		})
+	}
+	got.Spec.ForProvider.DeleteAfter = "1h"
+	require.NoError(t, env.Client.Update(ctx, got))
+	finalizers([]string{Finalizer})
+	got.Spec.ForProvider.DeleteAfter = ""
+	require.NoError(t, env.Client.Update(ctx, got))
+	finalizers(nil)
+
+	stop()
+	require.NoError(t, env.Client.Delete(ctx, got))
+	waitForGone(t, env.Client, got)
+}
+
 // TestSettledObjectTakesNoWrites reconciles a settled ClusterNopResource, with
 // a connection Secret and mirrored fields, and counts the API requests that
 // write: none. A spec change then takes exactly one status write.
@@ -235,6 +270,11 @@ func TestSettledObjectTakesNoWrites(t *testing.T) {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
 		return conditions.IsTrue(got.Status.Conditions, "Synced") && got.Status.AtProvider.PatchReceiverField != "", describe(got.Status)
 	})
+	// Status writes send the status alone; the spec and labels stay.
+	if diff := cmp.Diff(obj.Spec, got.Spec, cmp.Comparer(sameJSON)); diff != "" {
+		t.Errorf("spec after status writes: -want, +got:\n%s", diff)
+	}
+	require.Equal(t, test, got.Labels[testLabel])
 	want := v1alpha1.NopResourceObservation{
 		Fields:             &runtime.RawExtension{Raw: []byte(`{"a":true,"b":{"c":[1,2.5,"x"]}}`)},
 		PatchReceiverField: "patched",

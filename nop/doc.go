@@ -92,13 +92,21 @@
 //
 // # Deletion
 //
-// Each resource gets the finalizer nop.ctrlkit.dev/finalizer. Once deleted,
-// it shows Ready=False with reason Deleting (the schedule goes on for other
-// types) until deleteAfter has passed since its metadata.deletionTimestamp;
-// then, while deleteError is set, deletion fails: Synced=False with reason
-// DeleteFailed and the message, and a Warning event. When neither holds it,
-// the finalizer is removed. A resource whose deletion is not held is gone at
-// once, without a last status write.
+// A resource whose spec sets deleteAfter or deleteError gets the finalizer
+// nop.ctrlkit.dev/finalizer. Once deleted, it shows Ready=False with reason
+// Deleting (the schedule goes on for other types) until deleteAfter has passed
+// since its metadata.deletionTimestamp; then, while deleteError is set,
+// deletion fails: Synced=False with reason DeleteFailed and the message, and a
+// Warning event. When neither holds it, the finalizer is removed.
+//
+// A resource that sets neither has nothing to do at deletion, so it carries
+// no finalizer (and the finalizer is removed when both are cleared): it is
+// gone at once, also when no controller runs, and creating it costs one write
+// fewer. This departs from Crossplane's managed resources, which always carry
+// a finalizer because they have an external resource to delete; a
+// NopResource has none. A deleteAfter or deleteError set on a resource that
+// is deleted before its first reconcile is not honoured (the same race as a
+// managed resource deleted before its first reconcile).
 //
 // # Connection details
 //

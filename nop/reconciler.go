@@ -277,18 +277,38 @@ func (r *reconciler) reconcile(ctx context.Context, obj client.Object) (outcome,
 	if obj.GetDeletionTimestamp() != nil {
 		return r.delete(ctx, obj, p, specErr, now)
 	}
-	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
-		patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
-		controllerutil.AddFinalizer(obj, Finalizer)
-		if err := r.client.Patch(ctx, obj, patch); err != nil {
-			return outcome{}, err
-		}
+	if err := r.holdDeletion(ctx, obj, holdsDeletion(spec)); err != nil {
+		return outcome{}, err
 	}
 
 	if specErr != nil {
 		return r.invalid(ctx, obj, specErr)
 	}
 	return r.observe(ctx, obj, p, now)
+}
+
+// holdsDeletion says whether spec asks the reconciler to act when its object
+// is deleted: to hold the deletion (deleteAfter) or to fail it (deleteError).
+// Only then does the object carry the Finalizer; a resource that asks
+// neither has nothing to do at deletion, and without a finalizer it can be
+// deleted when no controller runs, and costs no finalizer write.
+func holdsDeletion(spec *v1alpha1.NopResourceSpec) bool {
+	return spec.ForProvider.DeleteAfter != "" || spec.ForProvider.DeleteError != ""
+}
+
+// holdDeletion adds the Finalizer to obj, or removes it, with one patch when
+// it changes.
+func (r *reconciler) holdDeletion(ctx context.Context, obj client.Object, hold bool) error {
+	if controllerutil.ContainsFinalizer(obj, Finalizer) == hold {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
+	if hold {
+		controllerutil.AddFinalizer(obj, Finalizer)
+	} else {
+		controllerutil.RemoveFinalizer(obj, Finalizer)
+	}
+	return r.client.Patch(ctx, obj, patch)
 }
 
 // observe writes the connection Secret and the status the schedule asks for.
@@ -353,12 +373,36 @@ func (r *reconciler) write(ctx context.Context, obj client.Object, p parsedSpec,
 			Entry: e.index, Due: created.Add(e.after),
 		})
 	}
-	if err := r.client.Status().Update(ctx, obj); err != nil {
+	if err := r.updateStatus(ctx, obj); err != nil {
 		return outcome{}, err
 	}
 	out.wrote = true
 	log.FromContext(ctx).V(1).Info("status written", "conditions", len(status.Conditions), "transitions", len(out.transitions))
 	return out, nil
+}
+
+// updateStatus writes obj's status with a body that holds only what a
+// status write reads: the object's identity, its resourceVersion (the
+// optimistic lock) and the status. A PUT to the status subresource takes every
+// other field from the stored object, and ignores managedFields in the request,
+// so sending the spec and the metadata would only cost the API server their
+// decoding; at a deadline shared by many objects that cost is their lateness.
+// obj takes the written status and resourceVersion from the response.
+func (r *reconciler) updateStatus(ctx context.Context, obj client.Object) error {
+	body := r.kind.newObject()
+	body.SetNamespace(obj.GetNamespace())
+	body.SetName(obj.GetName())
+	body.SetUID(obj.GetUID())
+	body.SetResourceVersion(obj.GetResourceVersion())
+	_, status := parts(obj)
+	_, sent := parts(body)
+	*sent = *status.DeepCopy()
+	if err := r.client.Status().Update(ctx, body); err != nil {
+		return err
+	}
+	*status = *sent
+	obj.SetResourceVersion(body.GetResourceVersion())
+	return nil
 }
 
 // invalid records a bad spec as Synced=False and changes nothing else.
@@ -430,9 +474,7 @@ func (r *reconciler) delete(ctx context.Context, obj client.Object, p parsedSpec
 		return out, err
 	}
 
-	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
-	controllerutil.RemoveFinalizer(obj, Finalizer)
-	if err := r.client.Patch(ctx, obj, patch); err != nil {
+	if err := r.holdDeletion(ctx, obj, false); err != nil {
 		return outcome{}, err
 	}
 	log.FromContext(ctx).V(1).Info("finalizer removed")
