@@ -81,7 +81,7 @@ func BenchmarkAPIServer(b *testing.B) {
 				b.ReportMetric(float64(r.requests), "requests")
 				b.ReportMetric(float64(r.requestsAfter), "requests-after")
 				b.Logf("%s: %d objects created at %d/s by %d workers; 3x%d transitions seen late by p50 %s, p99 %s, max %s (by the controller's clock: p50 %s, p99 %s); "+
-					"%d status writes: %d carried %d transitions (%.3f writes per transition), %d others (%.2f per object; 1 is the first reconcile's observedGeneration); "+
+					"%d status writes: %d carried %d transitions (%.3f writes per transition), %d others (%.2f per object: observedGeneration alone, when no entry is due within a second); "+
 					"a status write took p50 %s, p99 %s; "+
 					"%d API requests and %d reconciles in %s (%s), of which %d requests and %d reconciles in the %s after the last transition",
 					m.name, n, rate, workers, n, r.lateness(50), r.lateness(99), r.lateness(100), r.controllerLate(50), r.controllerLate(99),

@@ -60,6 +60,12 @@ func TestReconcileSchedule(t *testing.T) {
 			elapsed: 1500 * time.Millisecond,
 			want:    want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1}, requeue: 3500 * time.Millisecond},
 		},
+		"GenerationWaitsForNextEntry": {
+			reason:  "A write that would change observedGeneration alone waits for the next entry when it is due within a second; that write carries it.",
+			entries: []v1alpha1.ConditionAfter{ca("1s", "Ready", "False")},
+			elapsed: 200 * time.Millisecond,
+			want:    want{requeue: 800 * time.Millisecond},
+		},
 		"Due": {
 			reason:  "Each type takes its latest due entry, with the deadline as lastTransitionTime; the requeue is at the next deadline.",
 			entries: seed,
