@@ -1,11 +1,10 @@
 package directstatus
 
 import (
-	"encoding/json"
-	"math"
 	"reflect"
 	"slices"
-	"strconv"
+
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // This file compares unstructured (JSON-like) content without reflection:
@@ -60,7 +59,7 @@ func (d *differ) anyValue(a, b any) {
 			return
 		}
 	default:
-		if eq, ok := numbersEqual(a, b); ok {
+		if eq, ok := jsonvalue.NumbersEqual(a, b); ok {
 			if !eq {
 				d.report()
 			}
@@ -253,98 +252,8 @@ func isEmptyAnyDepth(v any, depth int) bool {
 	case float64:
 		return x == 0
 	}
-	if f, ok := toFloat(v); ok {
+	if f, ok := jsonvalue.Float64(v); ok {
 		return f == 0
 	}
 	return isEmptyValue(reflect.ValueOf(v), depth+1)
-}
-
-// numbersEqual compares two numbers as JSON sees them: int64(1), int(1),
-// float64(1) and json.Number("1") are equal. ok is false unless both are
-// numbers.
-func numbersEqual(a, b any) (eq, ok bool) {
-	ia, aInt := toInt(a)
-	ib, bInt := toInt(b)
-	if aInt && bInt {
-		return ia == ib, true
-	}
-	fa, aOK := toFloat(a)
-	fb, bOK := toFloat(b)
-	if !aOK || !bOK {
-		return false, false
-	}
-	if math.IsNaN(fa) && math.IsNaN(fb) {
-		return true, true
-	}
-	return fa == fb, true
-}
-
-// toInt converts integers that fit an int64 (and json.Numbers that parse as
-// one).
-func toInt(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case uint64:
-		if x <= math.MaxInt64 {
-			return int64(x), true
-		}
-	case uint:
-		if uint64(x) <= math.MaxInt64 {
-			return int64(x), true
-		}
-	case json.Number:
-		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int16:
-		return float64(x), true
-	case int8:
-		return float64(x), true
-	case uint:
-		return float64(x), true
-	case uint8:
-		return float64(x), true
-	case uint16:
-		return float64(x), true
-	case uint32:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case json.Number:
-		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
-			return f, true
-		}
-	}
-	return 0, false
 }

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // ErrNoStatus is wrapped by the Writer's errors about a typed object whose
@@ -197,7 +198,7 @@ func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condi
 	if err != nil {
 		return false, fmt.Errorf("cannot read status.observedGeneration of %s: %w", describe(u), err)
 	}
-	if i, ok := toInt(old); found && ok && i == gen {
+	if i, ok := jsonvalue.Int64(old); found && ok && i == gen {
 		return changed, nil
 	}
 	// SetUnstructured made sure that status is an object.

@@ -2,9 +2,10 @@ package extref
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // MaxOutputSize is the most bytes a transform, a combine format or a
@@ -248,7 +249,7 @@ func fitVerb(a any, k verbKind) (v any, converted bool, err error) {
 		}
 		return nil, false, fmt.Errorf("%%t prints booleans, not %s", describe(a))
 	case verbInt:
-		if i, ok := asInt64(a); ok {
+		if i, ok := jsonvalue.WholeInt64(a); ok {
 			return i, true, nil
 		}
 		return nil, false, fmt.Errorf("integer verbs print whole numbers, not %s", describe(a))
@@ -268,19 +269,6 @@ func fitVerb(a any, k verbKind) (v any, converted bool, err error) {
 		return nil, false, fmt.Errorf("%%x prints strings and numbers, not %s", describe(a))
 	}
 	return a, false, nil
-}
-
-// asInt64 returns a JSON number as an int64 when it is whole.
-func asInt64(a any) (int64, bool) {
-	switch v := a.(type) {
-	case int64:
-		return v, true
-	case float64:
-		if v == math.Trunc(v) && v >= math.MinInt64 && v < math.MaxInt64 {
-			return int64(v), true
-		}
-	}
-	return 0, false
 }
 
 // describe names a JSON value's type and, for a scalar, the value itself

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // FuzzTransform applies arbitrary transforms to arbitrary JSON values: no
@@ -108,7 +109,7 @@ func FuzzResolve(f *testing.F) {
 	})
 }
 
-func equalObjects(a, b *unstructured.Unstructured) bool { return jsonEqual(a.Object, b.Object) }
+func equalObjects(a, b *unstructured.Unstructured) bool { return jsonvalue.Equal(a.Object, b.Object) }
 
 // jsonNumbers turns encoding/json's float64 numbers into int64 where they
 // are whole, as the Kubernetes decoder does.
@@ -123,7 +124,7 @@ func jsonNumbers(v any) any {
 			x[i] = jsonNumbers(e)
 		}
 	case float64:
-		if i, ok := asInt64(x); ok && float64(i) == x {
+		if i, ok := jsonvalue.WholeInt64(x); ok && float64(i) == x {
 			return i
 		}
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // DefaultPath is where a referencer lists its external values unless the
@@ -280,7 +281,7 @@ func (s *state) get(path string) (any, error) {
 
 func (s *state) set(path string, v any) error {
 	if !s.owned {
-		s.content = copyJSON(s.content).(map[string]any)
+		s.content = jsonvalue.DeepCopy(s.content).(map[string]any)
 		s.paved = nil
 		s.owned = true
 	}
@@ -292,84 +293,6 @@ func (s *state) set(path string, v any) error {
 	}
 	s.changed = true
 	return nil
-}
-
-// copyJSON deep-copies the objects and arrays of JSON content; other values
-// are immutable or not JSON and are shared.
-func copyJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyJSON(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyJSON(e)
-		}
-		return out
-	}
-	return v
-}
-
-// jsonEqual compares JSON values, numbers by value whatever their Go type.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, e := range x {
-			f, ok := y[k]
-			if !ok || !jsonEqual(e, f) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case nil:
-		return b == nil
-	}
-	if x, ok := asFloat(a); ok {
-		y, ok := asFloat(b)
-		return ok && x == y
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-func asFloat(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	case float32:
-		return float64(n), true
-	}
-	return 0, false
 }
 
 // A resolution is one Resolve call in progress.
@@ -518,7 +441,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
 		return
 	}
-	if cur, err := rs.state.get(e.target); err == nil && jsonEqual(cur, v) {
+	if cur, err := rs.state.get(e.target); err == nil && jsonvalue.Equal(cur, v) {
 		out.Resolved++
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // A transform is a checked v1alpha1.Transform, ready to apply.
@@ -164,7 +165,7 @@ func convert(v any, to v1alpha1.ConvertType) (any, error) {
 		case int64:
 			return x, nil
 		case float64:
-			if i, ok := asInt64(x); ok {
+			if i, ok := jsonvalue.WholeInt64(x); ok {
 				return i, nil
 			}
 			return fail(errors.New("not a whole number within range"))

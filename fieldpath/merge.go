@@ -1,9 +1,6 @@
 package fieldpath
 
-import (
-	"encoding/json"
-	"reflect"
-)
+import "github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 
 // merge combines src, in JSON form and owned by the caller, into dst, an
 // existing value that may be changed in place, and returns the result.
@@ -51,7 +48,7 @@ func appendMissing(dst, src []any) []any {
 	for _, s := range src {
 		found := false
 		for _, d := range dst[:n] {
-			if jsonEqual(d, s) {
+			if jsonvalue.Equal(d, s) {
 				found = true
 				break
 			}
@@ -61,62 +58,4 @@ func appendMissing(dst, src []any) []any {
 		}
 	}
 	return dst
-}
-
-// jsonEqual reports whether two JSON values are equal, comparing numbers by
-// value whatever their Go type (int64 1 equals float64 1).
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, found := y[k]
-			if !found || !jsonEqual(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	if xf, ok := asFloat(a); ok {
-		yf, ok := asFloat(b)
-		if !ok {
-			return false
-		}
-		if xi, ok := a.(int64); ok {
-			if yi, ok := b.(int64); ok {
-				return xi == yi
-			}
-		}
-		return xf == yf
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-func asFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // A Paved is unstructured JSON content (what an unstructured.Unstructured
@@ -189,44 +189,10 @@ func (p *Paved) GetInteger(path string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if i, ok := asInteger(v); ok {
+	if i, ok := jsonvalue.WholeInt64(v); ok {
 		return i, nil
 	}
 	return 0, wrongTypeError(path, "an integer", v)
-}
-
-func asInteger(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case uint:
-		return int64(x), uint64(x) <= math.MaxInt64
-	case uint64:
-		return int64(x), x <= math.MaxInt64
-	case float64:
-		return int64(x), x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64
-	case float32:
-		f := float64(x)
-		return int64(f), f == math.Trunc(f) && f >= math.MinInt64 && f < math.MaxInt64
-	case json.Number:
-		i, err := strconv.ParseInt(string(x), 10, 64)
-		return i, err == nil
-	}
-	return 0, false
 }
 
 // SetValue stores value at path. See Path.Set for what it creates, how it

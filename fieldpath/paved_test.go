@@ -460,36 +460,6 @@ func TestMergeDoesNotShareValue(t *testing.T) {
 	}
 }
 
-func TestJSONEqual(t *testing.T) {
-	cases := []struct {
-		a, b any
-		want bool
-	}{
-		{int64(1), 1.0, true},
-		{1.0, int64(1), true},
-		{int64(1), int64(2), false},
-		{int64(1 << 60), int64(1<<60 + 1), false},
-		{json.Number("1"), int64(1), true},
-		{1, int64(1), true},
-		{"1", int64(1), false},
-		{int64(1), "1", false},
-		{nil, nil, true},
-		{nil, "x", false},
-		{map[string]any{"a": int64(1)}, map[string]any{"a": 1.0}, true},
-		{map[string]any{"a": int64(1)}, map[string]any{"b": int64(1)}, false},
-		{map[string]any{"a": int64(1)}, map[string]any{}, false},
-		{[]any{"x", 1.0}, []any{"x", int64(1)}, true},
-		{[]any{"x"}, []any{"y"}, false},
-		{[]any{"x"}, "x", false},
-		{[]string{"x"}, []string{"x"}, true},
-	}
-	for _, tc := range cases {
-		if got := jsonEqual(tc.a, tc.b); got != tc.want {
-			t.Errorf("jsonEqual(%#v, %#v) = %t, want %t", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 func TestCacheConcurrent(t *testing.T) {
 	// Many goroutines read, parse and evict at once; run with -race.
 	obj := map[string]any{"a": map[string]any{}}
