@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -24,11 +26,41 @@ var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Ver
 // fieldManager names ctrlkit's local tooling in managedFields.
 const fieldManager = "ctrlkit-localcluster"
 
+// crdSource is a folder of CRD manifests: a directory on disk or the top of
+// a file system such as an embed.FS. name is what errors call it.
+type crdSource struct {
+	name string
+	fsys fs.FS
+	// dir is set for a directory on disk; errors then name its files by
+	// their path.
+	dir bool
+}
+
+// sources returns the directories of o, then its file systems.
+func (o Options) sources() []crdSource {
+	var srcs []crdSource
+	for _, d := range o.CRDDirs {
+		srcs = append(srcs, crdSource{name: d, fsys: os.DirFS(d), dir: true})
+	}
+	for i, f := range o.CRDs {
+		srcs = append(srcs, crdSource{name: fmt.Sprintf("CRDs[%d]", i), fsys: f})
+	}
+	return srcs
+}
+
+// file names a file of the source in errors.
+func (s crdSource) file(name string) string {
+	if s.dir {
+		return filepath.Join(s.name, name)
+	}
+	return path.Join(s.name, name)
+}
+
 // installCRDs applies every CustomResourceDefinition found in the YAML and
-// JSON files of dirs (server-side apply, so a re-run updates them) and waits
+// JSON files of srcs (server-side apply, so a re-run updates them) and waits
 // until each is established.
-func installCRDs(ctx context.Context, cfg *rest.Config, dirs []string) error {
-	crds, err := readCRDs(dirs)
+func installCRDs(ctx context.Context, cfg *rest.Config, srcs []crdSource) error {
+	crds, err := readCRDs(srcs)
 	if err != nil || len(crds) == 0 {
 		return err
 	}
@@ -67,24 +99,24 @@ func installCRDs(ctx context.Context, cfg *rest.Config, dirs []string) error {
 	return nil
 }
 
-// readCRDs reads the CustomResourceDefinitions in the *.yaml, *.yml and *.json
-// files of dirs, in file name order. Other kinds are ignored.
-func readCRDs(dirs []string) ([]*unstructured.Unstructured, error) {
+// readCRDs reads the CustomResourceDefinitions in the top-level *.yaml, *.yml
+// and *.json files of srcs, source by source, in file name order. Other kinds
+// and other files are ignored.
+func readCRDs(srcs []crdSource) ([]*unstructured.Unstructured, error) {
 	var crds []*unstructured.Unstructured
-	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
+	for _, src := range srcs {
+		entries, err := fs.ReadDir(src.fsys, ".")
 		if err != nil {
-			return nil, fmt.Errorf("cannot read CRD directory %s: %w", dir, err)
+			return nil, fmt.Errorf("cannot read CRD directory %s: %w", src.name, withoutPath(err))
 		}
 		for _, e := range entries {
-			ext := strings.ToLower(filepath.Ext(e.Name()))
+			ext := strings.ToLower(path.Ext(e.Name()))
 			if e.IsDir() || (ext != ".yaml" && ext != ".yml" && ext != ".json") {
 				continue
 			}
-			path := filepath.Join(dir, e.Name())
-			data, err := os.ReadFile(path)
+			data, err := fs.ReadFile(src.fsys, e.Name())
 			if err != nil {
-				return nil, fmt.Errorf("cannot read CRD file %s: %w", path, err)
+				return nil, fmt.Errorf("cannot read CRD file %s: %w", src.file(e.Name()), withoutPath(err))
 			}
 			dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 			for {
@@ -93,7 +125,7 @@ func readCRDs(dirs []string) ([]*unstructured.Unstructured, error) {
 					if errors.Is(err, io.EOF) {
 						break
 					}
-					return nil, fmt.Errorf("cannot parse CRD file %s: %w", path, err)
+					return nil, fmt.Errorf("cannot parse CRD file %s: %w", src.file(e.Name()), err)
 				}
 				if u.Object == nil || u.GetKind() != "CustomResourceDefinition" {
 					continue
@@ -103,4 +135,14 @@ func readCRDs(dirs []string) ([]*unstructured.Unstructured, error) {
 		}
 	}
 	return crds, nil
+}
+
+// withoutPath drops the path of a *fs.PathError, which names a file relative
+// to its file system ("open ."), for the message to name it in full instead.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -6,7 +6,7 @@
 // For a local control plane Connect writes an admin kubeconfig file and prints
 // how to point kubectl at it, so a user can watch an example work:
 //
-//	c, err := localcluster.Connect(ctx, localcluster.Options{Kubeconfig: *kubeconfig, CRDDirs: dirs})
+//	c, err := localcluster.Connect(ctx, localcluster.Options{Kubeconfig: *kubeconfig, CRDs: []fs.FS{crds.FS}})
 //	if err != nil { ... }
 //	defer c.Stop()
 //	mgr, err := ctrl.NewManager(c.Config, ctrl.Options{...})
@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,6 +40,11 @@ type Options struct {
 	// CRDDirs are directories of CRD manifests to install. A missing
 	// directory is an error.
 	CRDDirs []string
+	// CRDs are file systems whose top-level *.yaml, *.yml and *.json files
+	// hold CRD manifests to install, e.g. an embed.FS of a crds folder
+	// (//go:embed *.yaml), so that a binary carries its CRDs. They are
+	// installed with CRDDirs, after them.
+	CRDs []fs.FS
 	// KubeconfigPath is where Connect writes the local control plane's
 	// kubeconfig. Defaults to a file in a new temporary directory.
 	KubeconfigPath string
@@ -77,7 +83,7 @@ func Connect(ctx context.Context, o Options) (*Cluster, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot load kubeconfig %s: %w", path, err)
 		}
-		if err := installCRDs(ctx, cfg, o.CRDDirs); err != nil {
+		if err := installCRDs(ctx, cfg, o.sources()); err != nil {
 			return nil, err
 		}
 		return &Cluster{Config: cfg, KubeconfigPath: path}, nil
@@ -96,7 +102,8 @@ func Connect(ctx context.Context, o Options) (*Cluster, error) {
 }
 
 // Start starts a local control plane (etcd and kube-apiserver on loopback,
-// their data in a temporary directory) and installs o.CRDDirs into it. The
+// their data in a temporary directory) and installs o.CRDDirs and o.CRDs into
+// it. The
 // API server authorises with RBAC; Config authenticates as a member of
 // system:masters through a static bearer token.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
@@ -113,7 +120,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		_ = c.Stop()
 		return nil, fmt.Errorf("cannot start the local control plane from %s: %w", dir, err)
 	}
-	if err := installCRDs(ctx, c.Config, o.CRDDirs); err != nil {
+	if err := installCRDs(ctx, c.Config, o.sources()); err != nil {
 		_ = c.Stop()
 		return nil, err
 	}

@@ -2,11 +2,16 @@ package localcluster
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,10 +49,15 @@ func TestConnect(t *testing.T) {
 	_, err = dc.Resource(widgets).Namespace("default").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err, "the CRDs were installed and are served")
 
-	// A second Connect through the kubeconfig starts nothing, and installing
-	// the same CRDs again is harmless.
-	remote, err := Connect(ctx, Options{Kubeconfig: local.KubeconfigPath, CRDDirs: []string{testCRDs}})
+	// A second Connect through the kubeconfig starts nothing, installing the
+	// same CRDs again is harmless, and CRDs from a file system (as a binary
+	// embeds them) are installed too.
+	embedded := fstest.MapFS{"gadgets.yaml": {Data: []byte(crdYAML("gadgets.test.ctrlkit.dev"))}}
+	remote, err := Connect(ctx, Options{Kubeconfig: local.KubeconfigPath, CRDDirs: []string{testCRDs}, CRDs: []fs.FS{embedded}})
 	require.NoError(t, err)
+	gadgets := schema.GroupVersionResource{Group: "test.ctrlkit.dev", Version: "v1", Resource: "gadgets"}
+	_, err = dc.Resource(gadgets).Namespace("default").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err, "the CRD from the file system was installed and is served")
 	require.False(t, remote.Local)
 	require.Equal(t, local.Config.Host, remote.Config.Host)
 	require.NoError(t, remote.Stop(), "stopping a cluster we did not start does nothing")
@@ -85,22 +95,98 @@ func TestReadCRDs(t *testing.T) {
 	write := func(name, content string) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 	}
-	write("a.yaml", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: as.example.com\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ignored\n---\n")
+	write("a.yaml", crdYAML("as.example.com")+"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ignored\n---\n")
 	write("b.json", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"bs.example.com"}}`)
 	write("notes.txt", "not a manifest")
+	bad := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bad, "c.yaml"), []byte("kind: [unterminated"), 0o644))
+	missing := filepath.Join(t.TempDir(), "no-such-dir")
 
-	crds, err := readCRDs([]string{dir})
-	require.NoError(t, err)
-	var names []string
-	for _, c := range crds {
-		names = append(names, c.GetName())
+	embedded := fstest.MapFS{
+		"crds.go":            {Data: []byte("package crds")},
+		"c.yml":              {Data: []byte(crdYAML("cs.example.com"))},
+		"sub/d.yaml":         {Data: []byte(crdYAML("ds.example.com"))},
+		"e.YAML":             {Data: []byte(crdYAML("es.example.com"))},
+		"nested/deeper/f.go": {Data: []byte("package deeper")},
 	}
-	require.Equal(t, []string{"as.example.com", "bs.example.com"}, names, "CRDs in file order; other kinds and files ignored")
 
-	write("c.yaml", "kind: [unterminated")
-	_, err = readCRDs([]string{dir})
-	require.Error(t, err)
-	require.Contains(t, err.Error(), filepath.Join(dir, "c.yaml"), "a parse error names the file")
+	cases := map[string]struct {
+		reason    string
+		o         Options
+		wantNames []string
+		wantErr   string // a part of the error; empty for none
+	}{
+		"Dir": {
+			reason:    "CRDs in file order; other kinds and other files are ignored",
+			o:         Options{CRDDirs: []string{dir}},
+			wantNames: []string{"as.example.com", "bs.example.com"},
+		},
+		"FS": {
+			reason:    "only the top-level manifests of a file system; sub-folders and Go files are ignored",
+			o:         Options{CRDs: []fs.FS{embedded}},
+			wantNames: []string{"cs.example.com", "es.example.com"},
+		},
+		"DirsThenFS": {
+			reason:    "directories first, then file systems, each in the given order",
+			o:         Options{CRDs: []fs.FS{embedded, os.DirFS(dir)}, CRDDirs: []string{dir}},
+			wantNames: []string{"as.example.com", "bs.example.com", "cs.example.com", "es.example.com", "as.example.com", "bs.example.com"},
+		},
+		"ParseErrorInDir": {
+			reason:  "a parse error names the file by its path",
+			o:       Options{CRDDirs: []string{dir, bad}},
+			wantErr: "cannot parse CRD file " + filepath.Join(bad, "c.yaml"),
+		},
+		"ParseErrorInFS": {
+			reason:  "a parse error names the file by the file system's index in CRDs",
+			o:       Options{CRDs: []fs.FS{embedded, fstest.MapFS{"c.yaml": {Data: []byte("kind: [unterminated")}}}},
+			wantErr: "cannot parse CRD file CRDs[1]/c.yaml",
+		},
+		"MissingDir": {
+			reason:  "a missing directory is an error that names it",
+			o:       Options{CRDDirs: []string{missing}},
+			wantErr: "cannot read CRD directory " + missing + ": no such file or directory",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			crds, err := readCRDs(tc.o.sources())
+			var names []string
+			for _, c := range crds {
+				names = append(names, c.GetName())
+			}
+			if diff := cmp.Diff(tc.wantNames, names); diff != "" {
+				t.Errorf("%s\nreadCRDs(...) names: -want, +got:\n%s", tc.reason, diff)
+			}
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("%s\nreadCRDs(...): unexpected error %v", tc.reason, err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("%s\nreadCRDs(...): error %v, want one containing %q", tc.reason, err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// crdYAML is a minimal namespaced CRD named <plural>.<group> with an
+// unchecked schema.
+func crdYAML(name string) string {
+	plural, group, _ := strings.Cut(name, ".")
+	kind := strings.ToUpper(plural[:1]) + strings.TrimSuffix(plural[1:], "s")
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: %s
+spec:
+  group: %s
+  names: {kind: %s, listKind: %sList, plural: %s, singular: %s}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`, name, group, kind, kind, plural, strings.ToLower(kind))
 }
 
 type testWriter struct{ t *testing.T }
