@@ -30,13 +30,25 @@
 // Decisions: the scenarios run one after the other, not at once, so that the
 // timeline reads as a story; the examples' own narration goes to
 // Options.Transcript (--verbose), the timeline to Options.Out. The objects are
-// the examples' (default namespace, cluster-scoped XApps, VPC and Subnet) and
-// are left in place for kubectl: run the tour against a fresh cluster. A
-// second run in the same cluster is not supported: the scenarios do not reset
-// their objects (deleting them is not enough on a cluster without a garbage
-// collector, and the healthscope demo expects to create its workloads). A
-// local control plane started by the tour is fresh every time. It runs no
-// kube-controller-manager, so the composite and healthscope demos play its
-// part (Options.Simulate), as they do when run alone; --simulate asks for the
-// same on a cluster given by --kubeconfig that has none (make cluster).
+// the examples' (default namespace, cluster-scoped XApps, VPC and Subnet).
+//
+// The tour runs again and again in one cluster. Every object it creates, by
+// itself or through its controllers, is labelled LabelCreatedBy=CreatedBy
+// (app.kubernetes.io/created-by=ctrlkit-tour), and Run deletes the labelled
+// objects that an earlier run left (after --watch, or when interrupted) before
+// the scenarios, which expect to create their objects, and its own after the
+// summary unless Options.Watch keeps them for kubectl. Deleting only the
+// scenarios' roots is not enough: a cluster without kube-controller-manager
+// has no garbage collector, so the objects owned by a deleted one (a
+// composite's Deployment and NopResources, a Deployment's ReplicaSet) would
+// stay and confuse the next run; the label finds them too. The deletion runs
+// while the controllers run, so that the finalizers of claims, Applications
+// and Datasets do their work, and waits until every labelled object is gone.
+// Namespaces are labelled but kept: without kube-controller-manager a deleted
+// namespace never goes away.
+//
+// A local control plane runs no kube-controller-manager, so the composite and
+// healthscope demos play its part (Options.Simulate), as they do when run
+// alone; --simulate asks for the same on a cluster given by --kubeconfig that
+// has none (make cluster).
 package tour

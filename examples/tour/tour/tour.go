@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -15,28 +16,38 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ctrlkit/ctrlkit/directstatus"
 	"github.com/ctrlkit/ctrlkit/examples/composite/core"
+	compositecrds "github.com/ctrlkit/ctrlkit/examples/composite/crds"
 	compositedemo "github.com/ctrlkit/ctrlkit/examples/composite/demo"
 	"github.com/ctrlkit/ctrlkit/examples/composite/function"
 	compositev1alpha1 "github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/examples/direct/cloudapi"
 	directcontroller "github.com/ctrlkit/ctrlkit/examples/direct/controller"
+	directcrds "github.com/ctrlkit/ctrlkit/examples/direct/crds"
 	directv1alpha1 "github.com/ctrlkit/ctrlkit/examples/direct/v1alpha1"
 	extrefcontroller "github.com/ctrlkit/ctrlkit/examples/extref/controller"
+	extrefcrds "github.com/ctrlkit/ctrlkit/examples/extref/crds"
 	extrefv1alpha1 "github.com/ctrlkit/ctrlkit/examples/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/controllers"
+	healthcrds "github.com/ctrlkit/ctrlkit/examples/healthscope/crds"
 	healthv1alpha1 "github.com/ctrlkit/ctrlkit/examples/healthscope/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/nop"
+	nopcrds "github.com/ctrlkit/ctrlkit/nop/crds"
 	nopv1alpha1 "github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
-// CRDDirs are the folders, relative to the repository root, of the CRDs of
-// every example the tour runs.
+// CRDs are the CRDs of every example the tour runs, built into the binary.
+var CRDs = []fs.FS{nopcrds.FS, compositecrds.FS, healthcrds.FS, extrefcrds.FS, directcrds.FS}
+
+// CRDDirs are the folders, relative to the repository root, of the same
+// CRDs.
 var CRDDirs = []string{
 	"nop/crds",
 	"examples/composite/crds",
@@ -88,8 +99,15 @@ type Options struct {
 	// ScenarioTimeout bounds each scenario. Default: three minutes.
 	ScenarioTimeout time.Duration
 
-	// Watch keeps the controllers running after the summary until ctx ends.
+	// Watch keeps the controllers running after the summary until ctx
+	// ends, and the tour's objects in place. Without Watch, Run deletes
+	// them after the summary.
 	Watch bool
+
+	// CleanupTimeout bounds the deletion of the tour's objects, those an
+	// earlier run left before the scenarios and the tour's own after them.
+	// Default: one minute.
+	CleanupTimeout time.Duration
 
 	// OnSummary, when set, is called after the summary is printed (before
 	// Watch waits), e.g. to print the kubeconfig.
@@ -126,10 +144,12 @@ var scenarios = []scenario{
 	{name: "5 direct resource", expected: "Ready: Updating (first field path), then UpToDate; an injected failure shows UpdateFailure", play: playDirect},
 }
 
-// Run starts every example's controllers in one manager, plays the
-// scenarios one after the other while printing the timeline of condition
-// transitions, prints the summary and returns the results. It returns an
-// error only when the tour could not run; a failed scenario is a Result.
+// Run starts every example's controllers in one manager, deletes what an
+// earlier run left in the cluster, plays the scenarios one after the other
+// while printing the timeline of condition transitions, prints the summary,
+// deletes the tour's objects (unless o.Watch) and returns the results. It
+// returns an error only when the tour could not run or clean up; a failed
+// scenario is a Result.
 func Run(ctx context.Context, o Options) ([]Result, error) {
 	out := &syncWriter{w: o.Out}
 	o.Out = out
@@ -144,6 +164,9 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if o.ScenarioTimeout <= 0 {
 		o.ScenarioTimeout = 3 * time.Minute
 	}
+	if o.CleanupTimeout <= 0 {
+		o.CleanupTimeout = time.Minute
+	}
 	scheme := runtime.NewScheme()
 	if err := AddToScheme(scheme); err != nil {
 		return nil, err
@@ -152,7 +175,19 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if cfg.QPS == 0 {
 		cfg.QPS = -1 // rely on the API server's priority and fairness, as controller-runtime's GetConfig does
 	}
-	mgr, err := manager.New(cfg, manager.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := manager.New(cfg, manager.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		// Run may run more than once in a process (its test does), and
+		// controller names are only unique within one manager.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		// The controllers label what they create as the tour's, too.
+		NewClient: func(cfg *rest.Config, o client.Options) (client.Client, error) {
+			c, err := client.NewWithWatch(cfg, o)
+			if err != nil {
+				return nil, err
+			}
+			return labelCreated(c), nil
+		},
+	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the manager: %w", err)
 	}
@@ -172,8 +207,17 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	go func() { stopped <- mgr.Start(ctx) }()
 	defer func() { cancel(); <-stopped }()
 
-	if e.c, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme}); err != nil {
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	if err != nil {
 		return nil, err
+	}
+	e.c = labelCreated(c)
+	// An earlier run against this cluster may have left its objects (with
+	// --watch, or when interrupted), and the scenarios expect to create them.
+	if n, err := clean(ctx, e.c, o.CleanupTimeout); err != nil {
+		return nil, fmt.Errorf("cannot delete the objects an earlier tour left: %w", err)
+	} else if n > 0 {
+		fmt.Fprintf(o.Out, "deleted %d objects an earlier tour left\n\n", n)
 	}
 	fmt.Fprintf(o.Out, "%-12s  %-7s  %-22s %-12s %-7s %-16s %s\n", "TIME", "SINCE", "OBJECT", "CONDITION", "STATUS", "REASON", "MESSAGE")
 	e.timeline = NewTimeline(e.c, o.Out)
@@ -207,7 +251,13 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if o.Watch {
 		fmt.Fprintln(o.Out, "\nThe controllers keep running (--watch); Ctrl-C stops them. Try: kubectl get ctrlkit-example,nopresources -A")
 		<-ctx.Done()
+		return results, nil
 	}
+	n, err := clean(ctx, e.c, o.CleanupTimeout)
+	if err != nil {
+		return results, fmt.Errorf("cannot delete the tour's objects: %w", err)
+	}
+	fmt.Fprintf(o.Out, "\ndeleted the tour's %d objects (--watch keeps them, for kubectl)\n", n)
 	return results, nil
 }
 

@@ -1,0 +1,61 @@
+package tour
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+)
+
+// TestClean deletes what the tour labelled as its own, and only that, and
+// says which objects a finalizer holds past the timeout.
+func TestClean(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	require.NoError(t, err)
+	labelling := labelCreated(c)
+
+	const hold = "tour.ctrlkit.dev/test-hold"
+	ours, theirs := object("ConfigMap", "clean-ours"), object("ConfigMap", "clean-theirs")
+	held := object("Secret", "clean-held")
+	held.SetFinalizers([]string{hold})
+	require.NoError(t, labelling.Create(ctx, ours))
+	require.NoError(t, labelling.Create(ctx, held))
+	require.NoError(t, c.Create(ctx, theirs))
+	t.Cleanup(func() { _ = c.Delete(context.Background(), theirs) })
+	require.Equal(t, CreatedBy, ours.GetLabels()[LabelCreatedBy], "Create labels the object as the tour's")
+
+	n, err := clean(ctx, labelling, time.Second)
+	require.Error(t, err, "a finalizer holds a Secret past the timeout")
+	require.Contains(t, err.Error(), "Secret default/clean-held (finalizers "+hold+")")
+	require.Equal(t, 2, n)
+	require.True(t, apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(ours), object("ConfigMap", ""))), "the tour's ConfigMap is gone")
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(theirs), object("ConfigMap", "")), "a ConfigMap without the label stays")
+
+	// Without its finalizer the Secret goes, and nothing is left.
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(held), held))
+	held.SetFinalizers(nil)
+	require.NoError(t, c.Update(ctx, held))
+	n, err = clean(ctx, labelling, 10*time.Second)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.True(t, apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(held), object("Secret", ""))), "the tour's Secret is gone")
+}
+
+// object returns an empty core object of kind in namespace default.
+func object(kind, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind(kind)
+	u.SetNamespace("default")
+	u.SetName(name)
+	return u
+}
