@@ -3,7 +3,10 @@
 // controller-runtime managers the way a provider or a control plane core would.
 // Each runs against --kubeconfig / KUBECONFIG when given, and otherwise starts a
 // local control plane (internal/localcluster) and prints how to point kubectl
-// at it.
+// at it. Each installs the CRDs built into its binary (the crds packages beside
+// the API packages embed them), so it runs from any directory; --crds DIR
+// installs others. What the commands share (flags, signals, the cluster, the
+// manager) is in examples/internal/run; each main.go says what is its own.
 //
 //   - examples/tour: every controller below in one manager, playing each
 //     package's scenario with a live condition timeline (make demo).
