@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,12 +15,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	compositecrds "github.com/ctrlkit/ctrlkit/examples/composite/crds"
+	compositev1alpha1 "github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
+	extrefv1alpha1 "github.com/ctrlkit/ctrlkit/examples/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
-	"github.com/ctrlkit/ctrlkit/internal/testenv/testapi/v1alpha1"
 )
 
 func TestMain(m *testing.M) {
@@ -138,26 +140,22 @@ func TestParseFlags(t *testing.T) {
 func TestRun(t *testing.T) {
 	env := testenv.Get(t)
 	kubeconfig := writeKubeconfig(t, env)
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "sprockets.yaml"), []byte(crdYAML("sprockets")), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	bad := fstest.MapFS{"bad.yaml": {Data: []byte("kind: [unterminated")}}
 
-	// listing returns a Run that lists the custom resources plural.
-	listing := func(plural string) func(context.Context, Env) error {
+	// listing returns a Run that lists objects of gvk, which are served
+	// once their CRD is installed.
+	listing := func(gvk schema.GroupVersionKind) func(context.Context, Env) error {
 		return func(ctx context.Context, e Env) error {
 			if e.Manager == nil || e.Client == nil || e.Cluster == nil || e.Cluster.Local {
 				return fmt.Errorf("env %+v: want a manager, a client and a cluster this process did not start", e)
 			}
 			l := &unstructured.UnstructuredList{}
-			l.SetAPIVersion("run.ctrlkit.dev/v1")
-			l.SetKind(strings.TrimSuffix(strings.ToUpper(plural[:1])+plural[1:], "s") + "List")
+			l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 			return e.Client.List(ctx, l)
 		}
 	}
 	errRun, errManager := errors.New("the demo failed"), errors.New("a runnable failed")
-	managerStopped := false
+	runnableStarted, managerStopped := make(chan struct{}), false
 	cases := map[string]struct {
 		reason  string
 		ex      Example
@@ -168,21 +166,22 @@ func TestRun(t *testing.T) {
 		"EmbeddedCRDs": {
 			reason: "the CRDs of the binary are installed and served before Run, and the scheme has the example's kinds",
 			ex: Example{
-				CRDs:        []fs.FS{fstest.MapFS{"gadgets.yaml": {Data: []byte(crdYAML("gadgets"))}}},
-				AddToScheme: v1alpha1.AddToScheme,
+				CRDs:        []fs.FS{compositecrds.FS},
+				AddToScheme: compositev1alpha1.AddToScheme,
 				Setup:       func(manager.Manager) error { return nil },
 				Run: func(ctx context.Context, e Env) error {
-					if !e.Manager.GetScheme().Recognizes(v1alpha1.GroupVersion.WithKind("Widget")) {
-						return errors.New("the scheme does not know Widget")
+					if !e.Manager.GetScheme().Recognizes(compositev1alpha1.AppKind) {
+						return errors.New("the scheme does not know App")
 					}
-					return listing("gadgets")(ctx, e)
+					return listing(compositev1alpha1.AppKind)(ctx, e)
 				},
 			},
 		},
 		"CRDsFlag": {
 			reason: "--crds DIR installs the CRDs in DIR instead of the binary's",
-			ex:     Example{CRDs: []fs.FS{bad}, Setup: func(manager.Manager) error { return nil }, Run: listing("sprockets")},
-			args:   []string{"--crds", dir},
+			ex: Example{CRDs: []fs.FS{bad}, Setup: func(manager.Manager) error { return nil },
+				Run: listing(extrefv1alpha1.GroupVersion.WithKind("VPC"))},
+			args: []string{"--crds", "../../extref/crds"},
 		},
 		"BadEmbeddedCRDs": {
 			reason:  "an error installing the CRDs is returned before Setup",
@@ -194,12 +193,20 @@ func TestRun(t *testing.T) {
 			ex: Example{
 				Setup: func(mgr manager.Manager) error {
 					return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+						close(runnableStarted)
 						<-ctx.Done()
 						managerStopped = true
 						return nil
 					}))
 				},
-				Run: func(context.Context, Env) error { return errRun },
+				Run: func(ctx context.Context, _ Env) error {
+					select {
+					case <-runnableStarted: // the manager runs
+						return errRun
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				},
 			},
 			wantErr: errRun.Error(),
 			check: func(t *testing.T) {
@@ -264,25 +271,4 @@ func writeKubeconfig(t *testing.T, env *testenv.Env) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// crdYAML is a minimal namespaced CRD of group run.ctrlkit.dev with an
-// unchecked schema.
-func crdYAML(plural string) string {
-	kind := strings.TrimSuffix(strings.ToUpper(plural[:1])+plural[1:], "s")
-	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: %s.run.ctrlkit.dev
-spec:
-  group: run.ctrlkit.dev
-  names: {kind: %s, listKind: %sList, plural: %s, singular: %s}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`, plural, kind, kind, plural, strings.ToLower(kind))
 }
