@@ -40,5 +40,8 @@
 // Decisions: the CRDs come from the binary (go:embed), so that an example
 // runs from any directory and with go run <module>/examples/<name>@<version>;
 // the manager's own client is cached, so Env.Client, an uncached client, is
-// what a demo script uses to read what it just wrote.
+// what a demo script uses to read what it just wrote; a kubeconfig without a
+// QPS gets -1, as from controller-runtime's config.GetConfig, so that the API
+// server's priority and fairness, not client-side throttling, paces the
+// examples.
 package run
