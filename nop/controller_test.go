@@ -224,11 +224,16 @@ func TestFinalizerOnlyWhenDeletionIsHeld(t *testing.T) {
 			return slices.Equal(got.Finalizers, want), fmt.Sprint(got.Finalizers)
 		})
 	}
-	got.Spec.ForProvider.DeleteAfter = "1h"
-	require.NoError(t, env.Client.Update(ctx, got))
+	// Merge patches, not updates: the controller writes the object (its
+	// finalizer, its status) while the test changes the spec.
+	setDeleteAfter := func(v string) {
+		t.Helper()
+		patch := fmt.Sprintf(`{"spec":{"forProvider":{"deleteAfter":%s}}}`, v)
+		require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(patch))))
+	}
+	setDeleteAfter(`"1h"`)
 	finalizers([]string{Finalizer})
-	got.Spec.ForProvider.DeleteAfter = ""
-	require.NoError(t, env.Client.Update(ctx, got))
+	setDeleteAfter("null")
 	finalizers(nil)
 
 	stop()
@@ -417,8 +422,7 @@ func TestInvalidSpec(t *testing.T) {
 
 	// Fixing the spec brings the schedule back, and Synced goes away since
 	// the schedule does not name it.
-	got.Spec.WriteConnectionSecretToRef = nil
-	require.NoError(t, env.Client.Update(ctx, got))
+	require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"writeConnectionSecretToRef":null}}`))))
 	got = waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
 	eventually(t, 10*time.Second, "Synced to be removed", func() (bool, string) {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -382,9 +383,14 @@ func TestClaimChangesImage(t *testing.T) {
 	}, nil)
 
 	setImage := func(image string) {
-		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(app), app))
-		app.Spec.Image = image
-		require.NoError(t, env.Client.Update(ctx, app))
+		// The controllers write the claim meanwhile: retry on a conflict.
+		require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(app), app); err != nil {
+				return err
+			}
+			app.Spec.Image = image
+			return env.Client.Update(ctx, app)
+		}))
 	}
 	setImage(imageGood)
 	waitForClaim(t, env, ns, "shop", []metav1.Condition{

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -354,9 +355,12 @@ func TestMoveToAnotherScope(t *testing.T) {
 	startManager(t, env)
 	waitForRefs(t, env, ns, demo.ScopeName, "Deployment web, StatefulSet db")
 
-	app := application(t, env, ns, demo.ApplicationName)
-	app.Spec.Components[1].Scopes[0].ScopeRef.Name = "other"
-	require.NoError(t, env.Client.Update(ctx, app))
+	// The controllers write the Application meanwhile: retry on a conflict.
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		app := application(t, env, ns, demo.ApplicationName)
+		app.Spec.Components[1].Scopes[0].ScopeRef.Name = "other"
+		return env.Client.Update(ctx, app)
+	}))
 
 	waitForRefs(t, env, ns, demo.ScopeName, "Deployment web")
 	waitForRefs(t, env, ns, "other", "StatefulSet db")
