@@ -88,7 +88,10 @@
 //
 // Segments.String writes a path in canonical form, which Parse reads back
 // to the same segments: dots between plain field names, and brackets only
-// for indexes, wildcards and names that need them.
+// for indexes, wildcards and names that need them. AppendField and AppendKey
+// write one field name the same way, for code that builds paths itself; a
+// map key is written in brackets even where a dot could hold it
+// (spec.labels[team]), as directstatus does.
 //
 // # Semantics
 //

@@ -309,3 +309,23 @@ func FuzzExpandWildcards(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendKey: any field name written by AppendKey, or by AppendField after
+// another field, reads back as that one field.
+func FuzzAppendKey(f *testing.F) {
+	for _, s := range []string{"team", "app.kubernetes.io/name", "", "*", "0", "-12", "-", "'q'", `"q`, `a]b[c\d`, "x\\", "[0]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		want := Segments{{Type: SegmentField, Field: name}}
+		key := string(AppendKey(nil, name))
+		if got, err := Parse(key); err != nil || !reflect.DeepEqual(want, got) {
+			t.Fatalf("Parse(%q) = %#v, %v; want %#v", key, got, err, want)
+		}
+		path := string(AppendField([]byte("a"), name, false))
+		want = Segments{{Type: SegmentField, Field: "a"}, {Type: SegmentField, Field: name}}
+		if got, err := Parse(path); err != nil || !reflect.DeepEqual(want, got) {
+			t.Fatalf("Parse(%q) = %#v, %v; want %#v", path, got, err, want)
+		}
+	})
+}

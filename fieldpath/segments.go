@@ -267,7 +267,8 @@ func (s Segments) String() string {
 		size += len(s[i].Field) + 4
 	}
 	// The Builder stays on the stack only if it is not passed to a function
-	// that is not inlined, so each segment is written here.
+	// that is not inlined, so segments are appended to a stack buffer and
+	// copied into it.
 	var b strings.Builder
 	b.Grow(size)
 	for i := range s {
@@ -278,30 +279,8 @@ func (s Segments) String() string {
 		case SegmentWildcard:
 			b.WriteString("[*]")
 		case SegmentField:
-			f := s[i].Field
-			switch {
-			case plainField(f):
-				if i > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(f)
-			case f == "" || f == "*" || allDigits(f):
-				// Quoting keeps these from reading as empty brackets, a
-				// wildcard or an index.
-				b.WriteString("['")
-				b.WriteString(f)
-				b.WriteString("']")
-			default:
-				b.WriteByte('[')
-				for j := 0; j < len(f); j++ {
-					c := f[j]
-					if c == '\\' || c == '[' || c == ']' || (j == 0 && (c == '\'' || c == '"')) {
-						b.WriteByte('\\')
-					}
-					b.WriteByte(c)
-				}
-				b.WriteByte(']')
-			}
+			var buf [64]byte // on the stack: AppendField's result is only copied
+			b.Write(AppendField(buf[:0], s[i].Field, i == 0))
 		default:
 			b.WriteString("[<invalid segment type ")
 			b.WriteString(strconv.Itoa(int(s[i].Type)))
@@ -309,6 +288,42 @@ func (s Segments) String() string {
 		}
 	}
 	return b.String()
+}
+
+// AppendField appends the field name f to dst as Segments.String writes it:
+// after a dot (none when first) if a dot can hold it, else in bracket
+// notation as AppendKey writes it.
+func AppendField(dst []byte, f string, first bool) []byte {
+	if !plainField(f) {
+		return AppendKey(dst, f)
+	}
+	if !first {
+		dst = append(dst, '.')
+	}
+	return append(dst, f...)
+}
+
+// AppendKey appends the field name f to dst in bracket notation, as a map
+// key is written (spec.labels[team]): '\\', '[', ']' and a leading quote are
+// escaped, and a name that would read as nothing, a wildcard or an index
+// (negative ones included) is quoted (['0']). Parse reads it back as the
+// field f.
+func AppendKey(dst []byte, f string) []byte {
+	if f == "" || f == "*" || allDigits(f) || f[0] == '-' && allDigits(f[1:]) {
+		// These names hold no character that needs escaping.
+		dst = append(dst, '[', '\'')
+		dst = append(dst, f...)
+		return append(dst, '\'', ']')
+	}
+	dst = append(dst, '[')
+	for j := 0; j < len(f); j++ {
+		c := f[j]
+		if c == '\\' || c == '[' || c == ']' || (j == 0 && (c == '\'' || c == '"')) {
+			dst = append(dst, '\\')
+		}
+		dst = append(dst, c)
+	}
+	return append(dst, ']')
 }
 
 // plainField reports whether a field name can be written after a dot.
