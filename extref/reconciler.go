@@ -122,16 +122,9 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		obj = &unstructured.Unstructured{}
 		obj.SetGroupVersionKind(r.gvk)
-		reader := r.cache
-		if fresh { // a conflict: the cache is behind the API server
-			reader = r.api
-		}
-		if err := reader.Get(ctx, req.NamespacedName, obj); err != nil {
+		var err error
+		if stale, err = r.written.Get(ctx, r.cache, r.api, req.NamespacedName, obj, fresh); err != nil || stale {
 			return err
-		}
-		if !fresh && r.written.Behind(req.NamespacedName, obj.GetResourceVersion()) {
-			stale = true
-			return nil
 		}
 		fresh = true
 		if obj.GetDeletionTimestamp() != nil {
@@ -144,7 +137,6 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			}
 			r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 		}
-		var err error
 		condChanged, err = r.setter.SetUnstructured(obj, Condition(out, resolveErr, obj.GetGeneration()))
 		if err != nil {
 			return fmt.Errorf("cannot set the %s condition: %w", TypeReferencesResolved, err)

@@ -177,21 +177,11 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	fresh, stale := false, false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		obj := r.kind.newObject()
-		var reader client.Reader = r.client
-		if fresh { // a conflict: the cache is behind the API server
-			reader = r.reader
-		}
-		if err := reader.Get(ctx, req.NamespacedName, obj); err != nil {
+		var err error
+		if stale, err = r.written.Get(ctx, r.client, r.reader, req.NamespacedName, obj, fresh); err != nil || stale {
 			return err
 		}
-		if !fresh && r.written.Behind(req.NamespacedName, obj.GetResourceVersion()) {
-			// The cache has not seen our last write yet; its watch event
-			// will bring the object back.
-			stale = true
-			return nil
-		}
 		fresh = true
-		var err error
 		out, err = r.reconcile(ctx, obj)
 		if err == nil {
 			r.written.Record(req.NamespacedName, obj.GetResourceVersion())

@@ -10,10 +10,12 @@
 package lastwrite
 
 import (
+	"context"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Tracker maps objects to the resourceVersion of their last write. The zero
@@ -50,4 +52,21 @@ func (t *Tracker) Behind(k types.NamespacedName, rv string) bool {
 	}
 	c, err := resourceversion.CompareResourceVersion(rv, last)
 	return err == nil && c < 0
+}
+
+// Get reads the object key into obj for an attempt of a reconcile that is
+// retried on a conflict. The first attempt reads from cache; a retry reads
+// from api, since a conflict means the cache is behind the API server. The
+// first attempt reports stale when the cache holds a version older than the
+// last write recorded for key: the caller should put the reconcile off, since
+// that write's watch event will bring the object back.
+func (t *Tracker) Get(ctx context.Context, cache, api client.Reader, key types.NamespacedName, obj client.Object, retrying bool) (stale bool, err error) {
+	reader := cache
+	if retrying {
+		reader = api
+	}
+	if err := reader.Get(ctx, key, obj); err != nil {
+		return false, err
+	}
+	return !retrying && t.Behind(key, obj.GetResourceVersion()), nil
 }

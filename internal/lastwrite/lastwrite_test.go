@@ -1,9 +1,14 @@
 package lastwrite
 
 import (
+	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 func TestBehind(t *testing.T) {
@@ -36,4 +41,41 @@ func TestBehind(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestGet(t *testing.T) {
+	ctx := context.Background()
+	cm := func(rv string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind("ConfigMap")
+		u.SetNamespace("default")
+		u.SetName("a")
+		u.SetResourceVersion(rv)
+		return u
+	}
+	k := types.NamespacedName{Namespace: "default", Name: "a"}
+	cache := fake.NewClientBuilder().WithObjects(cm("")).Build() // the fake client sets resourceVersion 999
+	fromAPI := cm("")
+	fromAPI.SetLabels(map[string]string{"from": "api"})
+	api := fake.NewClientBuilder().WithObjects(fromAPI).Build()
+	var tr Tracker
+
+	got := cm("")
+	stale, err := tr.Get(ctx, cache, api, k, got, false)
+	require.NoError(t, err)
+	require.False(t, stale, "nothing recorded: the cache is trusted")
+
+	tr.Record(k, "1000")
+	stale, err = tr.Get(ctx, cache, api, k, got, false)
+	require.NoError(t, err)
+	require.True(t, stale, "the cache holds %s, older than the recorded write", got.GetResourceVersion())
+
+	stale, err = tr.Get(ctx, cache, api, k, got, true)
+	require.NoError(t, err)
+	require.False(t, stale, "a retry is never stale")
+	require.Equal(t, "api", got.GetLabels()["from"], "a retry reads the API server")
+
+	_, err = tr.Get(ctx, cache, api, types.NamespacedName{Namespace: "default", Name: "missing"}, got, false)
+	require.True(t, apierrors.IsNotFound(err), "a read error is returned: %v", err)
 }
