@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	testapicrds "github.com/ctrlkit/ctrlkit/internal/testenv/testapi/crds"
 	"github.com/ctrlkit/ctrlkit/internal/testenv/testapi/v1alpha1"
 )
 
@@ -24,7 +25,8 @@ import (
 
 func TestMain(m *testing.M) {
 	testenv.Main(m,
-		testenv.CRDDirs("testdata/crds", "../internal/testenv/testapi/crds"),
+		testenv.CRDDirs("testdata/crds"),
+		testenv.CRDs(testapicrds.FS),
 		testenv.WithScheme(v1alpha1.AddToScheme))
 }
 

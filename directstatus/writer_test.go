@@ -21,11 +21,12 @@ import (
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/directstatus"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	testapicrds "github.com/ctrlkit/ctrlkit/internal/testenv/testapi/crds"
 	"github.com/ctrlkit/ctrlkit/internal/testenv/testapi/v1alpha1"
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.CRDDirs("../internal/testenv/testapi/crds"), testenv.WithScheme(v1alpha1.AddToScheme))
+	testenv.Main(m, testenv.CRDs(testapicrds.FS), testenv.WithScheme(v1alpha1.AddToScheme))
 }
 
 var (

@@ -13,7 +13,9 @@
 //
 // The control plane starts on the first Get, so unit tests and fuzz runs in
 // the same package never pay for it; it is shared by every test of the package
-// and stopped when the package's tests end. Binaries come from
+// and stopped when the package's tests end. A benchmark whose figures must not
+// depend on what ran before it (objects, the API server's watch-cache history
+// and heap) takes a control plane of its own with Fresh. Binaries come from
 // internal/controlplane (KUBEBUILDER_ASSETS, or built from the Go module proxy
 // and cached). A test that needs the control plane and cannot have it fails
 // with the reason; it never skips.
@@ -22,6 +24,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"testing"
@@ -56,6 +59,7 @@ type Option func(*settings)
 
 type settings struct {
 	crdDirs []string
+	crdFS   []fs.FS
 	schemes []func(*runtime.Scheme) error
 }
 
@@ -63,6 +67,14 @@ type settings struct {
 // uses the control plane. A missing directory is an error.
 func CRDDirs(dirs ...string) Option {
 	return func(s *settings) { s.crdDirs = append(s.crdDirs, dirs...) }
+}
+
+// CRDs installs the CRDs in the top-level YAML and JSON files of each file
+// system, e.g. the embed.FS of a package's crds folder, so that a test
+// needs no path relative to its directory. They are installed after those of
+// CRDDirs.
+func CRDs(fsys ...fs.FS) Option {
+	return func(s *settings) { s.crdFS = append(s.crdFS, fsys...) }
 }
 
 // WithScheme adds types to the scheme of Env.Client, e.g. a package's
@@ -107,6 +119,24 @@ func Get(t testing.TB) *Env {
 	return pkg.env
 }
 
+// Fresh starts a control plane for t alone, with the CRDs and scheme given to
+// Main, and stops it when t ends. It takes a few seconds; most tests share
+// Get's. It fails t, with the reason, when the control plane cannot be
+// started.
+func Fresh(t testing.TB) *Env {
+	t.Helper()
+	env, err := start(pkg.settings)
+	if err != nil {
+		t.Fatalf("testenv: no control plane for this test: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := env.cluster.Stop(); err != nil {
+			t.Errorf("testenv: cannot stop the control plane: %v", err)
+		}
+	})
+	return env
+}
+
 func start(s settings) (*Env, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -121,7 +151,7 @@ func start(s settings) (*Env, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	startedAt := time.Now()
-	c, err := localcluster.Start(ctx, localcluster.Options{CRDDirs: s.crdDirs})
+	c, err := localcluster.Start(ctx, localcluster.Options{CRDDirs: s.crdDirs, CRDs: s.crdFS})
 	if err != nil {
 		return nil, err
 	}

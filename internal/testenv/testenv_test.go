@@ -11,12 +11,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	"github.com/ctrlkit/ctrlkit/internal/testenv/testapi/crds"
 	"github.com/ctrlkit/ctrlkit/internal/testenv/testapi/v1alpha1"
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.CRDDirs("testapi/crds"), testenv.WithScheme(v1alpha1.AddToScheme))
+	testenv.Main(m, testenv.CRDs(crds.FS), testenv.WithScheme(v1alpha1.AddToScheme))
 }
 
 // TestSmoke proves the harness talks to a real API server: the status
@@ -92,4 +95,22 @@ func TestSmoke(t *testing.T) {
 	mapping, err := env.Mapper.RESTMapping(v1alpha1.GroupVersion.WithKind("Widget").GroupKind(), "v1alpha1")
 	require.NoError(t, err)
 	require.Equal(t, "widgets", mapping.Resource.Resource)
+}
+
+// TestFresh: a fresh control plane has the package's CRDs and scheme, and
+// none of the shared one's objects.
+func TestFresh(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	shared := testenv.Get(t)
+	w := &v1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Name: "only-in-shared", Namespace: "default"}, Spec: v1alpha1.WidgetSpec{Size: "small"}}
+	require.NoError(t, shared.Client.Create(ctx, w))
+	t.Cleanup(func() { _ = shared.Client.Delete(context.Background(), w) })
+
+	fresh := testenv.Fresh(t)
+	require.NotEqual(t, shared.Config.Host, fresh.Config.Host)
+	err := fresh.Client.Get(ctx, client.ObjectKeyFromObject(w), &v1alpha1.Widget{})
+	require.True(t, apierrors.IsNotFound(err), "the shared control plane's Widget is not in the fresh one: %v", err)
+	again := &v1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Name: w.Name, Namespace: w.Namespace}, Spec: w.Spec}
+	require.NoError(t, fresh.Client.Create(ctx, again), "the fresh control plane serves the Widget CRD")
 }
