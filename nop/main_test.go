@@ -26,7 +26,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	testapicrds "github.com/ctrlkit/ctrlkit/internal/testenv/testapi/crds"
 	testapi "github.com/ctrlkit/ctrlkit/internal/testenv/testapi/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/nop/crds"
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
@@ -34,7 +36,7 @@ func TestMain(m *testing.M) {
 	// The managers' logs are noise here; failures are reported by the tests.
 	ctrllog.SetLogger(logr.Discard())
 	testenv.Main(m,
-		testenv.CRDDirs("crds", "../internal/testenv/testapi/crds"),
+		testenv.CRDs(crds.FS, testapicrds.FS),
 		testenv.WithScheme(v1alpha1.AddToScheme, testapi.AddToScheme))
 }
 
@@ -134,7 +136,12 @@ func startManager(t testing.TB, test string, o Options, extra ...func(manager.Ma
 // which it may also wrap.
 func startManagerWith(t testing.TB, test string, o Options, tweak func(*reconciler) reconcile.Reconciler, extra ...func(manager.Manager) error) (stop func(), requests *requestCounter) {
 	t.Helper()
-	env := testenv.Get(t)
+	return startManagerOn(t, testenv.Get(t), test, o, tweak, extra...)
+}
+
+// startManagerOn is startManagerWith on the control plane of env.
+func startManagerOn(t testing.TB, env *testenv.Env, test string, o Options, tweak func(*reconciler) reconcile.Reconciler, extra ...func(manager.Manager) error) (stop func(), requests *requestCounter) {
+	t.Helper()
 	requests = &requestCounter{}
 	cfg := requests.wrap(env.Config)
 	cfg.QPS = -1 // as controller-runtime's config.GetConfig: no client-side rate limit
