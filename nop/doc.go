@@ -253,5 +253,5 @@
 // NOP_BENCH_RATE, NOP_BENCH_CONCURRENCY).
 //
 // Evaluating the schedule (BenchmarkScheduleAt, the design's four entries)
-// takes about 2 µs with 2 allocations.
+// takes 294 ns with 2 allocations (336 B).
 package nop

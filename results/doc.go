@@ -90,13 +90,12 @@
 // # Performance
 //
 // Applying 50 results (20 of which set conditions, 10 of those for the
-// claim) to an XR with 20 conditions (BenchmarkApply, go1.26, 2 cores shared
-// with other work, -benchtime=2s; times vary by up to 2x between runs on that
-// machine, the lowest is given; allocations do not vary):
+// claim) to an XR with 20 conditions (BenchmarkApply, go1.26, 2 cores, quiet:
+// nothing else running; one run on 2026-11-22 with the default -benchtime):
 //
-//	settled, with the claim       47 µs/op   15.2 KB/op   206 allocs/op
-//	settled, no claim             33 µs/op    9.1 KB/op   167 allocs/op
-//	every condition changing     264 µs/op   98.8 KB/op   419 allocs/op
+//	settled, with the claim       32 µs/op   15.2 KB/op   206 allocs/op
+//	settled, no claim             21 µs/op    9.1 KB/op   167 allocs/op
+//	every condition changing     152 µs/op   98.8 KB/op   419 allocs/op
 //
 // The settled case is a reconciler's steady state; half of its allocations
 // are the 50 events' formatting (the recorder's variadic arguments). A change

@@ -123,21 +123,22 @@
 //
 // # Performance
 //
-// Medians of three runs on the development machine (2 shared, busy cores,
-// go1.26, -benchtime=1s), from BenchmarkAddWorkloadRef,
+// One run on the development machine (2 cores, quiet: nothing else running,
+// go1.26, -benchtime=1s, 2026-11-22), from BenchmarkAddWorkloadRef,
 // BenchmarkRemoveWorkloadRef and BenchmarkChildResources:
 //
-//	Add, reference present (a settled reconcile), 10 refs     270 ns    1 alloc
-//	Add, reference present, 100 refs                          1.6 µs    1 alloc
-//	Remove, reference absent, 10 refs                         225 ns    1 alloc
-//	Add then Remove a new reference, 10 refs                  2.6 µs   15 allocs
-//	Add then Remove a new reference, 100 refs                 6.7 µs   17 allocs
-//	ChildResources, 2000 listed objects, 10 children          470 µs   68 allocs
-//	ChildResources, 2000 listed objects, 2 levels, 20         710 µs   76 allocs
+//	Add, reference present (a settled reconcile), 10 refs     247 ns    1 alloc
+//	Add, reference present, 100 refs                          1.4 µs    1 alloc
+//	Remove, reference absent, 10 refs                         186 ns    1 alloc
+//	Add then Remove a new reference, 10 refs                  1.7 µs   15 allocs
+//	Add then Remove a new reference, 100 refs                 5.7 µs   17 allocs
+//	ChildResources, 2000 listed objects, 10 children          385 µs   68 allocs
+//	ChildResources, 2000 listed objects, 2 levels, 20         626 µs   76 allocs
 //
 // Add and Remove allocate the same small amount whatever the length of the
 // list: they append and delete in place (copying the list through SetValue
-// cost 95 µs and 417 allocations for 100 references). ChildResources costs
-// about 235 ns per listed object, including the in-memory reader the
-// benchmark lists from; a cache or the API server costs more to list from.
+// cost 95 µs and 417 allocations for 100 references, earlier run, busy
+// machine). ChildResources costs about 193 ns per listed object, including
+// the in-memory reader the benchmark lists from; a cache or the API server
+// costs more to list from.
 package scopes
