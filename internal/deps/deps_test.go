@@ -1,0 +1,446 @@
+package deps
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The rules below are described, and the differences from the team's
+// DESIGN.md explained, in docs/architecture.md. Change both together.
+
+// Paths are written relative to the module path (fieldpath, not
+// github.com/ctrlkit/ctrlkit/fieldpath). A pattern ending in "/..." matches
+// the path before it and everything below it, as go list's patterns do; any
+// other pattern matches one package exactly.
+
+// modules are the external modules that any package of the module, examples
+// included, may import outside the standard library. DESIGN.md lists the
+// first five; k8s.io/api and go-logr come with client-go and
+// controller-runtime anyway, so they add nothing to what `go get` fetches.
+var modules = []string{
+	"k8s.io/apimachinery/...",
+	"k8s.io/client-go/...",
+	"k8s.io/utils/...",
+	"sigs.k8s.io/controller-runtime/...",
+	"google.golang.org/protobuf/...",
+	"k8s.io/api/...",
+	"github.com/go-logr/logr/...",
+}
+
+// testModules may also be imported by tests.
+var testModules = []string{
+	"github.com/google/go-cmp/...",
+	"github.com/stretchr/testify/...",
+}
+
+// testHelpers are the module's packages that any test may import.
+var testHelpers = []string{
+	"internal/testenv/...",
+}
+
+// notForLibraries are the internal packages that no library package may
+// import outside its tests: they start API servers and build binaries.
+// Examples may use internal/localcluster, tests internal/testenv.
+var notForLibraries = []string{
+	"internal/localcluster/...",
+	"internal/testenv/...",
+	"internal/controlplane/...",
+	"internal/cmd/...",
+}
+
+// rootNotForLibraries: library packages import controller-runtime's
+// sub-packages, never its root package, whose init registers a global
+// --kubeconfig flag in every binary (nop/doc.go). Examples may.
+const rootNotForLibraries = "sigs.k8s.io/controller-runtime"
+
+// Sets of external packages for the rules that are narrower than modules.
+var (
+	stdOnly      = []string{}
+	apimachinery = []string{"k8s.io/apimachinery/..."}
+	protobuf     = []string{"google.golang.org/protobuf/..."}
+)
+
+// rule says what one package outside examples/ may import.
+type rule struct {
+	pkg      string
+	imports  []string // the ctrlkit packages it may import, exactly
+	external []string // the external packages it may import; nil: any of modules
+	says     string   // the rule in words, for the failure message
+}
+
+var rules = []rule{
+	// Library packages.
+	{pkg: "fieldpath",
+		imports:  []string{"internal/jsonvalue"},
+		external: []string{"k8s.io/apimachinery/pkg/runtime", "k8s.io/apimachinery/pkg/util/json"},
+		says:     "fieldpath may import only the standard library, internal/jsonvalue and apimachinery's pkg/runtime and pkg/util/json"},
+	{pkg: "conditions",
+		imports:  nil,
+		external: []string{"k8s.io/apimachinery/...", "k8s.io/utils/..."},
+		says:     "conditions is a leaf: it imports no ctrlkit package, only the standard library, apimachinery and k8s.io/utils (conditions/doc.go)"},
+	{pkg: "results",
+		// fieldpath: DESIGN.md allows it; unused today.
+		imports: []string{"conditions", "fieldpath", "results/proto/v1", "results/proto/crossplane/v1"},
+		says:    "results may import conditions, fieldpath and its proto packages"},
+	{pkg: "results/proto/v1", external: protobuf,
+		says: "generated protobuf code imports only the standard library and google.golang.org/protobuf"},
+	{pkg: "results/proto/crossplane/v1", external: protobuf,
+		says: "generated protobuf code imports only the standard library and google.golang.org/protobuf"},
+	{pkg: "results/response",
+		imports: []string{"results/proto/v1"},
+		says:    "results/response may import only results/proto/v1 of ctrlkit"},
+	{pkg: "scopes",
+		imports: []string{"fieldpath"},
+		says:    "scopes may import only fieldpath of ctrlkit"},
+	{pkg: "extref",
+		imports: []string{"fieldpath", "conditions", "extref/v1alpha1", "internal/jsonvalue", "internal/lastwrite"},
+		says:    "extref may import fieldpath, conditions (extref/doc.go), extref/v1alpha1, internal/jsonvalue and internal/lastwrite"},
+	{pkg: "extref/v1alpha1", external: apimachinery,
+		says: "API types import no ctrlkit package, only the standard library and apimachinery"},
+	{pkg: "nop",
+		imports: []string{"conditions", "nop/v1alpha1", "internal/lastwrite"},
+		says:    "nop may import conditions, nop/v1alpha1 and internal/lastwrite"},
+	{pkg: "nop/v1alpha1", external: apimachinery,
+		says: "API types import no ctrlkit package, only the standard library and apimachinery"},
+	{pkg: "nop/crds", external: stdOnly,
+		says: "a crds package only embeds its YAML files"},
+	{pkg: "directstatus",
+		imports: []string{"conditions", "fieldpath", "internal/jsonvalue"},
+		says:    "directstatus may import conditions, fieldpath (directstatus/doc.go) and internal/jsonvalue"},
+	{pkg: "docs/health", external: stdOnly,
+		says: "docs/health is tests only and imports nothing"},
+
+	// Test helpers private to one library package.
+	{pkg: "directstatus/internal/testpb", external: protobuf,
+		says: "generated protobuf code imports only the standard library and google.golang.org/protobuf"},
+	{pkg: "extref/internal/testapi/v1alpha1", imports: []string{"extref/v1alpha1"}, external: apimachinery,
+		says: "test API types may import extref/v1alpha1 and apimachinery"},
+	{pkg: "extref/internal/testapi/late/v1alpha1", external: apimachinery,
+		says: "test API types import no ctrlkit package, only the standard library and apimachinery"},
+
+	// The module's internal packages.
+	{pkg: "internal/jsonvalue", external: stdOnly,
+		says: "internal/jsonvalue imports only the standard library, so that fieldpath stays light (internal/jsonvalue/jsonvalue.go)"},
+	{pkg: "internal/lastwrite",
+		says: "internal/lastwrite imports no ctrlkit package"},
+	{pkg: "internal/controlplane", external: stdOnly,
+		says: "internal/controlplane imports only the standard library: it builds the server binaries in the nested module tools/controlplane"},
+	{pkg: "internal/cmd/controlplane", imports: []string{"internal/controlplane"}, external: stdOnly,
+		says: "internal/cmd/controlplane may import only internal/controlplane and the standard library"},
+	{pkg: "internal/localcluster", imports: []string{"internal/controlplane"},
+		says: "internal/localcluster may import only internal/controlplane of ctrlkit"},
+	{pkg: "internal/testenv", imports: []string{"internal/localcluster"},
+		says: "internal/testenv may import only internal/localcluster of ctrlkit"},
+	{pkg: "internal/testenv/testapi/v1alpha1", external: apimachinery,
+		says: "test API types import no ctrlkit package, only the standard library and apimachinery"},
+	{pkg: "internal/testenv/testapi/crds", external: stdOnly,
+		says: "a crds package only embeds its YAML files"},
+	{pkg: "internal/deps", external: stdOnly,
+		says: "internal/deps holds only this test"},
+}
+
+// examplesSay is the rule for every package under examples/, which needs no
+// entry in rules.
+const examplesSay = "examples may import library packages, other examples and internal/localcluster"
+
+// exampleMayImport reports whether a package under examples/ may import
+// the ctrlkit package dep.
+func exampleMayImport(dep string) bool {
+	switch kindOf(dep) {
+	case example:
+		return true
+	case library:
+		return !strings.Contains(dep, "/internal/") // not another package's test helpers
+	}
+	return dep == "internal/localcluster"
+}
+
+type kind int
+
+const (
+	library  kind = iota // fieldpath, nop/v1alpha1, and test helpers such as extref/internal/testapi/v1alpha1
+	internal             // internal/...
+	example              // examples/...
+)
+
+func kindOf(rel string) kind {
+	switch {
+	case rel == "examples" || strings.HasPrefix(rel, "examples/"):
+		return example
+	case rel == "internal" || strings.HasPrefix(rel, "internal/"):
+		return internal
+	}
+	return library
+}
+
+// tree is the package tree a package belongs to, which its tests may import
+// from: results/... for results/response, internal/testenv/... for
+// internal/testenv/testapi/crds.
+func tree(rel string) string {
+	parts := strings.Split(rel, "/")
+	n := 1
+	if parts[0] == "internal" && len(parts) > 1 {
+		n = 2
+	}
+	return strings.Join(parts[:n], "/") + "/..."
+}
+
+func match(pattern, path string) bool {
+	if prefix, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return path == prefix || strings.HasPrefix(path, prefix+"/")
+	}
+	return path == pattern
+}
+
+func matchAny(patterns []string, path string) bool {
+	return slices.ContainsFunc(patterns, func(p string) bool { return match(p, path) })
+}
+
+// isStd reports whether path is in the standard library: no dot in its first
+// element.
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+type pkg struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+	Module       *struct{ Path string }
+	Error        *struct{ Err string }
+}
+
+func goCmd() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	//lint:ignore SA1019 only a fallback when go is not on PATH; go test puts GOROOT/bin there
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+// list returns the packages of the module that holds the working directory,
+// and its path.
+func list(t *testing.T) (modPath string, pkgs []pkg) {
+	t.Helper()
+	goBin := goCmd()
+	out, err := exec.Command(goBin, "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == "/dev/null" || gomod == "NUL" {
+		t.Fatalf("go env GOMOD = %q: not in a module", gomod)
+	}
+	cmd := exec.Command(goBin, "list", "-e", "-json=ImportPath,Imports,TestImports,XTestImports,Module,Error", "./...")
+	cmd.Dir = filepath.Dir(gomod)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err = cmd.Output()
+	if err != nil {
+		t.Fatalf("go list in %s: %v\n%s", cmd.Dir, err, stderr.Bytes())
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decoding go list's output: %v", err)
+		}
+		if p.Module == nil && p.Error == nil {
+			t.Fatalf("go list: %s is not in a module", p.ImportPath)
+		}
+		if modPath == "" && p.Module != nil {
+			modPath = p.Module.Path
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("go list found no packages")
+	}
+	return modPath, pkgs
+}
+
+func TestDependencies(t *testing.T) {
+	modPath, pkgs := list(t)
+	const doc = " (docs/architecture.md)"
+
+	byPkg := map[string]rule{}
+	for _, r := range rules {
+		if _, dup := byPkg[r.pkg]; dup {
+			t.Errorf("rules lists %s twice", r.pkg)
+		}
+		byPkg[r.pkg] = r
+	}
+
+	// rel returns path relative to the module, and whether it is in it.
+	rel := func(path string) (string, bool) {
+		if path == modPath {
+			return ".", true
+		}
+		r, ok := strings.CutPrefix(path, modPath+"/")
+		return r, ok
+	}
+
+	var problems []string
+	bad := func(format string, args ...any) {
+		problems = append(problems, fmt.Sprintf(format, args...)+doc)
+	}
+	problems = append(problems, listErrors(pkgs)...)
+
+	seen := map[string]bool{}
+	for _, p := range pkgs {
+		self, ok := rel(p.ImportPath)
+		if !ok {
+			bad("%s is not in module %s", p.ImportPath, modPath)
+			continue
+		}
+		seen[self] = true
+		k := kindOf(self)
+		r, listed := byPkg[self]
+		if k != example && !listed {
+			bad("%s is not in the table of internal/deps: decide what it may import and add it to rules in internal/deps/deps_test.go", self)
+			continue
+		}
+
+		// The package's own imports.
+		for _, imp := range p.Imports {
+			if isStd(imp) {
+				continue
+			}
+			if dep, ok := rel(imp); ok {
+				switch {
+				case k != example && kindOf(dep) == example:
+					bad("%s imports %s: no library or internal package imports examples/", self, dep)
+				case k == library && matchAny(notForLibraries, dep):
+					bad("%s imports %s: library packages must not import internal/localcluster, internal/testenv or internal/controlplane", self, dep)
+				case k == example:
+					if !exampleMayImport(dep) {
+						bad("%s imports %s: %s", self, dep, examplesSay)
+					}
+				case !slices.Contains(r.imports, dep):
+					bad("%s imports %s: %s", self, dep, r.says)
+				}
+				continue
+			}
+			switch {
+			case !matchAny(modules, imp):
+				bad("%s imports %s: outside the standard library, packages of ctrlkit import only %s", self, imp, moduleList(modules))
+			case k == library && imp == rootNotForLibraries:
+				bad("%s imports %s: library packages import controller-runtime's sub-packages, not its root package, whose init registers a global --kubeconfig flag (nop/doc.go)", self, imp)
+			case k != example && r.external != nil && !matchAny(r.external, imp):
+				bad("%s imports %s: %s", self, imp, r.says)
+			}
+		}
+
+		// Its tests' imports.
+		for _, imp := range slices.Concat(p.TestImports, p.XTestImports) {
+			if isStd(imp) || slices.Contains(p.Imports, imp) {
+				continue
+			}
+			if dep, ok := rel(imp); ok {
+				allowed := dep == self || match(tree(self), dep) || matchAny(testHelpers, dep)
+				switch {
+				case allowed:
+				case k == example:
+					if !exampleMayImport(dep) {
+						bad("%s (tests) imports %s: tests of examples may import what examples may, and internal/testenv", self, dep)
+					}
+				case kindOf(dep) == example:
+					bad("%s (tests) imports %s: no library or internal package imports examples/, in tests either", self, dep)
+				case !slices.Contains(r.imports, dep):
+					bad("%s (tests) imports %s: tests of %s may import what %s may (%s), packages under %s and internal/testenv", self, dep, self, self, r.says, tree(self))
+				}
+				continue
+			}
+			if !matchAny(modules, imp) && !matchAny(testModules, imp) {
+				bad("%s (tests) imports %s: outside the standard library, tests import only %s", self, imp, moduleList(slices.Concat(modules, testModules)))
+			}
+		}
+	}
+
+	for _, r := range rules {
+		if !seen[r.pkg] {
+			bad("rules in internal/deps lists %s, which go list does not find: remove it", r.pkg)
+		}
+	}
+
+	sort.Strings(problems)
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// listErrors returns what go list could not load (a syntax error, an import
+// cycle), so that the test reports it rather than checking half a package.
+func listErrors(pkgs []pkg) []string {
+	var errs []string
+	for _, p := range pkgs {
+		if p.Error != nil {
+			errs = append(errs, fmt.Sprintf("go list: %s: %s", p.ImportPath, p.Error.Err))
+		}
+	}
+	return errs
+}
+
+func moduleList(patterns []string) string {
+	names := make([]string, len(patterns))
+	for i, p := range patterns {
+		names[i] = strings.TrimSuffix(p, "/...")
+	}
+	return strings.Join(names, ", ")
+}
+
+// TestRules checks the table itself against the fixed rules, so that an entry
+// cannot quietly allow what no library package may import.
+func TestRules(t *testing.T) {
+	for _, r := range rules {
+		if kindOf(r.pkg) == example {
+			t.Errorf("rules lists %s: examples need no entry", r.pkg)
+		}
+		for _, dep := range r.imports {
+			if kindOf(dep) == example {
+				t.Errorf("rules let %s import %s: no library or internal package imports examples/", r.pkg, dep)
+			}
+			if kindOf(r.pkg) == library && matchAny(notForLibraries, dep) {
+				t.Errorf("rules let %s import %s: library packages must not import internal/localcluster, internal/testenv or internal/controlplane", r.pkg, dep)
+			}
+		}
+		for _, ext := range r.external {
+			if !matchAny(modules, strings.TrimSuffix(ext, "/...")) {
+				t.Errorf("rules let %s import %s, which is outside modules", r.pkg, ext)
+			}
+		}
+	}
+	for _, c := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"k8s.io/api/...", "k8s.io/api/core/v1", true},
+		{"k8s.io/api/...", "k8s.io/api", true},
+		{"k8s.io/api/...", "k8s.io/apimachinery/pkg/runtime", false},
+		{"k8s.io/api/...", "k8s.io/apiextensions-apiserver/pkg/apis", false},
+		{"k8s.io/apimachinery/pkg/runtime", "k8s.io/apimachinery/pkg/runtime/schema", false},
+	} {
+		if got := match(c.pattern, c.path); got != c.want {
+			t.Errorf("match(%q, %q) = %v, want %v", c.pattern, c.path, got, c.want)
+		}
+	}
+	for path, want := range map[string]bool{"strings": true, "encoding/json": true, "C": true, "k8s.io/utils/clock": false, "github.com/go-logr/logr": false} {
+		if got := isStd(path); got != want {
+			t.Errorf("isStd(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
