@@ -50,7 +50,7 @@ func (s Setter) now() metav1.Time {
 
 // Set is Setter.Set with the real clock.
 func Set(conds *[]metav1.Condition, c metav1.Condition) (changed bool) {
-	return set(conds, &c, nil)
+	return Setter{}.Set(conds, c)
 }
 
 // Set records c in conds, which holds at most one condition per type, and
@@ -65,32 +65,23 @@ func Set(conds *[]metav1.Condition, c metav1.Condition) (changed bool) {
 //
 // Set does not validate c; use Validate for conditions that come from users.
 func (s Setter) Set(conds *[]metav1.Condition, c metav1.Condition) (changed bool) {
-	return set(conds, &c, s.Clock)
-}
-
-// set is Set with the clock given; c is a pointer only to spare a copy.
-func set(conds *[]metav1.Condition, c *metav1.Condition, clk clock.PassiveClock) bool {
 	if conds == nil {
 		return false
 	}
-	cs, t := *conds, c.Type
-	for i := range cs {
+	cs := *conds
+	if i := index(cs, c.Type); i >= 0 {
 		old := &cs[i]
-		if old.Type != t {
-			continue
-		}
 		// The common case, nothing to do, is decided here without a call.
 		if old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message &&
 			old.ObservedGeneration == c.ObservedGeneration {
 			return false
 		}
-		return Setter{Clock: clk}.update(old, c)
+		return s.update(old, &c)
 	}
-	n := *c
-	if n.LastTransitionTime.IsZero() {
-		n.LastTransitionTime = Setter{Clock: clk}.now()
+	if c.LastTransitionTime.IsZero() {
+		c.LastTransitionTime = s.now()
 	}
-	*conds = append(cs, n)
+	*conds = append(cs, c)
 	return true
 }
 

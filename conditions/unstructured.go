@@ -160,6 +160,13 @@ func parseEntries(list []any, dst []metav1.Condition) ([]metav1.Condition, error
 }
 
 // index returns the index of the condition of type t in conds, or -1.
+//
+// It is not inlined: in a loop of its own, few values stay live across each
+// string comparison (a call), where inlined into Setter.Set every value of the
+// caller is reloaded after each one, which made Set slower than
+// meta.SetStatusCondition.
+//
+//go:noinline
 func index(conds []metav1.Condition, t string) int {
 	for i := range conds {
 		if conds[i].Type == t {
