@@ -128,12 +128,14 @@
 //     arrows (directstatus ──► conditions) do not show. Prefix and
 //     IgnorePaths take field paths from users, and a second parser would fork
 //     the syntax; the paths it writes must read back with fieldpath.Parse,
-//     which its tests check. fieldpath imports only the standard library, so
-//     the import adds no weight, and conditions may import it too.
-//     fieldpath's canonical Segments.String() writes map keys after dots
-//     (spec.labels.team); the issue's spec.labels[team] marks a key as a key,
-//     so the package writes paths itself (a few lines), in a form Parse reads
-//     back to the same segments.
+//     which its tests check. fieldpath imports only the standard library,
+//     internal/jsonvalue and two apimachinery packages directstatus imports
+//     anyway, so the import adds no weight (docs/architecture.md has the
+//     graph as it is). fieldpath's canonical Segments.String() writes map
+//     keys after dots (spec.labels.team); the issue's spec.labels[team] marks
+//     a key as a key, so the package writes map keys with fieldpath.AppendKey
+//     and fields with fieldpath.AppendField, in a form Parse reads back to the
+//     same segments.
 //   - The condition constructors take ConditionOptions after their required
 //     arguments (Updating(firstField, opts...)), so OperationID is an option,
 //     as the issue asks, and calls written as the issue spells them compile.
