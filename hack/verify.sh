@@ -59,7 +59,7 @@ elif heavy=$(echo "$out" | grep -E '^(k8s\.io/kubernetes|go\.etcd\.io/etcd/serve
 fi
 
 make --no-print-directory tools >/dev/null
-generated=(':(glob)**/zz_generated.*.go' ':(glob)**/*.pb.go' ':(glob)**/crds/**')
+generated=(':(glob)**/zz_generated.*.go' ':(glob)**/*.pb.go' ':(glob)**/crds/*.yaml')
 before=$(git status --porcelain --untracked-files=all -- "${generated[@]}")
 hack/generate.sh "$bin" >/dev/null
 after=$(git status --porcelain --untracked-files=all -- "${generated[@]}")
