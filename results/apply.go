@@ -224,9 +224,11 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 		out.CompositeChanged = true
 	}
 	if len(a.record) > 0 {
-		newOwned := r.emitted
-		if r.fatal != nil {
-			newOwned = union(owned, r.emitted)
+		// The types owned before keep their places, so that the same results
+		// in another order (a function ranging over a map) write nothing.
+		newOwned := union(owned, r.emitted)
+		if r.fatal == nil {
+			newOwned = slices.DeleteFunc(newOwned, func(t string) bool { return !slices.Contains(r.emitted, t) })
 		}
 		if setStringList(xr, a.record, owned, newOwned) {
 			out.CompositeChanged = true

@@ -614,3 +614,35 @@ func TestApplyTwiceIsSettled(t *testing.T) {
 		t.Errorf("second Apply() changed the claim: -want, +got:\n%s", diff)
 	}
 }
+
+// TestApplyReorderedIsSettled: the same results in another order (a function
+// that ranges over a map) change nothing, status.resultConditions included.
+func TestApplyReorderedIsSettled(t *testing.T) {
+	a := Normal("").WithConditionTrue("AReady", "Available").TargetCompositeOnly().Build()
+	b := Normal("").WithConditionTrue("BReady", "Available").TargetCompositeAndClaim().Build()
+	c := Normal("").WithConditionTrue("CReady", "Available").TargetCompositeOnly().Build()
+	xr, claim := composite(1, nil, nil, nil), claimOf(1, nil, nil)
+	applier := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now)))
+	_, err := applier.Apply(response(a, b), xr, claim)
+	require.NoError(t, err)
+
+	xrBefore, claimBefore := xr.DeepCopy(), claim.DeepCopy()
+	got, err := applier.Apply(response(b, a), xr, claim)
+	require.NoError(t, err)
+	if diff := cmp.Diff(Outcome{}, got); diff != "" {
+		t.Errorf("Apply() of the same results reordered: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(xrBefore, xr); diff != "" {
+		t.Errorf("Apply() of the same results reordered changed the XR: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(claimBefore, claim); diff != "" {
+		t.Errorf("Apply() of the same results reordered changed the claim: -want, +got:\n%s", diff)
+	}
+
+	// A new type is appended after the kept ones; a dropped one goes.
+	_, err = applier.Apply(response(c, b), xr, claim)
+	require.NoError(t, err)
+	owned, _, err := unstructured.NestedStringSlice(xr.Object, "status", "resultConditions")
+	require.NoError(t, err)
+	require.Equal(t, []string{"BReady", "CReady"}, owned)
+}

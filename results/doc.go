@@ -59,6 +59,9 @@
 //     previous run and not on this one is removed from the XR and from
 //     claimConditions (and so from the claim), unless the run was fatal.
 //     Conditions no result set, such as other controllers', are never touched.
+//     Both lists keep the order in which their types first appeared, so the
+//     same results in another order (a function ranging over a map) write
+//     nothing.
 //
 // # Decisions
 //
