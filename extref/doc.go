@@ -120,7 +120,10 @@
 // namespace, except Secrets; a cluster-scoped referencer may read nothing. A
 // SourcePolicy allows Secrets in the referencer's namespace and lists allow
 // rules by group/resource, namespaces, names and referencer namespaces; a
-// wildcard resource never matches Secrets. An AccessReview checks each read
+// wildcard resource never matches Secrets. The policy, the access review,
+// the watch and messages use the resource the RESTMapper maps to (plural,
+// lower case), not the spelling written: resource: secret, Secrets or SECRET
+// is read, checked and reported as secrets. An AccessReview checks each read
 // the policy allows with a SubjectAccessReview on behalf of a service
 // account, so that ordinary RBAC decides what referencers may read. A denied
 // read happens neither from the cache nor the API server (so no informer is

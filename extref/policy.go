@@ -41,9 +41,11 @@ type SourceRule struct {
 	// for any.
 	Group string
 
-	// Resource is the plural resource name of the sources, or "*" for any
-	// resource except Secrets, which a rule must name ("secrets") to
-	// allow. A rule without Resource matches nothing.
+	// Resource is the plural, lower-case resource name of the sources, or
+	// "*" for any resource except Secrets, which a rule must name
+	// ("secrets") to allow. A rule without Resource matches nothing. It is
+	// compared with the resource the RESTMapper maps a source to, so a
+	// source written as "secret" or "Secrets" is matched as "secrets".
 	Resource string
 
 	// Namespaces of namespaced sources, or "*" for any namespace. A rule

@@ -168,3 +168,65 @@ externalValues:
 		t.Errorf("Condition(...).Reason: want %s, got %s", ReasonResolutionDenied, got)
 	}
 }
+
+// TestResolveSecretSpellings checks that the policy, the access review and
+// the watch see the resource the RESTMapper maps to, not the one written: a
+// Secret spelled secret, Secrets or SECRET is a Secret.
+func TestResolveSecretSpellings(t *testing.T) {
+	reader := newReader(secret("team-a", "db", map[string]string{"password": "s3cr3t"}), secret("team-b", "db", map[string]string{"password": "s3cr3t"}))
+	wildcard := SourcePolicy{Allow: []SourceRule{{Name: "anything", Group: "*", Resource: "*", Namespaces: []string{"*"}}}}
+	for _, spelling := range []string{"secrets", "secret", "Secrets", "SECRET", "sEcReTs"} {
+		for name, tc := range map[string]struct {
+			namespace string
+			policy    SourcePolicy
+		}{
+			"OwnNamespace":           {namespace: "team-a"},
+			"OtherNamespace":         {namespace: "team-b"},
+			"OtherNamespaceWildcard": {namespace: "team-b", policy: wildcard},
+			"OwnNamespaceWildcard":   {namespace: "team-a", policy: wildcard},
+		} {
+			t.Run(spelling+"/"+name, func(t *testing.T) {
+				ref := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: `+spelling+`, namespace: `+tc.namespace+`, name: db, fieldPath: data.password}
+  toFieldPath: spec.forProvider.region
+- fromObject: {version: v1, resource: `+spelling+`, namespace: `+tc.namespace+`, name: db, fieldPath: data.password}
+  makeAvailableAs: password
+  policy: {resolution: Optional}`)
+				reads := reader.reads()
+				w := NewWatcher(nil)
+				out, err := NewResolver(reader, testMapper(), tc.policy, w).Resolve(context.Background(), ref)
+				if !errors.Is(err, ErrDenied) {
+					t.Fatalf("Resolve(...): want ErrDenied, got %v", err)
+				}
+				if out.Changed || out.Values != nil || len(out.Skipped) != 1 || !errors.Is(out.Skipped[0], ErrDenied) {
+					t.Errorf("Resolve(...): want nothing written nor handed over, got %+v", summarize(out))
+				}
+				if got := reader.reads() - reads; got != 0 {
+					t.Errorf("Resolve(...): a denied read must not happen, got %d reads", got)
+				}
+				want := "cannot resolve spec.externalValues[0].fromObject (secrets " + tc.namespace + "/db, data.password): denied"
+				if got := err.Error(); len(got) < len(want) || got[:len(want)] != want {
+					t.Errorf("Resolve(...): want an error starting %q, got %q", want, got)
+				}
+			})
+		}
+	}
+
+	// The access review asks about secrets, whatever the spelling.
+	rw := &reviewWriter{allow: func(string, map[string]any) bool { return true }}
+	ref := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: SECRET, name: db, fieldPath: data.password}
+  makeAvailableAs: password`)
+	r := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}, &AccessReview{Client: rw, ServiceAccount: "reader"})
+	if _, err := r.Resolve(context.Background(), ref); err != nil {
+		t.Fatalf("Resolve(...) with the access review allowing: %v", err)
+	}
+	if len(rw.reviews) != 1 {
+		t.Fatalf("reviews: want 1, got %d", len(rw.reviews))
+	}
+	if got, _, _ := unstructured.NestedString(rw.reviews[0], "resourceAttributes", "resource"); got != "secrets" {
+		t.Errorf("the review's resource: want secrets, got %q", got)
+	}
+}

@@ -320,7 +320,12 @@ type mapping struct {
 	gvk        schema.GroupVersionKind
 	apiVersion string
 	namespaced bool
-	err        error
+	// resource is the canonical (plural, lower-case) resource the mapper
+	// maps the one written to: "secrets" for "secret", "Secrets" or
+	// "SECRET". The policy, the access review, the watch and messages use
+	// it, so that a spelling cannot pass for another resource.
+	resource schema.GroupResource
+	err      error
 }
 
 type objectKey struct {
@@ -486,18 +491,20 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (any, *ReferenceError) {
 	gvr := schema.GroupVersionResource{Group: ref.Group, Version: ref.Version, Resource: ref.Resource}
 	m := rs.mapping(gvr)
 	if m.err != nil {
-		rs.watch(watchKey{crd: gvr.GroupResource()})
+		// A CRD is named <plural>.<group>, in lower case.
+		rs.watch(watchKey{crd: schema.GroupResource{Group: strings.ToLower(gvr.Group), Resource: strings.ToLower(gvr.Resource)}})
 		return fail(m.err)
 	}
+	src.Group, src.Resource = m.resource.Group, m.resource.Resource
 	if m.namespaced {
 		if src.Namespace == "" {
 			if rs.namespace == "" {
-				return fail(fmt.Errorf("%w: %s is namespaced and the referencer is cluster-scoped, so namespace is required", ErrInvalid, gvr.GroupResource()))
+				return fail(fmt.Errorf("%w: %s is namespaced and the referencer is cluster-scoped, so namespace is required", ErrInvalid, m.resource))
 			}
 			src.Namespace = rs.namespace
 		}
 	} else if src.Namespace != "" {
-		return fail(fmt.Errorf("%w: %s is cluster-scoped, so namespace must be empty", ErrInvalid, gvr.GroupResource()))
+		return fail(fmt.Errorf("%w: %s is cluster-scoped, so namespace must be empty", ErrInvalid, m.resource))
 	}
 	if err := rs.r.policy.check(rs.namespace, src, m.namespaced); err != nil {
 		return fail(err)
@@ -612,7 +619,11 @@ func (r *Resolver) lookup(gvr schema.GroupVersionResource) mapping {
 	if err != nil {
 		return mapping{err: mappingError(gvr, err)}
 	}
-	return mapping{gvk: gvk, apiVersion: gvk.GroupVersion().String(), namespaced: rm.Scope.Name() == meta.RESTScopeNameNamespace}
+	resource := rm.Resource.GroupResource()
+	if resource.Resource == "" {
+		return mapping{err: fmt.Errorf("cannot map resource %s: the RESTMapper gives no resource for %s", gvr.GroupResource(), gvk)}
+	}
+	return mapping{gvk: gvk, apiVersion: gvk.GroupVersion().String(), namespaced: rm.Scope.Name() == meta.RESTScopeNameNamespace, resource: resource}
 }
 
 func mappingError(gvr schema.GroupVersionResource, err error) error {
