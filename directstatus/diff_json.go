@@ -36,12 +36,12 @@ func (d *differ) anyValue(a, b any) {
 	switch x := a.(type) {
 	case map[string]any:
 		if y, ok := b.(map[string]any); ok {
-			d.anyMap(x, y)
+			d.anyMap(x, y, false)
 			return
 		}
 	case []any:
 		if y, ok := b.([]any); ok {
-			d.anyList(x, y)
+			d.anyList(x, y, false)
 			return
 		}
 	case string:
@@ -98,8 +98,10 @@ func jsonKind(k reflect.Kind) bool {
 	return true
 }
 
-func (d *differ) anyMap(a, b map[string]any) {
-	if d.nilOnOneSide(a == nil, b == nil, len(a) == 0 && len(b) == 0, false) {
+// anyMap compares two JSON objects. omitEmpty says that they are a struct
+// field tagged omitempty, whose nil and empty maps encode alike.
+func (d *differ) anyMap(a, b map[string]any, omitEmpty bool) {
+	if d.nilOnOneSide(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
 		return
 	}
 	if len(a) == 0 && len(b) == 0 {
@@ -168,8 +170,10 @@ func sortedUnion[V any](a, b map[string]V) []string {
 	return keys
 }
 
-func (d *differ) anyList(a, b []any) {
-	if d.nilOnOneSide(a == nil, b == nil, len(a) == 0 && len(b) == 0, false) {
+// anyList compares two JSON arrays. omitEmpty says that they are a struct
+// field tagged omitempty, whose nil and empty lists encode alike.
+func (d *differ) anyList(a, b []any, omitEmpty bool) {
+	if d.nilOnOneSide(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
 		return
 	}
 	if len(a) == 0 && len(b) == 0 {

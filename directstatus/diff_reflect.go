@@ -38,10 +38,10 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 	t := a.Type()
 	switch t {
 	case typeMapAny:
-		d.anyMap(a.Interface().(map[string]any), b.Interface().(map[string]any))
+		d.anyMap(a.Interface().(map[string]any), b.Interface().(map[string]any), omitEmpty)
 		return
 	case typeListAny:
-		d.anyList(a.Interface().([]any), b.Interface().([]any))
+		d.anyList(a.Interface().([]any), b.Interface().([]any), omitEmpty)
 		return
 	case typeMapString:
 		d.stringMap(a.Interface().(map[string]string), b.Interface().(map[string]string), omitEmpty)

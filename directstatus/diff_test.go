@@ -61,6 +61,13 @@ type Embedded struct {
 	Zone string `json:"zone,omitempty"`
 }
 
+// Unstructured content in typed fields, with and without omitempty.
+type withAny struct {
+	Extra map[string]any `json:"extra,omitempty"`
+	List  []any          `json:"list,omitempty"`
+	Raw   []any          `json:"raw"`
+}
+
 func ptr[T any](v T) *T { return &v }
 
 type diffCase struct {
@@ -216,6 +223,15 @@ func TestDiffStructs(t *testing.T) {
 		"OmitemptyNilEqualsEmpty": {
 			reason:  "With omitempty, a nil and an empty map encode alike.",
 			desired: with(func(s *spec) { s.Labels = nil }), actual: with(func(s *spec) { s.Labels = map[string]string{} }),
+		},
+		"OmitemptyNilEqualsEmptyAny": {
+			reason:  "With omitempty, a nil and an empty map[string]any or []any encode alike too.",
+			desired: withAny{Raw: []any{}}, actual: withAny{Extra: map[string]any{}, List: []any{}, Raw: []any{}},
+		},
+		"NoOmitemptyNilDiffersAny": {
+			reason:  "Without omitempty, a nil []any is null and an empty one is [].",
+			desired: withAny{}, actual: withAny{Raw: []any{}},
+			want: []string{"raw"},
 		},
 		"NoOmitemptyNilDiffers": {
 			reason:  "Without omitempty, nil is null and empty is []: they differ.",
