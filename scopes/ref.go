@@ -230,12 +230,16 @@ func removeRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (
 			return false, nil
 		}
 		// Delete from the end, so that the indexes still to delete stay put
-		// while later elements move down.
+		// while later elements move down. As in addRef, the limit admits
+		// every index of the list (Add appends past the default limit, and
+		// whatever Add wrote Remove must be able to delete) and any index the
+		// path itself holds.
+		del := fieldpath.Pave(scope.Object, fieldpath.MaxIndex(max(len(x), fieldpath.DefaultMaxIndex)))
 		for i := len(x) - 1; i >= 0; i-- {
 			if !ref.matches(x[i]) {
 				continue
 			}
-			if err := p.DeleteField(path + "[" + strconv.Itoa(i) + "]"); err != nil {
+			if err := del.DeleteField(path + "[" + strconv.Itoa(i) + "]"); err != nil {
 				return false, err
 			}
 		}

@@ -2,6 +2,7 @@ package scopes
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -72,6 +73,32 @@ func checkError(t *testing.T, want *errorWant, err error) {
 			t.Errorf("error %q does not say %q", err, s)
 		}
 	}
+}
+
+// manyRefs returns a JSON list of n references to Deployments d0000, d0001
+// and so on, with each entry of extra inserted before the generated entry of
+// its index (at n: at the end). It builds lists longer than fieldpath's
+// default index limit, 1024.
+func manyRefs(n int, extra map[int]string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	sep := func() {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+	}
+	for i := 0; i <= n; i++ {
+		if e, ok := extra[i]; ok {
+			sep()
+			b.WriteString(e)
+		}
+		if i < n {
+			sep()
+			fmt.Fprintf(&b, `{"apiVersion":"apps/v1","kind":"Deployment","name":"d%04d"}`, i)
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 func TestAddWorkloadRef(t *testing.T) {
@@ -190,6 +217,11 @@ func TestAddWorkloadRef(t *testing.T) {
 			args: args{spec: `{"refs.v1":null}`, path: "spec[refs.v1]", ref: web},
 			want: want{spec: `{"refs.v1":[` + webJSON + `]}`, changed: true},
 		},
+		"LongList": {
+			reason: "A list may grow past fieldpath's default index limit (1024).",
+			args:   args{spec: `{"workloadRefs":` + manyRefs(1100, nil) + `}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":` + manyRefs(1100, map[int]string{1100: webJSON}) + `}`, changed: true},
+		},
 		"MissingElement": {
 			reason: "Add never pads an array to reach an element the path names.",
 			args:   args{spec: `{"groups":[{"name":"a"}]}`, path: "spec.groups[3].refs", ref: web},
@@ -303,6 +335,15 @@ func TestRemoveWorkloadRef(t *testing.T) {
 			args:   args{spec: `{"workloadRefs":[` + webJSON + `]}`, path: "spec.workloadRefs", ref: web},
 			want:   want{spec: `{"workloadRefs":[]}`, changed: true},
 		},
+		"LongList": {
+			reason: "Remove deletes past fieldpath's default index limit (1024): whatever Add wrote, Remove can delete, so a finalizer does not hang.",
+			args:   args{spec: `{"workloadRefs":` + manyRefs(1100, map[int]string{1050: webJSON}) + `}`, path: "spec.workloadRefs", ref: web},
+			want:   want{spec: `{"workloadRefs":` + manyRefs(1100, nil) + `}`, changed: true},
+		},
+		"LongListDuplicates": {
+			args: args{spec: `{"workloadRefs":` + manyRefs(1100, map[int]string{3: webJSON, 1030: webJSON, 1100: webJSON}) + `}`, path: "spec.workloadRefs", ref: web},
+			want: want{spec: `{"workloadRefs":` + manyRefs(1100, nil) + `}`, changed: true},
+		},
 		"Absent": {
 			args: args{spec: `{"workloadRefs":[` + dbJSON + `]}`, path: "spec.workloadRefs", ref: web},
 			want: want{spec: `{"workloadRefs":[` + dbJSON + `]}`},
@@ -358,6 +399,31 @@ func TestRemoveWorkloadRef(t *testing.T) {
 				t.Errorf("%s\nRemoveWorkloadRef(...): want changed %t, got %t", tc.reason, tc.want.changed, changed)
 			}
 		})
+	}
+}
+
+// TestAddRemoveLongList adds 1100 references one by one, as an application
+// controller would, and removes the one at index 1050: Remove must delete
+// what Add wrote, past fieldpath's default index limit (1024).
+func TestAddRemoveLongList(t *testing.T) {
+	scope := scopeOf(t, "")
+	var want []WorkloadRef
+	for i := range 1100 {
+		ref := WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: fmt.Sprintf("d%04d", i)}
+		changed, err := AddWorkloadRef(scope, "spec.workloadRefs", ref)
+		require.NoError(t, err)
+		require.True(t, changed, "adding %s", ref)
+		if i != 1050 {
+			want = append(want, ref)
+		}
+	}
+	changed, err := RemoveWorkloadRef(scope, "spec.workloadRefs", WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "d1050"})
+	require.NoError(t, err)
+	require.True(t, changed)
+	got, err := WorkloadRefs(scope, "spec.workloadRefs")
+	require.NoError(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("references after removing index 1050 of 1100: -want, +got:\n%s", diff)
 	}
 }
 
