@@ -198,7 +198,8 @@ func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condi
 	if err != nil {
 		return false, fmt.Errorf("cannot read status.observedGeneration of %s: %w", describe(u), err)
 	}
-	if i, ok := jsonvalue.Int64(old); found && ok && i == gen {
+	// A whole float64 is how encoding/json decodes an integer into any.
+	if i, ok := jsonvalue.WholeInt64(old); found && ok && i == gen {
 		return changed, nil
 	}
 	// SetUnstructured made sure that status is an object.

@@ -180,6 +180,33 @@ func TestSetReadyUnstructured(t *testing.T) {
 	}
 }
 
+// TestSetReadyWholeFloatObservedGeneration reads status.observedGeneration as
+// encoding/json decodes it into unstructured content, a float64: a whole
+// float equal to the generation is not a change.
+func TestSetReadyWholeFloatObservedGeneration(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newCountingClient(t, env)
+	w := directstatus.NewWriter(c, directstatus.WithClock(clocktesting.NewFakeClock(t0)))
+
+	typed := newWidget(t, env, "float-generation")
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("Widget"))
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(typed), u))
+	written, err := w.SetReady(ctx, u, directstatus.UpToDate())
+	require.NoError(t, err)
+	require.True(t, written)
+
+	require.NoError(t, unstructured.SetNestedField(u.Object, float64(u.GetGeneration()), "status", "observedGeneration"))
+	before := c.writes.Load()
+	written, err = w.SetReady(ctx, u, directstatus.UpToDate())
+	require.NoError(t, err)
+	if written || c.writes.Load() != before {
+		t.Errorf("SetReady with observedGeneration %v for generation %d wrote %d times; want no write", float64(u.GetGeneration()), u.GetGeneration(), c.writes.Load()-before)
+	}
+}
+
 // TestSetReadyConflict writes from a stale copy: the write meets a conflict,
 // is retried on a fresh read, and keeps what the other writer wrote.
 func TestSetReadyConflict(t *testing.T) {
