@@ -103,7 +103,8 @@ func NewWriter(c client.Client, opts ...WriterOption) *Writer {
 //
 // On success obj holds what the API server returned. When the write meets a
 // conflict, obj is read again and the condition recorded again; if it then
-// already holds, nothing is written. If the object read again has another
+// already holds, nothing is written. If that read fails, obj keeps what it
+// held and the error is returned. If the object read again has another
 // generation, the condition, decided for obj's spec, is not written, and the
 // error wraps ErrGenerationChanged. An error names the object and wraps the
 // cause: the API server's error, conditions.ErrInvalid for a condition the
@@ -117,6 +118,7 @@ func (w *Writer) SetReady(ctx context.Context, obj client.Object, c metav1.Condi
 		return false, fmt.Errorf("cannot set the Ready condition of %s: %w", describe(obj), err)
 	}
 	gen := obj.GetGeneration()
+	desc := describe(obj) // before any re-read, which may fail
 	first := true
 	err = retry.RetryOnConflict(w.backoff, func() error {
 		if !first {
@@ -139,25 +141,32 @@ func (w *Writer) SetReady(ctx context.Context, obj client.Object, c metav1.Condi
 		return nil
 	})
 	if err != nil {
-		return written, fmt.Errorf("cannot write the Ready condition of %s: %w", describe(obj), err)
+		return written, fmt.Errorf("cannot write the Ready condition of %s: %w", desc, err)
 	}
 	return written, nil
 }
 
-// reread replaces obj with the API server's copy. obj is reset first:
-// decoding into a used typed object would keep fields the server's copy
-// omits.
+// reread replaces obj with the API server's copy. The copy is read into a
+// fresh object (decoding into a used typed object would keep fields the
+// server's copy omits), which replaces obj only when the read succeeded: a
+// failed read leaves obj as it was.
 func (w *Writer) reread(ctx context.Context, obj client.Object) error {
 	key := client.ObjectKeyFromObject(obj)
 	if u, ok := obj.(*unstructured.Unstructured); ok {
-		gvk := u.GroupVersionKind()
-		u.Object = map[string]any{}
-		u.SetGroupVersionKind(gvk)
-	} else {
-		v := reflect.ValueOf(obj).Elem()
-		v.Set(reflect.Zero(v.Type()))
+		fresh := &unstructured.Unstructured{Object: map[string]any{}}
+		fresh.SetGroupVersionKind(u.GroupVersionKind())
+		if err := w.reader.Get(ctx, key, fresh); err != nil {
+			return err
+		}
+		u.Object = fresh.Object
+		return nil
 	}
-	return w.reader.Get(ctx, key, obj)
+	fresh := reflect.New(reflect.TypeOf(obj).Elem())
+	if err := w.reader.Get(ctx, key, fresh.Interface().(client.Object)); err != nil {
+		return err
+	}
+	reflect.ValueOf(obj).Elem().Set(fresh.Elem())
+	return nil
 }
 
 // record sets c, stamped with obj's generation, and status.observedGeneration

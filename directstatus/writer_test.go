@@ -3,6 +3,7 @@ package directstatus_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,12 +11,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
@@ -239,6 +242,73 @@ func TestSetReadyConflict(t *testing.T) {
 	}
 	if diff := cmp.Diff(got.Status, stale.Status, equateTime); diff != "" {
 		t.Errorf("the object passed in should hold what the server returned: -server, +object:\n%s", diff)
+	}
+}
+
+// TestSetReadyRereadFails meets a conflict, then fails to read the object
+// again: the error names the object and the cause, and the object passed in
+// keeps its identity and spec.
+func TestSetReadyRereadFails(t *testing.T) {
+	scheme := runtime.NewScheme()
+	require.NoError(t, v1alpha1.AddToScheme(scheme))
+	gr := v1alpha1.GroupVersion.WithResource("widgets").GroupResource()
+	c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(scheme).Build(), interceptor.Funcs{
+		SubResourceUpdate: func(_ context.Context, _ client.Client, _ string, obj client.Object, _ ...client.SubResourceUpdateOption) error {
+			return apierrors.NewConflict(gr, obj.GetName(), errors.New("the object has been modified"))
+		},
+		Get: func(_ context.Context, _ client.WithWatch, key client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
+			return apierrors.NewNotFound(gr, key.Name)
+		},
+	})
+	w := directstatus.NewWriter(c)
+
+	typed := &v1alpha1.Widget{
+		ObjectMeta: metav1.ObjectMeta{Name: "reread", Namespace: "default", Generation: 3},
+		Spec:       v1alpha1.WidgetSpec{Size: "small"},
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("Widget"))
+	u.SetName("reread")
+	u.SetNamespace("default")
+	u.SetGeneration(3)
+	u.Object["spec"] = map[string]any{"size": "small"}
+
+	cases := map[string]struct {
+		obj           client.Object
+		withoutStatus func(client.Object) any
+	}{
+		"Typed": {
+			obj: typed,
+			withoutStatus: func(o client.Object) any {
+				c := o.(*v1alpha1.Widget).DeepCopy()
+				c.Status = v1alpha1.WidgetStatus{}
+				return c
+			},
+		},
+		"Unstructured": {
+			obj: u,
+			withoutStatus: func(o client.Object) any {
+				c := o.(*unstructured.Unstructured).DeepCopy()
+				delete(c.Object, "status")
+				return c.Object
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			before := tc.withoutStatus(tc.obj)
+			written, err := w.SetReady(context.Background(), tc.obj, directstatus.Updating("spec.size"))
+			require.False(t, written)
+			if !apierrors.IsNotFound(err) {
+				t.Errorf("SetReady: want an error wrapping the re-read's NotFound, got %v", err)
+			}
+			if err == nil || !strings.Contains(err.Error(), "Widget default/reread") {
+				t.Errorf("SetReady: want an error naming Widget default/reread, got %v", err)
+			}
+			if diff := cmp.Diff(before, tc.withoutStatus(tc.obj)); diff != "" {
+				t.Errorf("the object passed in after a failed re-read: -before, +after:\n%s", diff)
+			}
+		})
 	}
 }
 
