@@ -109,6 +109,10 @@
 //     not installed, succeeds without a write: it holds no references. This,
 //     with AtPath and a recorded path, lets a finalizer finish after the scope
 //     or its ScopeDefinition is gone. Adding to such a scope is an error.
+//   - A Backoff's fields whose zero would make no sense take DefaultBackoff's:
+//     Steps below 1 (wait.Backoff would make no attempt, not even the read)
+//     and a Duration of zero or less; a zero Backoff is DefaultBackoff. A
+//     zero Factor, Jitter or Cap keeps its wait.Backoff meaning.
 //   - A Change that adds and removes the same reference is an error
 //     (ErrInvalidRef) rather than an order-dependent no-op.
 //   - A workload of a namespaced kind is looked for in the scope's namespace;

@@ -75,15 +75,49 @@ func (r readFrom) applyToPatch(o *patchOptions) { o.reader = r.r }
 func ReadFrom(r client.Reader) PatchOption { return readFrom{r} }
 
 // Backoff is an option that sets how PatchWorkloadRefs waits between
-// attempts after a conflict, and how many it makes (Steps). The default,
-// DefaultBackoff, lets 20 writers to one scope all succeed.
+// attempts after a conflict, and how many it makes, with the meaning of
+// wait.Backoff: the first wait is Duration, each next one Factor times the
+// one before, each plus up to Jitter times itself at random; the attempts end
+// after Steps of them, or as soon as a wait would grow past Cap. The
+// default, DefaultBackoff, lets 20 writers to one scope all succeed.
+//
+// A zero Backoff is DefaultBackoff. Otherwise the fields whose zero value
+// makes no sense take DefaultBackoff's:
+//
+//   - Steps below 1, which would make no attempt at all (not even the first
+//     read), takes DefaultBackoff's Steps (30);
+//   - Duration of zero or less, which would retry at once and meet the same
+//     writers again, takes DefaultBackoff's Duration (10ms).
+//
+// Factor, Jitter and Cap keep the meaning of their zero: waits that do not
+// grow, no jitter, no cap. So Backoff{Duration: 50 * time.Millisecond,
+// Factor: 2} makes up to 30 attempts, each wait twice the one before; set Cap
+// to bound them.
 type Backoff wait.Backoff
 
-func (b Backoff) applyToPatch(o *patchOptions) { o.backoff = wait.Backoff(b) }
+func (b Backoff) applyToPatch(o *patchOptions) { o.backoff = b.withDefaults() }
 
-// DefaultBackoff is PatchWorkloadRefs' default Backoff: up to 30 attempts,
-// waiting from 10ms to 1s with full jitter so that concurrent writers spread
-// out.
+// withDefaults returns b as a wait.Backoff, its fields that make no sense
+// filled from DefaultBackoff.
+func (b Backoff) withDefaults() wait.Backoff {
+	if b == (Backoff{}) {
+		return wait.Backoff(DefaultBackoff)
+	}
+	if b.Steps < 1 {
+		b.Steps = DefaultBackoff.Steps
+	}
+	if b.Duration <= 0 {
+		b.Duration = DefaultBackoff.Duration
+	}
+	return wait.Backoff(b)
+}
+
+// DefaultBackoff is PatchWorkloadRefs' default Backoff: waits that start at
+// 10ms and grow by half each time, plus up to as much again at random (full
+// jitter) so that concurrent writers spread out. Since, as in wait.Backoff,
+// the attempts end once a wait would grow past Cap (1s), it makes 12
+// attempts, waiting about 2.6 to 5.2 s in all, before its 30 Steps are
+// reached.
 var DefaultBackoff = Backoff{Duration: 10 * time.Millisecond, Factor: 1.5, Jitter: 1, Steps: 30, Cap: time.Second}
 
 // PatchWorkloadRefs applies change to the scope named by scope on the API

@@ -1,0 +1,171 @@
+package scopes
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+// The unit tests of PatchWorkloadRefs use controller-runtime's fake client;
+// what it does not model (conflicts between real writers, schemas that prune
+// fields) is tested against the real API server in apiserver_test.go.
+
+// countingFake counts the reads and patches sent to a fake client, and
+// answers the first conflicts patches with a conflict.
+type countingFake struct {
+	client.Client
+	conflicts     int64
+	gets, patches atomic.Int64
+}
+
+func (c *countingFake) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.gets.Add(1)
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c *countingFake) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if c.patches.Add(1) <= c.conflicts {
+		return apierrors.NewConflict(schema.GroupResource{Group: "core.oam.dev", Resource: "healthscopes"}, obj.GetName(), errors.New("the object has been modified"))
+	}
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}
+
+// fakeScopes returns a fake client holding the HealthScope default/hs with
+// spec, and its ScopeDefinition, whose path is spec.workloadRefs.
+func fakeScopes(t *testing.T, spec string) client.Client {
+	t.Helper()
+	return fake.NewClientBuilder().WithRESTMapper(testMapper()).WithObjects(
+		scopeOf(t, spec),
+		definition("ScopeDefinition", "healthscopes.core.oam.dev", `{"workloadRefPath":"spec.workloadRefs"}`),
+	).Build()
+}
+
+var hsRef = ScopeRef{APIVersion: "core.oam.dev/v1alpha2", Kind: "HealthScope", Namespace: "default", Name: "hs"}
+
+func TestBackoffDefaults(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		in     Backoff
+		want   wait.Backoff
+	}{
+		"Zero": {
+			reason: "A zero Backoff is DefaultBackoff.",
+			want:   wait.Backoff(DefaultBackoff),
+		},
+		"DurationAndFactor": {
+			reason: "Without Steps, wait.Backoff would make no attempt at all; the default's Steps are taken.",
+			in:     Backoff{Duration: 50 * time.Millisecond, Factor: 2},
+			want:   wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Steps: 30},
+		},
+		"NegativeSteps": {
+			in:   Backoff{Duration: time.Millisecond, Steps: -1},
+			want: wait.Backoff{Duration: time.Millisecond, Steps: 30},
+		},
+		"StepsOnly": {
+			reason: "Without a Duration, retries would not wait at all; the default's Duration is taken.",
+			in:     Backoff{Steps: 3},
+			want:   wait.Backoff{Duration: 10 * time.Millisecond, Steps: 3},
+		},
+		"NegativeDuration": {
+			in:   Backoff{Duration: -time.Second, Jitter: 0.5, Steps: 2},
+			want: wait.Backoff{Duration: 10 * time.Millisecond, Jitter: 0.5, Steps: 2},
+		},
+		"ZeroFactorJitterCap": {
+			reason: "A zero Factor, Jitter or Cap means something (waits that do not grow, no jitter, no cap) and is kept.",
+			in:     Backoff{Duration: 5 * time.Millisecond, Steps: 4},
+			want:   wait.Backoff{Duration: 5 * time.Millisecond, Steps: 4},
+		},
+		"Full": {
+			in:   Backoff{Duration: time.Millisecond, Factor: 3, Jitter: 0.1, Steps: 7, Cap: time.Minute},
+			want: wait.Backoff{Duration: time.Millisecond, Factor: 3, Jitter: 0.1, Steps: 7, Cap: time.Minute},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var o patchOptions
+			tc.in.applyToPatch(&o)
+			if diff := cmp.Diff(tc.want, o.backoff); diff != "" {
+				t.Errorf("%s\nBackoff%+v: -want, +got:\n%s", tc.reason, tc.in, diff)
+			}
+		})
+	}
+}
+
+func TestPatchWorkloadRefsBackoff(t *testing.T) {
+	type want struct {
+		changed  bool
+		patches  int64
+		conflict bool // the error is the last conflict
+	}
+	cases := map[string]struct {
+		reason    string
+		backoff   Backoff
+		conflicts int64 // patches answered with a conflict
+		want      want
+	}{
+		"DurationAndFactor": {
+			reason:  "A Backoff without Steps reads and writes (it made no attempt at all and timed out).",
+			backoff: Backoff{Duration: 50 * time.Millisecond, Factor: 2},
+			want:    want{changed: true, patches: 1},
+		},
+		"DurationAndFactorRetries": {
+			reason:    "A Backoff without Steps retries after conflicts.",
+			backoff:   Backoff{Duration: time.Millisecond, Factor: 2},
+			conflicts: 3,
+			want:      want{changed: true, patches: 4},
+		},
+		"Zero": {
+			backoff:   Backoff{},
+			conflicts: 1,
+			want:      want{changed: true, patches: 2},
+		},
+		"StepsBound": {
+			reason:    "Steps, when set, bound the attempts; the last conflict is returned.",
+			backoff:   Backoff{Duration: time.Millisecond, Steps: 3},
+			conflicts: 5,
+			want:      want{patches: 3, conflict: true},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := &countingFake{Client: fakeScopes(t, `{"workloadRefs":[`+dbJSON+`]}`), conflicts: tc.conflicts}
+			got, err := PatchWorkloadRefs(context.Background(), c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}}, tc.backoff)
+			if tc.want.conflict {
+				require.True(t, apierrors.IsConflict(err), "%s\nwant a conflict, got %v", tc.reason, err)
+			} else {
+				require.NoError(t, err, tc.reason)
+			}
+			require.Equal(t, tc.want.changed, got.Changed, tc.reason)
+			require.Equal(t, tc.want.patches, c.patches.Load(), "%s\npatches sent", tc.reason)
+			require.Equal(t, tc.want.patches, c.gets.Load()-1, "%s\none read of the definition, and one of the scope per attempt", tc.reason)
+
+			scope := scopeOf(t, "")
+			require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "hs"}, scope))
+			wantRefs := []WorkloadRef{db}
+			if tc.want.changed {
+				wantRefs = append(wantRefs, web)
+			}
+			if diff := cmp.Diff(wantRefs, refsAt(t, scope, "spec.workloadRefs")); diff != "" {
+				t.Errorf("%s\nthe scope's references: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func refsAt(t *testing.T, scope *unstructured.Unstructured, path string) []WorkloadRef {
+	t.Helper()
+	r, err := WorkloadRefs(scope, path)
+	require.NoError(t, err)
+	return r
+}
