@@ -450,3 +450,38 @@ func gone(t *testing.T, env *testenv.Env, o *unstructured.Unstructured) {
 		return err
 	})
 }
+
+// TestAPIServerWriteRejected resolves a string into an integer field: the
+// API server rejects the write, which is reported by the condition and a
+// Warning event and not retried, until a spec change fixes it.
+func TestAPIServerWriteRejected(t *testing.T) {
+	h := start(t, testapi.WidgetKind, Options{})
+	h.create(t, configMap("rejected", "settings", map[string]any{"size": "3"}))
+	w := widget(t, "rejected", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.size}
+  toFieldPath: spec.forProvider.size`)
+	h.create(t, w)
+	got := h.resolved(t, w, metav1.ConditionFalse, ReasonWriteRejected)
+	msg := condition(t, got).Message
+	require.Contains(t, msg, "the API server rejected the resolved values: ")
+	require.Contains(t, msg, "spec.forProvider.size")
+	require.Equal(t, int64(1), got.GetGeneration(), "nothing written to spec")
+	warningEvent(t, h, w, ReasonWriteRejected)
+
+	// Not retried: no reconcile asked for one.
+	require.Equal(t, int64(0), h.reconciles.retries.Load(), "reconciles that returned an error or a requeue")
+
+	// A spec change brings the next attempt.
+	cur := h.get(t, w)
+	require.NoError(t, unstructured.SetNestedSlice(cur.Object, []any{map[string]any{
+		"fromObject":  map[string]any{"version": "v1", "resource": "configmaps", "name": "settings", "fieldPath": "data.size"},
+		"toFieldPath": "spec.forProvider.size",
+		"transforms":  []any{map[string]any{"type": "Convert", "toType": "int64"}},
+	}}, "spec", "externalValues"))
+	require.NoError(t, h.env.Client.Update(context.Background(), cur))
+	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
+	size, _, err := unstructured.NestedInt64(got.Object, "spec", "forProvider", "size")
+	require.NoError(t, err)
+	require.Equal(t, int64(3), size)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -23,7 +24,33 @@ const (
 	// ReasonResolutionDenied: the source policy or a SubjectAccessReview
 	// did not allow a required read, and nothing was written.
 	ReasonResolutionDenied = "ResolutionDenied"
+	// ReasonWriteRejected: the external values were resolved, but the API
+	// server rejected the referencer with them (e.g. a string for an
+	// integer field), so nothing was written.
+	ReasonWriteRejected = "WriteRejected"
 )
+
+// WriteRejected reports whether err, returned by a write of a resolved
+// referencer, says that the API server rejected its content (422 Invalid or
+// 400 Bad Request): the same write would be rejected again, so it should be
+// reported (RejectedCondition) and not retried until a spec or source
+// change.
+func WriteRejected(err error) bool {
+	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)
+}
+
+// RejectedCondition returns the ReferencesResolved condition for a
+// referencer of the given generation whose resolved values the API server
+// rejected with err: False with reason WriteRejected.
+func RejectedCondition(err error, generation int64) metav1.Condition {
+	return metav1.Condition{
+		Type:               TypeReferencesResolved,
+		Status:             metav1.ConditionFalse,
+		Reason:             ReasonWriteRejected,
+		ObservedGeneration: generation,
+		Message:            truncate("the API server rejected the resolved values: " + err.Error()),
+	}
+}
 
 // maxMessageLength is the longest message a metav1.Condition may hold.
 const maxMessageLength = 32768

@@ -143,7 +143,13 @@
 // (Resolved) or False with ResolutionDenied (a read was denied) or
 // ResolutionFailed, and a message naming the failing values. Set it with
 // package conditions; SetupReconciler and the example also record a Warning
-// event when it turns to a failure.
+// event when it turns to a failure. When the API server rejects the write of
+// resolved values (422 Invalid or 400 Bad Request, e.g. a string for an
+// integer field or an invalid label value), they report False with
+// WriteRejected ("the API server rejected the resolved values: ...") through
+// the status subresource, with a Warning event, and do not retry until a
+// spec or source change; WriteRejected and RejectedCondition do the same
+// for other controllers.
 //
 // # Composite resources
 //
@@ -186,7 +192,8 @@
 //     so that it does not change after the first write.
 //   - SetupReconciler requeues only for transient read errors (with backoff)
 //     and for unknown resources (after UnknownResourceRetry, in case no CRD
-//     event comes); everything else waits for a watch event.
+//     event comes); everything else, including a write the API server
+//     rejects, waits for a watch event.
 //   - AccessReview decisions are reused for a minute by default.
 //
 // # Performance

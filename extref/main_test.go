@@ -77,13 +77,18 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// reconcileCounter counts finished reconciles.
-type reconcileCounter struct{ n atomic.Int64 }
+// reconcileCounter counts finished reconciles, and those that asked to be
+// retried (an error or a requeue).
+type reconcileCounter struct{ n, retries atomic.Int64 }
 
 func (c *reconcileCounter) wrap(r reconcile.Reconciler) reconcile.Reconciler {
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		defer c.n.Add(1)
-		return r.Reconcile(ctx, req)
+		res, err := r.Reconcile(ctx, req)
+		if err != nil || res.RequeueAfter > 0 || res.Requeue { //nolint:staticcheck // Requeue is deprecated but still honoured
+			c.retries.Add(1)
+		}
+		return res, err
 	})
 }
 

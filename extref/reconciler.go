@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
@@ -51,7 +52,9 @@ type Options struct {
 // Each reconcile resolves the referencer and writes it only when a value
 // changed (then writes the condition through the status subresource, only
 // when it changed), so a settled referencer costs no write. A failure is
-// reported by the condition and a Warning event; the controller retries
+// reported by the condition and a Warning event, and so is a write the API
+// server rejects (422 Invalid, 400 Bad Request: the resolved values do not
+// fit the referencer's schema), as ReasonWriteRejected; the controller retries
 // when a source changes (through a Watcher), not on a timer, except for a
 // transient read error (with backoff) and an unknown resource (after
 // UnknownResourceRetry unless its CRD appears first). Obscure values
@@ -118,8 +121,11 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		fresh, stale bool
 		obj          *unstructured.Unstructured
 		condChanged  bool
+		rejected     error // the API server rejected the resolved values
+		cond         metav1.Condition
 	)
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		rejected = nil
 		obj = &unstructured.Unstructured{}
 		obj.SetGroupVersionKind(r.gvk)
 		var err error
@@ -132,12 +138,23 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		out, resolveErr = r.resolver.Resolve(ctx, obj)
 		if resolveErr == nil && out.Changed {
-			if err := r.client.Update(ctx, obj); err != nil {
+			// A write the API server rejects (e.g. a string for an
+			// integer field) would be rejected again: report it, through
+			// the status subresource, instead of retrying it.
+			switch err := r.client.Update(ctx, obj); {
+			case WriteRejected(err):
+				rejected = err
+			case err != nil:
 				return err
+			default:
+				r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 			}
-			r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 		}
-		condChanged, err = r.setter.SetUnstructured(obj, Condition(out, resolveErr, obj.GetGeneration()))
+		cond = Condition(out, resolveErr, obj.GetGeneration())
+		if rejected != nil {
+			cond = RejectedCondition(rejected, obj.GetGeneration())
+		}
+		condChanged, err = r.setter.SetUnstructured(obj, cond)
 		if err != nil {
 			return fmt.Errorf("cannot set the %s condition: %w", TypeReferencesResolved, err)
 		}
@@ -158,12 +175,16 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	case stale:
 		return reconcile.Result{RequeueAfter: staleRetry}, nil
-	case resolveErr == nil:
+	case resolveErr == nil && rejected == nil:
 		return reconcile.Result{}, nil
 	}
 	if condChanged && r.recorder != nil {
-		c := Condition(out, resolveErr, obj.GetGeneration())
-		r.recorder.Eventf(obj, nil, "Warning", c.Reason, "ResolveExternalValues", "%s", c.Message)
+		r.recorder.Eventf(obj, nil, "Warning", cond.Reason, "ResolveExternalValues", "%s", cond.Message)
+	}
+	if rejected != nil {
+		// A spec or source change, seen by the watches, brings the next
+		// attempt; retrying the same values would be rejected again.
+		return reconcile.Result{}, nil
 	}
 	if transient(out.Failed) {
 		return reconcile.Result{}, resolveErr

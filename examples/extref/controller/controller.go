@@ -130,15 +130,22 @@ func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) er
 	}
 	// Resolve first, and write the spec only when a value changed.
 	out, resolveErr := r.resolver.Resolve(ctx, s)
+	resolved := extref.Condition(out, resolveErr, s.Generation)
 	if resolveErr == nil && out.Changed {
-		if err := r.client.Update(ctx, s); err != nil {
+		switch err := r.client.Update(ctx, s); {
+		case extref.WriteRejected(err):
+			// The API server rejected the resolved values (they do not
+			// fit the schema): retrying would be rejected again, so
+			// report it and wait for a spec or source change.
+			resolveErr = err
+			resolved = extref.RejectedCondition(err, s.Generation)
+		case err != nil:
 			return err
 		}
 	}
 
 	before := s.Status.DeepCopy()
 	s.Status.ObservedGeneration = s.Generation
-	resolved := extref.Condition(out, resolveErr, s.Generation)
 	resolvedChanged := r.setter.Set(&s.Status.Conditions, resolved)
 	r.setter.Set(&s.Status.Conditions, r.observe(s, out, resolveErr))
 	if reflect.DeepEqual(before, &s.Status) {

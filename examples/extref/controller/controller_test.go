@@ -136,3 +136,57 @@ func TestDenied(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestWriteRejected resolves a value the API server rejects (a CIDR block,
+// with its slash, as a label value): the Subnet reports it, is not ready,
+// and nothing is written to it.
+func TestWriteRejected(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	mgr, err := manager.New(env.Config, manager.Options{
+		Scheme:     env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(t, err)
+	require.NoError(t, controller.Setup(mgr, controller.Options{}))
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+
+	vpc := &v1alpha1.VPC{ObjectMeta: metav1.ObjectMeta{Name: "rejected-vpc"}, Spec: v1alpha1.VPCSpec{ForProvider: v1alpha1.VPCParameters{CIDRBlock: "10.2.0.0/16"}}}
+	require.NoError(t, env.Client.Create(ctx, vpc))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), vpc) })
+	s := &v1alpha1.Subnet{
+		ObjectMeta: metav1.ObjectMeta{Name: "rejected"},
+		Spec: v1alpha1.SubnetSpec{
+			ExternalValues: []extv1alpha1.ExternalValue{{
+				FromObject:  &extv1alpha1.ObjectFieldRef{Group: v1alpha1.GroupVersion.Group, Version: v1alpha1.GroupVersion.Version, Resource: "vpcs", Name: "rejected-vpc", FieldPath: "spec.forProvider.cidrBlock"},
+				ToFieldPath: "metadata.labels[cidr]",
+			}},
+		},
+	}
+	require.NoError(t, env.Client.Create(ctx, s))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), s) })
+
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got := &v1alpha1.Subnet{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(s), got))
+		c := conditions.Get(got.Status.Conditions, extref.TypeReferencesResolved)
+		if c != nil && c.Reason == extref.ReasonWriteRejected {
+			require.Equal(t, metav1.ConditionFalse, c.Status)
+			require.Contains(t, c.Message, "the API server rejected the resolved values: ")
+			require.Contains(t, c.Message, "metadata.labels")
+			require.True(t, conditions.IsFalse(got.Status.Conditions, conditions.TypeReady))
+			require.Empty(t, got.Labels, "nothing written")
+			require.Equal(t, int64(1), got.Generation)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no WriteRejected condition within a minute; last seen %s", fmt.Sprint(got.Status.Conditions))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
