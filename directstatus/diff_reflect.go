@@ -275,8 +275,8 @@ var structInfos sync.Map // reflect.Type -> *structInfo
 
 // structInfoOf returns the fields of struct type t as encoding/json sees
 // them: exported (or embedded) fields not tagged "-", named by their tag or
-// else their Go name; an embedded struct without a tag name, or a field
-// tagged inline, is flattened into its parent.
+// else their Go name; an embedded struct without a tag name, or an exported
+// or embedded field tagged inline, is flattened into its parent.
 func structInfoOf(t reflect.Type) *structInfo {
 	if v, ok := structInfos.Load(t); ok {
 		return v.(*structInfo)
@@ -301,7 +301,9 @@ func structInfoOf(t reflect.Type) *structInfo {
 			}
 			inline = true
 		}
-		if !inline && !sf.IsExported() {
+		if !sf.IsExported() && !(inline && sf.Anonymous) {
+			// encoding/json ignores an unexported field that is not
+			// embedded, inline tag or not, and reflection cannot read it.
 			continue
 		}
 		if name == "" {

@@ -2,8 +2,10 @@ package directstatus_test
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -69,6 +71,25 @@ type withAny struct {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+type labelsHolder struct {
+	Labels map[string]string `json:"labels"`
+}
+
+// hiddenInline returns a struct { inner labelsHolder `json:",inline"`; Name
+// string `json:"name"` }, built with reflection since go vet rejects a json
+// tag on an unexported field in the source.
+func hiddenInline(labels map[string]string, name string) any {
+	t := reflect.StructOf([]reflect.StructField{
+		{Name: "inner", PkgPath: "github.com/ctrlkit/ctrlkit/directstatus_test", Type: reflect.TypeFor[labelsHolder](), Tag: `json:",inline"`},
+		{Name: "Name", Type: reflect.TypeFor[string](), Tag: `json:"name"`},
+	})
+	v := reflect.New(t).Elem()
+	f := v.Field(0)
+	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.ValueOf(labelsHolder{labels}))
+	v.Field(1).SetString(name)
+	return v.Interface()
+}
 
 type diffCase struct {
 	reason  string
@@ -284,6 +305,11 @@ func TestDiffStructs(t *testing.T) {
 			desired: with(func(s *spec) { s.Description = "new" }), actual: base(),
 			opts: []directstatus.DiffOption{inSpec, directstatus.IgnorePaths("status.description")},
 			want: []string{"spec.description"},
+		},
+		"UnexportedInline": {
+			reason:  "An unexported field is not compared even when tagged inline, as encoding/json ignores it.",
+			desired: hiddenInline(map[string]string{"team": "ml"}, "a"), actual: hiddenInline(map[string]string{"team": "data"}, "b"),
+			want: []string{"name"},
 		},
 		"MetaTimeSeconds": {
 			reason:  "metav1.Time compares as it is stored: to the second.",

@@ -53,9 +53,9 @@
 //
 //   - Go values, structs above all: fields are named by their JSON names
 //     (`json:"name,omitempty"`, the Go name without a tag); fields tagged "-"
-//     and unexported fields are left out; embedded structs without a JSON
-//     name and fields tagged inline are flattened into their parent, as
-//     encoding/json and the Kubernetes API types do.
+//     and unexported fields (tagged inline or not) are left out; embedded
+//     structs without a JSON name and fields tagged inline are flattened
+//     into their parent, as encoding/json and the Kubernetes API types do.
 //   - Unstructured content: map[string]any and []any as encoding/json and
 //     apimachinery produce them, or *unstructured.Unstructured.
 //   - Protobuf messages: fields named by their proto names (node_pools), or
