@@ -61,8 +61,10 @@ var ownerReferences = fieldpath.MustCompile("metadata.ownerReferences")
 // cluster-scoped workload) with each kind's label selector, that have an
 // owner reference to the workload's UID. They are sorted by kind, apiVersion,
 // namespace and name, and each appears once even when several kinds or
-// levels match it. workload must carry its UID, as objects read from the API
-// server do; no kinds means no children.
+// levels match it: an object is known by its UID or, when it has none (as
+// with controller-runtime's fake client), by its group, kind, namespace and
+// name. workload must carry its UID, as objects read from the API server do;
+// no kinds means no children.
 //
 // Errors name the kind that could not be listed (a kind that is not
 // installed gives one that meta.IsNoMatchError recognizes).
@@ -121,26 +123,58 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 		}
 	}
 
-	found := map[types.UID]bool{uid: true}
+	found := seen{uids: map[types.UID]bool{uid: true}}
 	owners := map[types.UID]bool{uid: true}
 	var out []unstructured.Unstructured
 	for level := 0; level < o.depth && len(owners) > 0; level++ {
 		next := map[types.UID]bool{}
 		for _, item := range pool {
-			if !ownedBy(item.Object, owners, o.controllerOnly) {
+			if !ownedBy(item.Object, owners, o.controllerOnly) || !found.add(item) {
 				continue
 			}
-			id := item.GetUID()
-			if found[id] {
-				continue
+			// An object without a UID owns nothing: owner references
+			// name their owner's UID.
+			if id := item.GetUID(); id != "" {
+				next[id] = true
 			}
-			found[id], next[id] = true, true
 			out = append(out, l.take(item))
 		}
 		owners = next
 	}
 	slices.SortFunc(out, compareObjects)
 	return out, nil
+}
+
+// seen records the objects a walk has found: by UID, or, for an object
+// without one (controller-runtime's fake client sets none), by group, kind,
+// namespace and name, so that such objects do not all count as one.
+type seen struct {
+	uids  map[types.UID]bool
+	names map[objectName]bool
+}
+
+type objectName struct {
+	group, kind, namespace, name string
+}
+
+// add records u and reports whether it was not found before.
+func (s *seen) add(u *unstructured.Unstructured) bool {
+	if uid := u.GetUID(); uid != "" {
+		if s.uids[uid] {
+			return false
+		}
+		s.uids[uid] = true
+		return true
+	}
+	key := objectName{group: u.GroupVersionKind().Group, kind: u.GetKind(), namespace: u.GetNamespace(), name: u.GetName()}
+	if s.names[key] {
+		return false
+	}
+	if s.names == nil {
+		s.names = map[objectName]bool{}
+	}
+	s.names[key] = true
+	return true
 }
 
 // list returns the objects of one kind, from the API server (or the

@@ -227,6 +227,75 @@ func TestChildResources(t *testing.T) {
 	}
 }
 
+// TestChildResourcesWithoutUIDs covers objects without a UID, as
+// controller-runtime's fake client creates them: they are told apart by
+// group, kind, namespace and name rather than all counting as one.
+func TestChildResourcesWithoutUIDs(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		workload *unstructured.Unstructured
+		objects  []*unstructured.Unstructured
+		kinds    []ChildResourceKind
+		opts     []ChildOption
+		want     []string
+	}{
+		"TwoPods": {
+			reason:  "Two Pods without UIDs owned by one workload are two children.",
+			objects: []*unstructured.Unstructured{object("v1", "Pod", "prod", "b", "", nil, "W!"), object("v1", "Pod", "prod", "a", "", nil, "W!")},
+			kinds:   []ChildResourceKind{pods},
+			want:    []string{"Pod v1 prod/a", "Pod v1 prod/b"},
+		},
+		"ListedTwice": {
+			reason:  "An object without a UID matched by two entries of its kind appears once.",
+			objects: []*unstructured.Unstructured{object("apps/v1", "Deployment", "prod", "web", "", map[string]string{"app": "web"}, "W!")},
+			kinds:   []ChildResourceKind{deployments, {APIVersion: "apps/v1", Kind: "Deployment", Selector: map[string]string{"app": "web"}}},
+			want:    []string{"Deployment apps/v1 prod/web"},
+		},
+		"OneNameOtherKinds": {
+			objects: []*unstructured.Unstructured{
+				object("v1", "Service", "prod", "web", "", nil, "W!"),
+				object("example.org/v1", "Service", "prod", "web", "", nil, "W!"),
+				object("v1", "ConfigMap", "prod", "web", "", nil, "W!"),
+			},
+			kinds: []ChildResourceKind{services, {APIVersion: "example.org/v1", Kind: "Service"}, {APIVersion: "v1", Kind: "ConfigMap"}},
+			want:  []string{"ConfigMap v1 prod/web", "Service example.org/v1 prod/web", "Service v1 prod/web"},
+		},
+		"OneNameOtherNamespaces": {
+			reason:   "A cluster-scoped workload's children without UIDs, of one name in two namespaces.",
+			workload: object("x/v1", "ClusterWorkload", "", "w", "W", nil),
+			objects:  []*unstructured.Unstructured{object("v1", "Pod", "dev", "a", "", nil, "W!"), object("v1", "Pod", "prod", "a", "", nil, "W!")},
+			kinds:    []ChildResourceKind{pods},
+			want:     []string{"Pod v1 dev/a", "Pod v1 prod/a"},
+		},
+		"MixedWithUIDs": {
+			reason: "Objects with UIDs are still known by them; those without own nothing at the next level.",
+			objects: []*unstructured.Unstructured{
+				object("apps/v1", "ReplicaSet", "prod", "rs", "R", nil, "W!"),
+				object("apps/v1", "ReplicaSet", "prod", "rs-no-uid", "", nil, "W!"),
+				object("v1", "Pod", "prod", "p1", "", nil, "R!"),
+				object("v1", "Pod", "prod", "p2", "", nil, "R!"),
+				object("v1", "Pod", "prod", "stray", "", nil, "!"),
+			},
+			kinds: []ChildResourceKind{replicaSets, pods},
+			opts:  []ChildOption{Depth(3)},
+			want:  []string{"Pod v1 prod/p1", "Pod v1 prod/p2", "ReplicaSet apps/v1 prod/rs", "ReplicaSet apps/v1 prod/rs-no-uid"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := tc.workload
+			if w == nil {
+				w = object("oam.dev/v1alpha2", "example-workload", "prod", "w", "W", nil)
+			}
+			got, err := ChildResources(context.Background(), (&memReader{}).add(tc.objects...), w, tc.kinds, tc.opts...)
+			require.NoError(t, err)
+			if diff := cmp.Diff(tc.want, ids(got)); diff != "" {
+				t.Errorf("%s\nChildResources(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 func TestChildResourcesCycle(t *testing.T) {
 	// Owner references that form a cycle (A owns B, B owns A) end the walk.
 	r := (&memReader{}).add(

@@ -121,6 +121,8 @@
 //     means no children; a child kind that is not installed is an error.
 //   - Depth counts levels of ownership, and every level searches every kind;
 //     an object is returned once, so cycles of owner references end the walk.
+//     An object is known by its UID or, when it has none (controller-runtime's
+//     fake client sets none), by its group, kind, namespace and name.
 //   - Locate returns one Located per reference, in the scope's order, even
 //     when some fail, with the failures joined into its error; it does not
 //     compare a reference's UID with the workload's.
