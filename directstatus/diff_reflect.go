@@ -498,12 +498,20 @@ func (d *differ) mapKeys(a, b reflect.Value) ([]mapKey, bool) {
 }
 
 // keyOf names a map key as encoding/json would: a string as itself, a
-// TextMarshaler by its text, an integer in decimal.
+// TextMarshaler by its text (a nil pointer as ""), an integer in decimal.
 func (d *differ) keyOf(k reflect.Value, kt reflect.Type) (mapKey, bool) {
 	if kt.Kind() == reflect.String {
 		return mapKey{key: k, name: k.String()}, true
 	}
 	if kt.Implements(typeTextMarshaler) {
+		if (k.Kind() == reflect.Pointer || k.Kind() == reflect.Interface) && k.IsNil() {
+			if k.Kind() == reflect.Interface {
+				d.fail("nil map key of type %s: %w", kt, ErrUnsupported)
+				return mapKey{}, false
+			}
+			// encoding/json writes a nil pointer key as "".
+			return mapKey{key: k, name: ""}, true
+		}
 		text, err := k.Interface().(encoding.TextMarshaler).MarshalText()
 		if err != nil {
 			d.fail("cannot encode map key of type %s: %w", kt, err)

@@ -1,7 +1,9 @@
 package directstatus_test
 
 import (
+	"encoding"
 	"errors"
+	"net/netip"
 	"reflect"
 	"testing"
 	"time"
@@ -359,6 +361,11 @@ func TestDiffStructs(t *testing.T) {
 			desired: with(func(s *spec) { s.Zones = map[int]string{10: "a", 2: "b", -1: "c"} }), actual: with(func(s *spec) { s.Zones = map[int]string{10: "x", 2: "y", -1: "z"} }),
 			want: []string{"zones['-1']", "zones['2']", "zones['10']"},
 		},
+		"NilPointerKey": {
+			reason:  "A nil pointer key with a MarshalText method is named \"\", as encoding/json names it.",
+			desired: map[*netip.Addr]string{nil: "a"}, actual: map[*netip.Addr]string{nil: "b"}, opts: []directstatus.DiffOption{inSpec},
+			want: []string{"spec['']"},
+		},
 		"ProtoInStruct": {
 			reason:  "A protobuf message inside a struct is compared as a message.",
 			desired: with(func(s *spec) { s.Pool = &testpb.NodePool{Name: "a", Size: 1} }), actual: with(func(s *spec) { s.Pool = &testpb.NodePool{Name: "a", Size: 2} }),
@@ -688,6 +695,11 @@ func TestDiffErrors(t *testing.T) {
 		"Complex": {
 			reason:  "JSON has no complex numbers.",
 			desired: map[string]any{"c": 1i}, actual: map[string]any{"c": 2i},
+			wantErr: directstatus.ErrUnsupported,
+		},
+		"NilInterfaceKey": {
+			reason:  "A nil interface map key has no text to name it by.",
+			desired: map[encoding.TextMarshaler]string{nil: "a"}, actual: map[encoding.TextMarshaler]string{nil: "b"},
 			wantErr: directstatus.ErrUnsupported,
 		},
 		"CyclicMaps": {
