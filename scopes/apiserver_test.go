@@ -410,10 +410,14 @@ func TestPatchDefinitions(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, got.Changed)
 
-	// A kind that is not installed: removing has nothing to do.
+	// A kind that is not installed: removing has nothing to do, with or
+	// without a recorded path.
 	gone := scopes.ScopeRef{APIVersion: "gone.ctrlkit.dev/v1", Kind: "GoneScope", Namespace: ns, Name: "x"}
 	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, gone, scopes.Change{Remove: []scopes.WorkloadRef{db}}, scopes.AtPath("spec.refs"))
 	require.NoError(t, err)
+	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, gone, scopes.Change{Remove: []scopes.WorkloadRef{db}})
+	require.NoError(t, err)
+	require.Equal(t, scopes.Patched{}, got)
 	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, gone, scopes.Change{Add: []scopes.WorkloadRef{db}})
 	require.True(t, meta.IsNoMatchError(err), "want a no-match error, got %v", err)
 

@@ -106,9 +106,10 @@
 //     taken as given, but when references are added the definition is still
 //     read, if it exists, for its overlap rule.
 //   - Removing references from a scope that does not exist, or whose kind is
-//     not installed, succeeds without a write: it holds no references. This,
-//     with AtPath and a recorded path, lets a finalizer finish after the scope
-//     or its ScopeDefinition is gone. Adding to such a scope is an error.
+//     not installed (with or without AtPath), succeeds without a write: it
+//     holds no references. This, with AtPath and a recorded path, lets a
+//     finalizer finish after the scope or its ScopeDefinition is gone. Adding
+//     to such a scope is an error.
 //   - A Backoff's fields whose zero would make no sense take DefaultBackoff's:
 //     Steps below 1 (wait.Backoff would make no attempt, not even the read)
 //     and a Duration of zero or less; a zero Backoff is DefaultBackoff. A

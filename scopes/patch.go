@@ -43,9 +43,11 @@ type Change struct {
 
 // Patched says what PatchWorkloadRefs did.
 type Patched struct {
-	// Path is the scope's reference path. It is empty when the scope's
-	// ScopeDefinition declares none: the scope does not take references,
-	// and nothing was written.
+	// Path is the scope's reference path. It is empty when nothing was
+	// written because the path is unknown: the scope's ScopeDefinition
+	// declares none (the scope does not take references), or, without
+	// AtPath, a change that only removes met a scope kind that is not
+	// installed.
 	Path string
 	// Changed reports whether a patch was written.
 	Changed bool
@@ -144,7 +146,10 @@ var DefaultBackoff = Backoff{Duration: 10 * time.Millisecond, Factor: 1.5, Jitte
 // window needs an admission webhook).
 //
 // Removals from a scope that no longer exists, or whose kind is no longer
-// installed, succeed without a write: the scope holds no references.
+// installed, succeed without a write: the scope holds no references. For a
+// kind that is not installed this holds without AtPath too, since no
+// ScopeDefinition is needed to remove nothing; adding to such a scope is an
+// error that meta.IsNoMatchError recognizes.
 func PatchWorkloadRefs(ctx context.Context, c client.Client, mapper meta.RESTMapper, scope ScopeRef, change Change, opts ...PatchOption) (Patched, error) {
 	o := patchOptions{reader: c, backoff: wait.Backoff(DefaultBackoff)}
 	for _, opt := range opts {
@@ -168,6 +173,13 @@ func PatchWorkloadRefs(ctx context.Context, c client.Client, mapper meta.RESTMap
 	if path == "" || len(change.Add) > 0 {
 		def, err := definitionOf(ctx, o.reader, mapper, gvk, defs.ScopeDefinition, defs.Namespace)
 		if err != nil {
+			// definitionOf reports a definition kind that is not installed
+			// as no definition, so a no-match error is about the scope's
+			// kind. A kind that is not installed has no objects, and so no
+			// references to remove.
+			if len(change.Add) == 0 && meta.IsNoMatchError(err) {
+				return Patched{}, nil
+			}
 			return fail(err)
 		}
 		if def == nil && path == "" {

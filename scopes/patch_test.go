@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -168,4 +169,92 @@ func refsAt(t *testing.T, scope *unstructured.Unstructured, path string) []Workl
 	r, err := WorkloadRefs(scope, path)
 	require.NoError(t, err)
 	return r
+}
+
+// TestPatchWorkloadRefsNotInstalled covers scopes whose kind the RESTMapper
+// does not know, and scopes that do not exist: a change that only removes
+// succeeds without a write, an addition fails.
+func TestPatchWorkloadRefsNotInstalled(t *testing.T) {
+	gone := ScopeRef{APIVersion: "gone.ctrlkit.dev/v1", Kind: "GoneScope", Namespace: "default", Name: "x"}
+	missing := hsRef
+	missing.Name = "missing"
+	type want struct {
+		patched Patched
+		noMatch bool  // the error is a no-match error
+		err     error // the error wraps err
+	}
+	cases := map[string]struct {
+		reason string
+		scope  ScopeRef
+		change Change
+		opts   []PatchOption
+		noDef  bool // the ScopeDefinition does not exist
+		want   want
+	}{
+		"RemoveKindNotInstalled": {
+			reason: "A kind that is not installed holds no references: removing needs no ScopeDefinition and writes nothing.",
+			scope:  gone,
+			change: Change{Remove: []WorkloadRef{web}},
+		},
+		"RemoveKindNotInstalledAtPath": {
+			scope:  gone,
+			change: Change{Remove: []WorkloadRef{web}},
+			opts:   []PatchOption{AtPath("spec.refs")},
+			want:   want{patched: Patched{Path: "spec.refs"}},
+		},
+		"EmptyChangeKindNotInstalled": {
+			scope: gone,
+		},
+		"AddKindNotInstalled": {
+			reason: "Adding to a kind that is not installed is an error.",
+			scope:  gone,
+			change: Change{Add: []WorkloadRef{web}},
+			want:   want{noMatch: true},
+		},
+		"AddAndRemoveKindNotInstalled": {
+			scope:  gone,
+			change: Change{Add: []WorkloadRef{web}, Remove: []WorkloadRef{db}},
+			want:   want{noMatch: true},
+		},
+		"AddKindNotInstalledAtPath": {
+			scope:  gone,
+			change: Change{Add: []WorkloadRef{web}},
+			opts:   []PatchOption{AtPath("spec.refs")},
+			want:   want{noMatch: true},
+		},
+		"RemoveScopeMissing": {
+			reason: "A scope that does not exist holds no references.",
+			scope:  missing,
+			change: Change{Remove: []WorkloadRef{web}},
+			want:   want{patched: Patched{Path: "spec.workloadRefs"}},
+		},
+		"RemoveDefinitionMissing": {
+			reason: "An installed kind without a ScopeDefinition still needs AtPath: the path is unknown.",
+			scope:  hsRef,
+			change: Change{Remove: []WorkloadRef{web}},
+			noDef:  true,
+			want:   want{err: ErrDefinitionNotFound},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := []client.Object{scopeOf(t, `{"workloadRefs":[`+webJSON+`]}`)}
+			if !tc.noDef {
+				objs = append(objs, definition("ScopeDefinition", "healthscopes.core.oam.dev", `{"workloadRefPath":"spec.workloadRefs"}`))
+			}
+			c := &countingFake{Client: fake.NewClientBuilder().WithRESTMapper(testMapper()).WithObjects(objs...).Build()}
+			got, err := PatchWorkloadRefs(context.Background(), c, testMapper(), tc.scope, tc.change, tc.opts...)
+			switch {
+			case tc.want.noMatch:
+				require.True(t, meta.IsNoMatchError(err), "%s\nwant a no-match error, got %v", tc.reason, err)
+				require.Contains(t, err.Error(), "cannot patch the workload references of "+tc.scope.String())
+			case tc.want.err != nil:
+				require.ErrorIs(t, err, tc.want.err, tc.reason)
+			default:
+				require.NoError(t, err, tc.reason)
+			}
+			require.Equal(t, tc.want.patched, got, tc.reason)
+			require.Zero(t, c.patches.Load(), "%s\npatches sent", tc.reason)
+		})
+	}
 }
