@@ -79,7 +79,10 @@
 // Every value must be printed (unless indexes pick them) and every verb must
 // have a value. A verb must fit its value: %s prints strings, %d whole
 // numbers, %f numbers (an integer is converted), %t booleans, %v anything;
-// a mismatch is an error rather than fmt's %!d(string=...).
+// a mismatch is an error rather than fmt's %!d(string=...). A width or
+// precision takes a scalar: fmt would apply it to every element of an array
+// or object, so %10v of a list is an error (ErrTransform, since it depends
+// on the value), checked before anything is formatted.
 //
 // Templates are Go text/template over the variables, with missing keys an
 // error. They may use if, with, variables and pipelines, but not range,
@@ -89,7 +92,8 @@
 // above), and b64enc, b64dec, upper, lower, trim, trimPrefix, trimSuffix,
 // replace, join, default and toJson, with Sprig's argument order; call,
 // html, js and urlquery are not available. No transform, format or template
-// produces more than MaxOutputSize bytes.
+// produces more than MaxOutputSize bytes, and none builds much more before
+// it stops (print and println stop argument by argument).
 //
 // # Resolution
 //

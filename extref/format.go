@@ -62,8 +62,9 @@ type format struct {
 // A piece is literal text (arg < 0) or one verb, without argument index,
 // that prints value arg.
 type piece struct {
-	text string
-	arg  int
+	text  string
+	arg   int
+	sized bool // the verb has a width or a precision
 }
 
 // parseFormat checks f for n values.
@@ -88,6 +89,7 @@ func parseFormat(f string, n int) (*format, error) {
 			i++
 		}
 		spec := "%" + f[flags:i]
+		sized := false
 		idx, next, err := argIndex(f, i, start, n)
 		if err != nil {
 			return nil, err
@@ -98,8 +100,10 @@ func parseFormat(f string, n int) (*format, error) {
 			return nil, err
 		}
 		spec += w
+		sized = w != ""
 		i = next
 		if i < len(f) && f[i] == '.' {
+			sized = true
 			p, next, err := number(f, i+1, start, "precision")
 			if err != nil {
 				return nil, err
@@ -136,7 +140,7 @@ func parseFormat(f string, n int) (*format, error) {
 			out.pieces = append(out.pieces, piece{text: lit.String(), arg: -1})
 			lit.Reset()
 		}
-		out.pieces = append(out.pieces, piece{text: spec + string(verb), arg: arg})
+		out.pieces = append(out.pieces, piece{text: spec + string(verb), arg: arg, sized: sized && verb != 'T'})
 		out.kinds[arg] = append(out.kinds[arg], kind)
 		arg++
 	}
@@ -200,6 +204,17 @@ func (f *format) sprint(args []any) (string, error) {
 			return "", fmt.Errorf("format %q, value %d: %w", f.text, i+1, err)
 		}
 		conv[i] = v
+	}
+	// fmt applies a width or precision to every element of an array or
+	// object, so that %1024v of 100,000 numbers would build 100 MB before
+	// the size check: such verbs take scalars only.
+	for _, p := range f.pieces {
+		if p.arg >= 0 && p.sized {
+			switch conv[p.arg].(type) {
+			case []any, map[string]any:
+				return "", fmt.Errorf("format %q, value %d: %s has a width or precision, which fmt would apply to every element of %s; use it on scalars only", f.text, p.arg+1, p.text, describe(conv[p.arg]))
+			}
+		}
 	}
 	var buf []byte
 	for _, p := range f.pieces {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"text/template"
@@ -135,8 +136,43 @@ func tplToJSON(v any) (string, error) {
 	return bounded(string(b))
 }
 
-func tplPrint(args ...any) (string, error)   { return bounded(fmt.Sprint(args...)) }
-func tplPrintln(args ...any) (string, error) { return bounded(fmt.Sprintln(args...)) }
+// tplPrint is fmt.Sprint, and tplPrintln fmt.Sprintln, built argument by
+// argument so that they stop at MaxOutputSize instead of building the whole
+// string first.
+func tplPrint(args ...any) (string, error)   { return sprintBounded(args, false) }
+func tplPrintln(args ...any) (string, error) { return sprintBounded(args, true) }
+
+func sprintBounded(args []any, ln bool) (string, error) {
+	var b []byte
+	for i, a := range args {
+		// Sprint separates operands when neither is a string; Sprintln
+		// always does.
+		if i > 0 && (ln || !isString(a) && !isString(args[i-1])) {
+			b = append(b, ' ')
+		}
+		if s, ok := a.(string); ok {
+			if len(b)+len(s) > MaxOutputSize {
+				return "", errTooLarge
+			}
+			b = append(b, s...)
+		} else {
+			b = fmt.Append(b, a)
+		}
+		if len(b) > MaxOutputSize {
+			return "", errTooLarge
+		}
+	}
+	if ln {
+		if len(b)+1 > MaxOutputSize {
+			return "", errTooLarge
+		}
+		b = append(b, '\n')
+	}
+	return string(b), nil
+}
+
+// isString is fmt's test for a string operand.
+func isString(a any) bool { return a != nil && reflect.TypeOf(a).Kind() == reflect.String }
 
 func tplPrintf(f string, args ...any) (string, error) {
 	pf, err := parseFormat(f, len(args))

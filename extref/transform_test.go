@@ -1,6 +1,10 @@
 package extref
 
 import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -163,5 +167,92 @@ func TestTemplateBounded(t *testing.T) {
 	}
 	if _, err := execute(tpl, map[string]any{"a": "xxxxxxxx"}); err == nil {
 		t.Errorf("doubling template: want an error above MaxOutputSize, got none")
+	}
+}
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestFormatSizedNonScalar checks that a width or precision, which fmt
+// applies to every element of an array or object, is refused for them
+// before anything is formatted: %1024v of 100,000 numbers would otherwise
+// build 100 MB and more before the size check.
+func TestFormatSizedNonScalar(t *testing.T) {
+	list := make([]any, 100_000)
+	for i := range list {
+		list[i] = int64(i)
+	}
+	object := make(map[string]any, 100_000)
+	for i := range 100_000 {
+		object[strconv.Itoa(i)] = "x"
+	}
+	for _, tc := range []struct {
+		format string
+		value  any
+	}{
+		{"%1024v", list},
+		{"%.1024v", list},
+		{"a-%[1]v-%-1000[1]v", list},
+		{"%1024v", object},
+		{"%+1024v", []any{list}},
+	} {
+		f, err := parseFormat(tc.format, 1)
+		if err != nil {
+			t.Fatalf("parseFormat(%q): %v", tc.format, err)
+		}
+		var sprintErr error
+		if n := allocated(func() { _, sprintErr = f.sprint([]any{tc.value}) }); n > 10<<20 {
+			t.Errorf("format %q of %s: allocated %d MB, want less than 10", tc.format, describe(tc.value), n>>20)
+		}
+		if sprintErr == nil || !strings.Contains(sprintErr.Error(), "has a width or precision") {
+			t.Errorf("format %q of %s: want an error naming the verb's width or precision, got %v", tc.format, describe(tc.value), sprintErr)
+		}
+	}
+	// Scalars, %T and unsized verbs are unchanged.
+	for format, want := range map[string]string{"%5v": "   42", "%.1v": "42", "%20T": "               int64"} {
+		f, err := parseFormat(format, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := f.sprint([]any{int64(42)}); err != nil || got != want {
+			t.Errorf("format %q of 42: want %q, got %q, %v", format, want, got, err)
+		}
+	}
+	f, _ := parseFormat("%v", 1)
+	if got, err := f.sprint([]any{[]any{"a", int64(1)}}); err != nil || got != "[a 1]" {
+		t.Errorf("format %%v of a list: want %q, got %q, %v", "[a 1]", got, err)
+	}
+}
+
+// TestTemplatePrintBounded checks that print and println stop at
+// MaxOutputSize argument by argument, instead of building 100 MB first.
+func TestTemplatePrintBounded(t *testing.T) {
+	data := map[string]any{"a": strings.Repeat("x", 1<<20-10)}
+	for _, fn := range []string{"print", "println"} {
+		tpl, err := parseTemplate("{{ " + fn + strings.Repeat(" .a", 100) + " }}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var execErr error
+		if n := allocated(func() { _, execErr = execute(tpl, data) }); n > 20<<20 {
+			t.Errorf("%s of 100 MB: allocated %d MB, want less than 20", fn, n>>20)
+		}
+		if !errors.Is(execErr, errTooLarge) {
+			t.Errorf("%s of 100 MB: want an error above MaxOutputSize, got %v", fn, execErr)
+		}
+	}
+	// The same output as fmt.Sprint and fmt.Sprintln.
+	args := []any{"a", int64(1), int64(2), "b", nil, true, []any{"c"}, map[string]any{"k": 1.5}, "d"}
+	if got, err := tplPrint(args...); err != nil || got != fmt.Sprint(args...) {
+		t.Errorf("print: want %q, got %q, %v", fmt.Sprint(args...), got, err)
+	}
+	if got, err := tplPrintln(args...); err != nil || got != fmt.Sprintln(args...) {
+		t.Errorf("println: want %q, got %q, %v", fmt.Sprintln(args...), got, err)
 	}
 }
