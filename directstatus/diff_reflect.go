@@ -313,7 +313,9 @@ func structInfoOf(t reflect.Type) *structInfo {
 			index:     i,
 			name:      name,
 			inline:    inline,
-			omitEmpty: hasOption(opts, "omitempty") || hasOption(opts, "omitzero"),
+			// omitzero omits only a nil list or map; an empty one is
+			// written ([] or {}), so it does not make them equal.
+			omitEmpty: hasOption(opts, "omitempty"),
 		})
 	}
 	v, _ := structInfos.LoadOrStore(t, info)

@@ -65,6 +65,13 @@ type Embedded struct {
 	Zone string `json:"zone,omitempty"`
 }
 
+// omitzero omits nil lists and maps, but writes empty ones.
+type withOmitZero struct {
+	Tags   []string          `json:"tags,omitzero"`
+	Labels map[string]string `json:"labels,omitzero"`
+	Both   []string          `json:"both,omitempty,omitzero"`
+}
+
 // Unstructured content in typed fields, with and without omitempty.
 type withAny struct {
 	Extra map[string]any `json:"extra,omitempty"`
@@ -255,6 +262,11 @@ func TestDiffStructs(t *testing.T) {
 			reason:  "Without omitempty, a nil []any is null and an empty one is [].",
 			desired: withAny{}, actual: withAny{Raw: []any{}},
 			want: []string{"raw"},
+		},
+		"OmitzeroNilDiffersFromEmpty": {
+			reason:  "With omitzero, nil is omitted but empty is written as [] or {}: they differ (omitempty as well omits both).",
+			desired: withOmitZero{}, actual: withOmitZero{Tags: []string{}, Labels: map[string]string{}, Both: []string{}},
+			want: []string{"tags", "labels"},
 		},
 		"NoOmitemptyNilDiffers": {
 			reason:  "Without omitempty, nil is null and empty is []: they differ.",

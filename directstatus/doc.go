@@ -84,7 +84,8 @@
 // to the second, as it is stored; time.Time as an instant; []byte as one
 // value; two NaNs are equal. A nil list or map differs from an empty one
 // (null is not [] in JSON) unless the struct field is tagged omitempty, whose
-// nil and empty values encode alike, or NilEqualsEmpty is given, which also
+// nil and empty values encode alike (omitzero omits nil but writes empty, so
+// it does not make them equal), or NilEqualsEmpty is given, which also
 // makes a missing key, a null, a nil pointer and an unset protobuf field
 // equal to an empty or zero value. A value present on one side only, or of
 // another type, is reported as a whole; containers present on both sides
