@@ -309,12 +309,12 @@ func structInfoOf(t reflect.Type) *structInfo {
 		if name == "" {
 			name = sf.Name
 		}
+		// omitzero omits only a nil list or map; an empty one is written
+		// ([] or {}), so it does not make them equal as omitempty does.
 		info.fields = append(info.fields, fieldInfo{
 			index:     i,
 			name:      name,
 			inline:    inline,
-			// omitzero omits only a nil list or map; an empty one is
-			// written ([] or {}), so it does not make them equal.
 			omitEmpty: hasOption(opts, "omitempty"),
 		})
 	}
