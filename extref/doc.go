@@ -113,7 +113,8 @@
 //	cannot resolve spec.externalValues[1].fromObject (configmaps team-a/settings, data.region): source not found: ConfigMap "settings" does not exist
 //
 // An Optional value that fails is skipped and listed in Outcome.Skipped. A
-// malformed value fails whatever its policy. Resources are mapped to kinds
+// malformed value (ErrInvalid, including a namespace that does not fit the
+// source's scope) fails whatever its policy. Resources are mapped to kinds
 // with the RESTMapper, refreshed once (meta.ResettableRESTMapper) when it
 // knows no such resource, so that CRDs installed later work
 // (controller-runtime's dynamic mapper refreshes itself).

@@ -83,7 +83,8 @@ type ReferenceError struct {
 	// Source is the source that failed, if a source failed.
 	Source *Source
 	// Optional is true when the external value's resolution policy is
-	// Optional, so the failure was skipped.
+	// Optional, so the failure was skipped: never for a malformed value
+	// (ErrInvalid), which fails whatever its policy.
 	Optional bool
 	// Err is why; it wraps one of the package's sentinel errors (unless a
 	// read failed for a reason of its own).

@@ -363,8 +363,10 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 	}
 	fail := func(rerr *ReferenceError) {
 		rerr.Index = i
-		rerr.Optional = e.optional
-		if e.optional {
+		// A malformed value (ErrInvalid) fails whatever its policy, since
+		// no source can fix it.
+		rerr.Optional = e.optional && !errors.Is(rerr.Err, ErrInvalid)
+		if rerr.Optional {
 			out.Skipped = append(out.Skipped, rerr)
 		} else {
 			out.Failed = append(out.Failed, rerr)

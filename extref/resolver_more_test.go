@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
@@ -257,5 +258,44 @@ externalValues:
 	_, err = NewResolver(newReader(), testMapper()).Resolve(context.Background(), ref)
 	if _, ok := err.(*ReferenceError); !ok {
 		t.Errorf("Resolve(...) with one failure: want a *ReferenceError, got %T", err)
+	}
+}
+
+// TestResolveOptionalInvalid checks that a malformed Optional value fails,
+// as the doc says, also when it is found malformed only once its resource
+// is mapped: a namespace for a cluster-scoped source, or none for a
+// namespaced source of a cluster-scoped referencer.
+func TestResolveOptionalInvalid(t *testing.T) {
+	reader := newReader(vpc("main-vpc", "10.0.0.0/16"), configMap("team-a", "settings", map[string]any{"region": "eu-west-1"}))
+	policy := SourcePolicy{Allow: []SourceRule{{Group: "*", Resource: "*", Namespaces: []string{"*"}}, {Group: "*", Resource: "*"}}}
+	for name, ref := range map[string]*unstructured.Unstructured{
+		"NamespaceForClusterScoped": widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {group: extref.test.ctrlkit.dev, version: v1alpha1, resource: vpcs, namespace: team-a, name: main-vpc, fieldPath: spec.forProvider.cidrBlock}
+  toFieldPath: spec.cidrBlock
+  policy: {resolution: Optional}
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region`),
+		"NoNamespaceFromClusterReferencer": widget(t, "", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region
+  policy: {resolution: Optional}
+- fromObject: {group: extref.test.ctrlkit.dev, version: v1alpha1, resource: vpcs, name: main-vpc, fieldPath: spec.forProvider.cidrBlock}
+  toFieldPath: spec.cidrBlock`),
+	} {
+		t.Run(name, func(t *testing.T) {
+			before := ref.DeepCopy()
+			out, err := NewResolver(reader, testMapper(), policy).Resolve(context.Background(), ref)
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Resolve(...): want ErrInvalid, got %v", err)
+			}
+			if len(out.Failed) != 1 || len(out.Skipped) != 0 || out.Failed[0].Index != 0 || out.Failed[0].Optional {
+				t.Errorf("Resolve(...): want value 0 failed, not skipped, got %+v", summarize(out))
+			}
+			if out.Changed || !equalObjects(before, ref) {
+				t.Errorf("Resolve(...): want nothing written (all or nothing), got %v", ref.Object)
+			}
+		})
 	}
 }
