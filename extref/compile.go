@@ -111,10 +111,11 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 	case ev.ToFieldPath != "" && ev.MakeAvailableAs != "":
 		return nil, invalid(at(""), "toFieldPath and makeAvailableAs are exclusive")
 	case ev.ToFieldPath != "":
-		if err := r.checkTarget(ev.ToFieldPath); err != nil {
+		metadata, err := r.checkTarget(ev.ToFieldPath)
+		if err != nil {
 			return nil, invalid(at(".toFieldPath"), "%q: %v", ev.ToFieldPath, err)
 		}
-		e.target = ev.ToFieldPath
+		e.target, e.metadata = ev.ToFieldPath, metadata
 	case ev.MakeAvailableAs != "":
 		e.key = ev.MakeAvailableAs
 	default:
@@ -183,32 +184,41 @@ func checkRef(ref v1alpha1.ObjectFieldRef) *compileError {
 // checkTarget checks that a target lies under spec, outside the external
 // values themselves, or is a single label or annotation. Verdicts are
 // cached, since the same few targets are checked on every reconcile.
-func (r *Resolver) checkTarget(target string) error {
+// It also reports whether the target is a label or an annotation, decided
+// from the parsed path (metadata.labels[x] and metadata[labels][x] alike),
+// which takes only strings.
+func (r *Resolver) checkTarget(target string) (metadata bool, err error) {
 	r.mu.RLock()
-	err, ok := r.targets[target]
+	v, ok := r.targets[target]
 	r.mu.RUnlock()
 	if ok {
-		return err
+		return v.metadata, v.err
 	}
-	err = r.target(target)
+	v.metadata, v.err = r.target(target)
 	if len(target) <= 256 {
 		r.mu.Lock()
 		if r.targets == nil || len(r.targets) >= maxMappings {
-			r.targets = make(map[string]error)
+			r.targets = make(map[string]targetVerdict)
 		}
-		r.targets[target] = err
+		r.targets[target] = v
 		r.mu.Unlock()
 	}
-	return err
+	return v.metadata, v.err
 }
 
-func (r *Resolver) target(target string) error {
+// targetVerdict is what checkTarget found of a target.
+type targetVerdict struct {
+	metadata bool // a label or an annotation
+	err      error
+}
+
+func (r *Resolver) target(target string) (metadata bool, err error) {
 	segs, err := fieldpath.Parse(target)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if hasWildcard(segs) {
-		return errors.New("wildcards are not allowed")
+		return false, errors.New("wildcards are not allowed")
 	}
 	field := func(i int, name string) bool {
 		return i < len(segs) && segs[i].Type == fieldpath.SegmentField && (name == "" || segs[i].Field == name)
@@ -216,16 +226,16 @@ func (r *Resolver) target(target string) error {
 	switch {
 	case field(0, "metadata"):
 		if len(segs) == 3 && (field(1, "labels") || field(1, "annotations")) && field(2, "") {
-			return nil
+			return true, nil
 		}
-		return errors.New("the only metadata a value may be written to is one label or annotation")
+		return false, errors.New("the only metadata a value may be written to is one label or annotation")
 	case field(0, "spec") && len(segs) >= 2:
 		if overlaps(segs, r.pathSegs) {
-			return fmt.Errorf("overlaps %s, where the external values are", r.path)
+			return false, fmt.Errorf("overlaps %s, where the external values are", r.path)
 		}
-		return nil
+		return false, nil
 	}
-	return errors.New("a value may be written only under spec, or to a label or an annotation")
+	return false, errors.New("a value may be written only under spec, or to a label or an annotation")
 }
 
 func hasWildcard(segs fieldpath.Segments) bool {

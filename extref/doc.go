@@ -63,7 +63,8 @@
 // Crossplane's: spec.containers[0].name, metadata.labels[app.kubernetes.io/name].
 // A source's path may not hold wildcards. A target (toFieldPath) must lie
 // under spec, outside the external values themselves, or be one label or
-// annotation (which take strings); anything else is invalid.
+// annotation (which take strings, in either notation:
+// metadata.labels[x] or metadata[labels][x]); anything else is invalid.
 //
 // Transforms run in order on the value:
 //

@@ -56,7 +56,7 @@ type Resolver struct {
 	// dropped when a read says the mapping no longer holds.
 	mu       sync.RWMutex
 	mappings map[schema.GroupVersionResource]mapping
-	targets  map[string]error // checkTarget's verdicts
+	targets  map[string]targetVerdict // checkTarget's verdicts
 }
 
 // maxMappings bounds the mapping cache; it is cleared when full.
@@ -347,6 +347,7 @@ type entry struct {
 	format     *format  // for combine
 	template   *template.Template
 	target     string
+	metadata   bool   // target is a label or an annotation
 	key        string // makeAvailableAs
 	always     bool
 	optional   bool
@@ -444,7 +445,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		out.Resolved++
 		return
 	}
-	if err := checkWritable(e.target, v); err != nil {
+	if err := checkWritable(e.metadata, v); err != nil {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
 		return
 	}
@@ -468,10 +469,11 @@ func empty(v any) bool {
 	return ok && s == ""
 }
 
-// checkWritable checks a value for a target: a label or an annotation takes
-// a string, and a string must be valid UTF-8 to survive JSON.
-func checkWritable(target string, v any) error {
-	if strings.HasPrefix(target, "metadata.") {
+// checkWritable checks a value for a target: a label or an annotation
+// (metadata, as the parsed target says, whatever its notation) takes a
+// string, and a string must be valid UTF-8 to survive JSON.
+func checkWritable(metadata bool, v any) error {
+	if metadata {
 		if _, ok := v.(string); !ok {
 			return fmt.Errorf("labels and annotations take strings, not %s", describe(v))
 		}

@@ -3,6 +3,7 @@ package extref
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -297,5 +298,36 @@ externalValues:
 				t.Errorf("Resolve(...): want nothing written (all or nothing), got %v", ref.Object)
 			}
 		})
+	}
+}
+
+// TestResolveMetadataTakesStrings checks that a label or annotation takes
+// only strings, whatever the notation of its path.
+func TestResolveMetadataTakesStrings(t *testing.T) {
+	reader := newReader(configMap("team-a", "settings", map[string]any{"size": "3"}))
+	for _, target := range []string{"metadata.labels[size]", "metadata[labels][size]", "metadata[annotations][size]", "metadata[annotations].size", "metadata.annotations[example.org/size]"} {
+		t.Run(target, func(t *testing.T) {
+			ref := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.size}
+  transforms: [{type: Convert, toType: int64}]
+  toFieldPath: "`+target+`"`)
+			before := ref.DeepCopy()
+			out, err := NewResolver(reader, testMapper()).Resolve(context.Background(), ref)
+			if !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "labels and annotations take strings, not integer 3") {
+				t.Fatalf("Resolve(...): want ErrTarget, labels and annotations take strings, got %v", err)
+			}
+			if out.Changed || !equalObjects(before, ref) {
+				t.Errorf("Resolve(...): want nothing written, got %v", ref.Object)
+			}
+		})
+	}
+	// A string is written, in either notation.
+	ref := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.size}
+  toFieldPath: "metadata[labels][size]"`)
+	if _, err := NewResolver(reader, testMapper()).Resolve(context.Background(), ref); err != nil || ref.GetLabels()["size"] != "3" {
+		t.Errorf("Resolve(...) of a string to metadata[labels][size]: want label size=3, got %v, %v", ref.GetLabels(), err)
 	}
 }
