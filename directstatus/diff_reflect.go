@@ -230,11 +230,17 @@ func jsonLeaf(t reflect.Type) bool {
 }
 
 func (d *differ) structFields(a, b reflect.Value) {
-	for _, f := range structInfoOf(a.Type()).fields {
+	d.fieldList(a, b, structInfoOf(a.Type()).fields)
+}
+
+// fieldList compares the fields of structs a and b listed in fields, going
+// into inline structs.
+func (d *differ) fieldList(a, b reflect.Value, fields []fieldInfo) {
+	for i := range fields {
+		f := &fields[i]
 		fa, fb := a.Field(f.index), b.Field(f.index)
 		if f.inline {
-			fa, fb = inlineStruct(fa), inlineStruct(fb)
-			d.structFields(fa, fb)
+			d.fieldList(inlineStruct(fa), inlineStruct(fb), f.sub)
 		} else {
 			ignored, saved := d.enter(fieldSegment(f.name))
 			if !ignored {
@@ -264,10 +270,13 @@ type structInfo struct {
 	fields []fieldInfo
 }
 
+// A fieldInfo is a field of a struct, or an inline struct whose fields (sub)
+// are the parent's.
 type fieldInfo struct {
 	index     int
 	name      string
-	inline    bool // a struct whose fields are the parent's
+	inline    bool        // a struct whose fields are the parent's
+	sub       []fieldInfo // for inline: its fields visible from the outermost struct
 	omitEmpty bool
 }
 
@@ -276,12 +285,41 @@ var structInfos sync.Map // reflect.Type -> *structInfo
 // structInfoOf returns the fields of struct type t as encoding/json sees
 // them: exported (or embedded) fields not tagged "-", named by their tag or
 // else their Go name; an embedded struct without a tag name, or an exported
-// or embedded field tagged inline, is flattened into its parent.
+// or embedded field tagged inline, is flattened into its parent. A name that
+// appears more than once through flattened structs is resolved as
+// encoding/json resolves it: the shallowest field wins; at equal depth a
+// field named by its tag wins over the others; otherwise all are left out.
 func structInfoOf(t reflect.Type) *structInfo {
 	if v, ok := structInfos.Load(t); ok {
 		return v.(*structInfo)
 	}
+	var leaves []leafField
+	collectFields(t, nil, map[reflect.Type]bool{}, &leaves)
+	leaves = dominantFields(leaves)
 	info := &structInfo{}
+	for _, l := range leaves {
+		info.fields = addField(info.fields, l, 0)
+	}
+	v, _ := structInfos.LoadOrStore(t, info)
+	return v.(*structInfo)
+}
+
+// A leafField is a field found by collectFields, with the path of field
+// indexes that reaches it through inline structs.
+type leafField struct {
+	index     []int
+	name      string
+	tagged    bool // named by its tag
+	omitEmpty bool
+}
+
+// collectFields appends the fields of struct type t, and of the structs
+// flattened into it, in declaration order, depth first. A struct type
+// already being flattened (an embedded pointer to itself) is not flattened
+// again, as encoding/json visits each type once.
+func collectFields(t reflect.Type, prefix []int, onPath map[reflect.Type]bool, out *[]leafField) {
+	onPath[t] = true
+	defer delete(onPath, t)
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := sf.Tag.Get("json")
@@ -306,20 +344,89 @@ func structInfoOf(t reflect.Type) *structInfo {
 			// embedded, inline tag or not, and reflection cannot read it.
 			continue
 		}
-		if name == "" {
+		index := append(prefix[:len(prefix):len(prefix)], i)
+		if inline {
+			st := ft
+			if st.Kind() == reflect.Pointer {
+				st = st.Elem()
+			}
+			if !onPath[st] {
+				collectFields(st, index, onPath, out)
+			}
+			continue
+		}
+		tagged := name != ""
+		if !tagged {
 			name = sf.Name
 		}
 		// omitzero omits only a nil list or map; an empty one is written
 		// ([] or {}), so it does not make them equal as omitempty does.
-		info.fields = append(info.fields, fieldInfo{
-			index:     i,
-			name:      name,
-			inline:    inline,
-			omitEmpty: hasOption(opts, "omitempty"),
-		})
+		*out = append(*out, leafField{index: index, name: name, tagged: tagged, omitEmpty: hasOption(opts, "omitempty")})
 	}
-	v, _ := structInfos.LoadOrStore(t, info)
-	return v.(*structInfo)
+}
+
+// dominantFields keeps, of the fields that share a name, the one
+// encoding/json encodes: the shallowest, or at equal depth the only one
+// named by its tag; when there is none, it drops them all. The order is
+// kept.
+func dominantFields(fields []leafField) []leafField {
+	byName := make(map[string][]int, len(fields))
+	dup := false
+	for i, f := range fields {
+		if len(byName[f.name]) > 0 {
+			dup = true
+		}
+		byName[f.name] = append(byName[f.name], i)
+	}
+	if !dup {
+		return fields
+	}
+	keep := make([]bool, len(fields))
+	for _, idx := range byName {
+		best, atBest, taggedAtBest := -1, 0, 0
+		for _, i := range idx {
+			switch depth := len(fields[i].index); {
+			case best < 0 || depth < len(fields[best].index):
+				best, atBest, taggedAtBest = i, 1, 0
+				if fields[i].tagged {
+					taggedAtBest = 1
+				}
+			case depth == len(fields[best].index):
+				atBest++
+				if fields[i].tagged {
+					taggedAtBest++
+					if !fields[best].tagged {
+						best = i
+					}
+				}
+			}
+		}
+		if atBest == 1 || taggedAtBest == 1 {
+			keep[best] = true
+		}
+	}
+	kept := fields[:0:0]
+	for i, f := range fields {
+		if keep[i] {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// addField adds leaf l, whose path of indexes goes through inline structs
+// from level on, to fields, and returns fields. Leaves come in depth-first
+// order, so an inline struct already added is the last field.
+func addField(fields []fieldInfo, l leafField, level int) []fieldInfo {
+	i := l.index[level]
+	if level == len(l.index)-1 {
+		return append(fields, fieldInfo{index: i, name: l.name, omitEmpty: l.omitEmpty})
+	}
+	if n := len(fields); n > 0 && fields[n-1].inline && fields[n-1].index == i {
+		fields[n-1].sub = addField(fields[n-1].sub, l, level+1)
+		return fields
+	}
+	return append(fields, fieldInfo{index: i, inline: true, sub: addField(nil, l, level+1)})
 }
 
 func hasOption(opts, want string) bool {
@@ -586,12 +693,24 @@ func isEmptyValue(v reflect.Value, depth int) bool {
 		if v.Type() == typeTime || v.Type() == typeMetaTime {
 			return v.IsZero()
 		}
-		for _, f := range structInfoOf(v.Type()).fields {
-			if !isEmptyValue(v.Field(f.index), depth+1) {
-				return false
-			}
-		}
-		return true
+		return isEmptyFields(v, structInfoOf(v.Type()).fields, depth)
 	}
 	return false
+}
+
+// isEmptyFields reports whether the fields of struct v listed in fields are
+// all empty, going into inline structs.
+func isEmptyFields(v reflect.Value, fields []fieldInfo, depth int) bool {
+	for i := range fields {
+		f := &fields[i]
+		fv := v.Field(f.index)
+		if f.inline {
+			if !isEmptyFields(inlineStruct(fv), f.sub, depth+1) {
+				return false
+			}
+		} else if !isEmptyValue(fv, depth+1) {
+			return false
+		}
+	}
+	return true
 }

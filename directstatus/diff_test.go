@@ -65,6 +65,35 @@ type Embedded struct {
 	Zone string `json:"zone,omitempty"`
 }
 
+// Names repeated through flattened structs, resolved as encoding/json does.
+type repeated struct {
+	Named `json:",inline"`
+	Name  string `json:"name"` // shallower than Named.Name: wins
+	Tagged
+	Untagged
+}
+
+type Named struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
+type Tagged struct {
+	X string `json:"X"` // as deep as Untagged.X, but named by its tag: wins
+	Y string
+}
+
+type Untagged struct {
+	X string
+	Y string // as deep as Tagged.Y, both untagged: neither is encoded
+}
+
+// SelfEmbedding embeds a pointer to itself, which is not flattened again.
+type SelfEmbedding struct {
+	*SelfEmbedding `json:",inline"`
+	Name           string `json:"name"`
+}
+
 // omitzero omits nil lists and maps, but writes empty ones.
 type withOmitZero struct {
 	Tags   []string          `json:"tags,omitzero"`
@@ -319,6 +348,21 @@ func TestDiffStructs(t *testing.T) {
 			desired: with(func(s *spec) { s.Description = "new" }), actual: base(),
 			opts: []directstatus.DiffOption{inSpec, directstatus.IgnorePaths("status.description")},
 			want: []string{"spec.description"},
+		},
+		"RepeatedNamesOnce": {
+			reason:  "A name repeated through flattened structs is the field encoding/json encodes, reported once.",
+			desired: repeated{Named{"a", "a"}, "a", Tagged{"a", "a"}, Untagged{"a", "a"}},
+			actual:  repeated{Named{"b", "b"}, "b", Tagged{"b", "b"}, Untagged{"b", "b"}},
+			want:    []string{"kind", "name", "X"},
+		},
+		"RepeatedNamesHidden": {
+			reason:  "Fields that encoding/json does not encode are not compared.",
+			desired: repeated{Named{"a", ""}, "", Tagged{"", "a"}, Untagged{"a", "a"}}, actual: repeated{},
+		},
+		"SelfEmbedding": {
+			reason:  "A struct embedding a pointer to itself is flattened once, not forever.",
+			desired: SelfEmbedding{&SelfEmbedding{Name: "in"}, "a"}, actual: SelfEmbedding{Name: "b"},
+			want: []string{"name"},
 		},
 		"UnexportedInline": {
 			reason:  "An unexported field is not compared even when tagged inline, as encoding/json ignores it.",

@@ -55,7 +55,9 @@
 //     (`json:"name,omitempty"`, the Go name without a tag); fields tagged "-"
 //     and unexported fields (tagged inline or not) are left out; embedded
 //     structs without a JSON name and fields tagged inline are flattened
-//     into their parent, as encoding/json and the Kubernetes API types do.
+//     into their parent, as encoding/json and the Kubernetes API types do. A
+//     name repeated through them is the field encoding/json encodes: the
+//     shallowest, at equal depth the one named by its tag, else none.
 //   - Unstructured content: map[string]any and []any as encoding/json and
 //     apimachinery produce them, or *unstructured.Unstructured.
 //   - Protobuf messages: fields named by their proto names (node_pools), or

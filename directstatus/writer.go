@@ -261,13 +261,18 @@ func checkStatus(obj client.Object) error {
 // looking into inline and embedded structs; a pointer field's type is the
 // type it points to.
 func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
-	for _, f := range structInfoOf(t).fields {
+	return jsonFieldIn(t, structInfoOf(t).fields, name)
+}
+
+func jsonFieldIn(t reflect.Type, fields []fieldInfo, name string) (reflect.Type, bool) {
+	for i := range fields {
+		f := &fields[i]
 		ft := t.Field(f.index).Type
 		if ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
 		if f.inline {
-			if found, ok := jsonField(ft, name); ok {
+			if found, ok := jsonFieldIn(ft, f.sub, name); ok {
 				return found, true
 			}
 			continue
