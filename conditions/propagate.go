@@ -2,6 +2,7 @@ package conditions
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -272,31 +273,58 @@ func stringList(obj map[string]any, path []string) ([]string, error) {
 // writeStringList sets the field at path in obj to l, creating missing parent
 // objects, or deletes the field when l is empty.
 func writeStringList(obj map[string]any, path []string, l []string) error {
-	m := obj
-	for i, key := range path[:len(path)-1] {
-		switch v := m[key].(type) {
-		case map[string]any:
-			m = v
-		case nil:
-			if len(l) == 0 {
-				return nil // nothing to delete
-			}
-			next := map[string]any{}
-			m[key] = next
-			m = next
-		default:
-			return malformed("%s: must be an object, not %s", strings.Join(path[:i+1], "."), jsonKind(v))
+	var v any // nil: delete
+	if len(l) > 0 {
+		out := make([]any, len(l))
+		for i, s := range l {
+			out[i] = s
 		}
+		v = out
 	}
-	last := path[len(path)-1]
-	if len(l) == 0 {
-		delete(m, last)
-		return nil
+	_, _, err := setIn(obj, path, v, path, true)
+	return err
+}
+
+// setIn sets the field at path in m to v, or deletes it when v is nil, and
+// returns m with whether it changed. It changes m itself only when inPlace;
+// every map below it on the path is copied before it is changed, so that
+// content shared with a shallow copy of the object is not changed behind its
+// owner's back. On an error nothing has been changed. full is the whole
+// path, for messages.
+func setIn(m map[string]any, path []string, v any, full []string, inPlace bool) (map[string]any, bool, error) {
+	key := path[0]
+	var nv any = v
+	if len(path) > 1 {
+		var child map[string]any
+		switch c := m[key].(type) {
+		case map[string]any:
+			child = c
+		case nil:
+			if v == nil {
+				return m, false, nil // nothing to delete
+			}
+		default:
+			i := len(full) - len(path)
+			return nil, false, malformed("%s: must be an object, not %s", strings.Join(full[:i+1], "."), jsonKind(c))
+		}
+		nc, changed, err := setIn(child, path[1:], v, full, false)
+		if err != nil || !changed {
+			return m, false, err
+		}
+		nv = nc
+	} else if _, ok := m[key]; v == nil && !ok {
+		return m, false, nil // nothing to delete
 	}
-	out := make([]any, len(l))
-	for i, s := range l {
-		out[i] = s
+	if !inPlace {
+		m = maps.Clone(m)
 	}
-	m[last] = out
-	return nil
+	if m == nil {
+		m = map[string]any{}
+	}
+	if nv == nil {
+		delete(m, key)
+	} else {
+		m[key] = nv
+	}
+	return m, true, nil
 }

@@ -2,6 +2,7 @@ package conditions
 
 import (
 	"errors"
+	"maps"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -457,5 +458,19 @@ func TestPropagateDoesNotChangeSharedContent(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, list); diff != "" {
 		t.Errorf("Propagate(...) changed the claim's old list in place: -want, +got:\n%s", diff)
+	}
+
+	// A shallow copy of the claim shares its status map: neither the
+	// conditions nor the record written to the copy reach the original.
+	xCache := cond("CacheReady", metav1.ConditionTrue, "Available")
+	xr = xrObject([]metav1.Condition{xDB, xCache}, strs("DatabaseReady", "CacheReady"), nil)
+	original := claimObject([]metav1.Condition{onClaim(xDB)}, strs("DatabaseReady"))
+	before := original.DeepCopy()
+	shallow := &unstructured.Unstructured{Object: maps.Clone(original.Object)}
+	if changed, err := Propagate(xr, shallow); err != nil || !changed {
+		t.Fatalf("Propagate(...) to a shallow copy: want a change and no error, got %v, %v", changed, err)
+	}
+	if diff := cmp.Diff(before.Object, original.Object); diff != "" {
+		t.Errorf("Propagate(...) to a shallow copy changed the original: -want, +got:\n%s", diff)
 	}
 }

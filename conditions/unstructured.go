@@ -3,6 +3,7 @@ package conditions
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"time"
 
@@ -353,17 +354,17 @@ func replaceEntry(list []any, i int, e map[string]any) []any {
 	return out
 }
 
-// writeConditions stores list as u's status.conditions, creating the status
-// when status is nil.
+// writeConditions stores list as u's status.conditions, in a copy of status
+// (u's status map, nil when it has none): a shallow copy of u shares that map,
+// and must not see the write.
 func writeConditions(u *unstructured.Unstructured, status map[string]any, list []any) {
-	if status == nil {
-		status = map[string]any{}
-		if u.Object == nil {
-			u.Object = map[string]any{}
-		}
-		u.Object["status"] = status
+	if u.Object == nil {
+		u.Object = map[string]any{}
 	}
-	status["conditions"] = list
+	s := make(map[string]any, len(status)+1)
+	maps.Copy(s, status)
+	s["conditions"] = list
+	u.Object["status"] = s
 }
 
 // describe names u in error messages: its kind and namespace/name.

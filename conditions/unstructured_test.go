@@ -3,6 +3,7 @@ package conditions
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -351,6 +352,22 @@ func TestSetUnstructuredDoesNotChangeSharedContent(t *testing.T) {
 	}
 	if diff := cmp.Diff([]any{entry(db)}, old); diff != "" {
 		t.Errorf("SetUnstructured(...) changed the old list: -want, +got:\n%s", diff)
+	}
+
+	// A shallow copy of the object shares its status map: neither a change
+	// nor a new condition in the copy reaches the original.
+	shallow := &unstructured.Unstructured{Object: maps.Clone(u.Object)}
+	before := u.DeepCopy()
+	for _, c := range []metav1.Condition{with(db, func(c *metav1.Condition) { c.Message = "newer" }), cond("CacheReady", metav1.ConditionTrue, "Available")} {
+		if _, err := SetUnstructured(shallow, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := RemoveUnstructured(shallow, "DatabaseReady"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before.Object, u.Object); diff != "" {
+		t.Errorf("writes to a shallow copy changed the original: -want, +got:\n%s", diff)
 	}
 }
 
