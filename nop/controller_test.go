@@ -168,7 +168,9 @@ func TestDeletion(t *testing.T) {
 	held.Spec.ForProvider.DeleteAfter = "2s"
 	failing := newNop(test, "failing", ca("0s", "Ready", "True"))
 	failing.Spec.ForProvider.DeleteError = "the cloud says no"
-	for _, n := range []*v1alpha1.NopResource{held, failing} {
+	long := newNop(test, "long", ca("0s", "Ready", "True"))
+	long.Spec.ForProvider.DeleteError = strings.Repeat("x", conditions.MaxMessageLength) // the longest the CRD admits
+	for _, n := range []*v1alpha1.NopResource{held, failing, long} {
 		require.NoError(t, env.Client.Create(ctx, n))
 		cleanup(t, env.Client, n)
 		waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
@@ -200,6 +202,15 @@ func TestDeletion(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(failing), got), "the resource must stay while deleteError is set")
 	require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"forProvider":{"deleteError":null}}}`))))
 	waitForGone(t, env.Client, failing)
+
+	// A deleteError as long as a message may be: the message is cut, so
+	// that the status write is accepted.
+	got = waitForCondition(t, env.Client, long, "Synced", metav1.ConditionFalse, ReasonDeleteFailed)
+	msg := conditions.Get(got.Status.Conditions, "Synced").Message
+	require.LessOrEqual(t, len(msg), conditions.MaxMessageLength)
+	require.True(t, strings.HasPrefix(msg, "cannot delete: xx") && strings.HasSuffix(msg, "x..."), "message cut: %.40q...%q", msg, msg[len(msg)-10:])
+	require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"forProvider":{"deleteError":null}}}`))))
+	waitForGone(t, env.Client, long)
 }
 
 // TestFinalizerOnlyWhenDeletionIsHeld: a resource carries the finalizer

@@ -45,8 +45,11 @@
 // times the later entry in the list wins. The list need not be sorted.
 // A condition type that no due entry names is not in the status: before its
 // first deadline, and after its entries are removed from the spec (provider-nop
-// leaves such conditions forever). Conditions appear in the order their types
-// first appear in the spec. The spec is never written.
+// leaves such conditions forever). A condition keeps its place in
+// status.conditions once it is there, and a new one is appended, so the
+// conditions appear in the order they first fell due (with several due at
+// once, in the order their types first appear in the spec). The spec is
+// never written.
 //
 // The reconciler requeues each resource at the moment its next entry falls
 // due (RequeueAfter), so a transition lands when it is due plus the time of one

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -107,8 +108,16 @@ func parseSchedule(in []v1alpha1.ConditionAfter) (schedule, error) {
 		if c.Message == "" {
 			c.Message = fmt.Sprintf("%s=%s %s after creation (%s)", c.Type, c.Status, ca.Time, field)
 		}
-		if err := conditions.Validate(c); err != nil {
+		// The message is held to the CRD schemas' limit, in characters (as
+		// OpenAPI's maxLength counts them), not to conditions.Validate's
+		// stricter bytes: what the CRD admits, the status write is admitted.
+		checked := c
+		checked.Message = ""
+		if err := conditions.Validate(checked); err != nil {
 			return nil, invalid(field, "cannot set the condition: %v", err)
+		}
+		if n := utf8.RuneCountInString(c.Message); n > conditions.MaxMessageLength {
+			return nil, invalid(field+".conditionMessage", "cannot use a message of %d characters: must be at most %d", n, conditions.MaxMessageLength)
 		}
 		s = append(s, entry{index: i, after: after, cond: c})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
@@ -191,6 +192,18 @@ func TestParseSchedule(t *testing.T) {
 			reason:  "A condition type the API server would refuse is refused.",
 			entries: []v1alpha1.ConditionAfter{ca("5s", "Ready", "True"), ca("6s", "Ready", "True"), ca("1s", "not ready", "True")},
 			want:    `spec.forProvider.conditionAfter[2]: cannot set the condition: invalid condition "not ready": type "not ready": name part "not ready" must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
+		},
+		"LongMessageInCharacters": {
+			reason: "A message within the CRD's limit in characters is kept, though longer in bytes.",
+			entries: []v1alpha1.ConditionAfter{{
+				Time: "1s", ConditionType: "Ready", ConditionStatus: "True", ConditionMessage: strings.Repeat("é", conditions.MaxMessageLength),
+			}},
+			cond: metav1.Condition{Type: "Ready", Status: "True", Reason: ReasonScheduled, Message: strings.Repeat("é", conditions.MaxMessageLength)},
+		},
+		"MessageTooLong": {
+			reason:  "A message over the CRD's limit in characters is refused.",
+			entries: []v1alpha1.ConditionAfter{{Time: "1s", ConditionType: "Ready", ConditionStatus: "True", ConditionMessage: strings.Repeat("m", conditions.MaxMessageLength+1)}},
+			want:    `spec.forProvider.conditionAfter[0].conditionMessage: cannot use a message of 32769 characters: must be at most 32768`,
 		},
 		"BadReason": {
 			reason:  "A reason the API server would refuse is refused.",
