@@ -2,6 +2,7 @@ package directstatus
 
 import (
 	"bytes"
+	"cmp"
 	"encoding"
 	"encoding/json"
 	"math"
@@ -520,7 +521,9 @@ func (d *differ) stringMap(a, b map[string]string, omitEmpty bool) {
 type mapKey struct {
 	key  reflect.Value
 	name string
-	num  float64 // for numeric keys, which sort by value
+	// For integer keys, which sort by value: i for signed, u for unsigned.
+	i int64
+	u uint64
 }
 
 func (d *differ) mapValue(a, b reflect.Value, omitEmpty bool) {
@@ -588,18 +591,19 @@ func (d *differ) mapKeys(a, b reflect.Value) ([]mapKey, bool) {
 			keys = append(keys, k)
 		}
 	}
-	numeric := false
+	signed, unsigned := false, false
 	switch kt.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		numeric = !jsonLeaf(kt)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		signed = !jsonLeaf(kt)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		unsigned = !jsonLeaf(kt)
 	}
 	slices.SortFunc(keys, func(x, y mapKey) int {
-		if numeric && x.num != y.num {
-			if x.num < y.num {
-				return -1
-			}
-			return 1
+		switch {
+		case signed && x.i != y.i:
+			return cmp.Compare(x.i, y.i)
+		case unsigned && x.u != y.u:
+			return cmp.Compare(x.u, y.u)
 		}
 		return strings.Compare(x.name, y.name)
 	})
@@ -630,9 +634,9 @@ func (d *differ) keyOf(k reflect.Value, kt reflect.Type) (mapKey, bool) {
 	}
 	switch kt.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return mapKey{key: k, name: strconv.FormatInt(k.Int(), 10), num: float64(k.Int())}, true
+		return mapKey{key: k, name: strconv.FormatInt(k.Int(), 10), i: k.Int()}, true
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return mapKey{key: k, name: strconv.FormatUint(k.Uint(), 10), num: float64(k.Uint())}, true
+		return mapKey{key: k, name: strconv.FormatUint(k.Uint(), 10), u: k.Uint()}, true
 	}
 	d.fail("map key type %s: %w", kt, ErrUnsupported)
 	return mapKey{}, false

@@ -417,6 +417,19 @@ func TestDiffStructs(t *testing.T) {
 			desired: with(func(s *spec) { s.Zones = map[int]string{10: "a", 2: "b", -1: "c"} }), actual: with(func(s *spec) { s.Zones = map[int]string{10: "x", 2: "y", -1: "z"} }),
 			want: []string{"zones['-1']", "zones['2']", "zones['10']"},
 		},
+		"LargeIntKeysByValue": {
+			reason:  "Integer keys beyond float64's precision are still visited by value.",
+			desired: map[int64]string{-9007199254740993: "a", -9007199254740992: "a", 1<<62 + 1: "a", 1 << 62: "a"},
+			actual:  map[int64]string{-9007199254740993: "b", -9007199254740992: "b", 1<<62 + 1: "b", 1 << 62: "b"},
+			opts:    []directstatus.DiffOption{inSpec},
+			want:    []string{"spec['-9007199254740993']", "spec['-9007199254740992']", "spec['4611686018427387904']", "spec['4611686018427387905']"},
+		},
+		"LargeUintKeysByValue": {
+			reason:  "So are unsigned ones.",
+			desired: map[uint64]string{1<<64 - 1: "a", 1<<64 - 2: "a", 3: "a"}, actual: map[uint64]string{1<<64 - 1: "b", 1<<64 - 2: "b", 3: "b"},
+			opts: []directstatus.DiffOption{inSpec},
+			want: []string{"spec['3']", "spec['18446744073709551614']", "spec['18446744073709551615']"},
+		},
 		"NilPointerKey": {
 			reason:  "A nil pointer key with a MarshalText method is named \"\", as encoding/json names it.",
 			desired: map[*netip.Addr]string{nil: "a"}, actual: map[*netip.Addr]string{nil: "b"}, opts: []directstatus.DiffOption{inSpec},
