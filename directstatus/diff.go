@@ -30,7 +30,11 @@ var (
 // that makes a field "first".
 //
 // A change of desired or actual as a whole (a nil pointer against a non-nil
-// one) is reported with the prefix as the path, empty without a Prefix.
+// one, two different scalars) is reported with the prefix as the path, empty
+// without a Prefix. Updating and UpdateFailure read an empty path as an
+// update no field triggered ("triggered by periodic sync"), so pass a Prefix
+// (Prefix("spec")) when the path goes into a condition: changed is then
+// always reported with a non-empty path.
 func FirstChangedField(desired, actual any, opts ...DiffOption) (path string, changed bool, err error) {
 	found, err := diff(desired, actual, true, opts)
 	if err != nil || len(found) == 0 {

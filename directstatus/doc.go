@@ -149,6 +149,11 @@
 //   - UpdateFailure("", err) reads "Failed to update resource (triggered by
 //     periodic sync): <error>"; a nil error reads "unknown error"; messages
 //     longer than the API server takes are cut at a rune boundary.
+//   - A change of the compared value as a whole has the Prefix as its path,
+//     and the empty path without one; no placeholder such as "." is invented,
+//     since every path must read back with fieldpath.Parse. Updating("")
+//     means a periodic sync, so a caller whose paths go into conditions
+//     gives a Prefix, as the example above does.
 //   - Creating takes no field path: creation is not triggered by a field.
 //   - Indexes in reported paths are not capped; a path with an index above
 //     fieldpath.DefaultMaxIndex needs fieldpath's MaxIndex option to be read
