@@ -540,6 +540,15 @@ func TestAdmission(t *testing.T) {
 			},
 			want: []string{"spec.writeConnectionSecretToRef: Required value: namespace is required for a cluster-scoped resource"},
 		},
+		"ClusterSecretWithEmptyNamespace": {
+			reason: "An empty namespace does not say where the Secret goes either.",
+			obj: &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": v1alpha1.GroupVersion.String(), "kind": v1alpha1.ClusterNopResourceKind,
+				"metadata": map[string]any{"name": "empty-secret-namespace"},
+				"spec":     map[string]any{"writeConnectionSecretToRef": map[string]any{"name": "conn", "namespace": ""}},
+			}},
+			want: []string{"spec.writeConnectionSecretToRef: Required value: namespace is required for a cluster-scoped resource"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

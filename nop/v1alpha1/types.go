@@ -210,7 +210,7 @@ type NopResourceList struct {
 // +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
-// +kubebuilder:validation:XValidation:rule="!has(self.spec) || !has(self.spec.writeConnectionSecretToRef) || has(self.spec.writeConnectionSecretToRef.__namespace__)",message="namespace is required for a cluster-scoped resource",fieldPath=".spec.writeConnectionSecretToRef",reason="FieldValueRequired"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec) || !has(self.spec.writeConnectionSecretToRef) || (has(self.spec.writeConnectionSecretToRef.__namespace__) && size(self.spec.writeConnectionSecretToRef.__namespace__) > 0)",message="namespace is required for a cluster-scoped resource",fieldPath=".spec.writeConnectionSecretToRef",reason="FieldValueRequired"
 type ClusterNopResource struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
