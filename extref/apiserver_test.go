@@ -469,8 +469,8 @@ externalValues:
 	require.Equal(t, int64(1), got.GetGeneration(), "nothing written to spec")
 	warningEvent(t, h, w, ReasonWriteRejected)
 
-	// Not retried: no reconcile asked for one.
-	require.Equal(t, int64(0), h.reconciles.retries.Load(), "reconciles that returned an error or a requeue")
+	// Not retried with backoff: no reconcile returned an error.
+	require.Equal(t, int64(0), h.reconciles.errors.Load(), "reconciles that returned an error")
 
 	// A spec change brings the next attempt.
 	cur := h.get(t, w)

@@ -176,8 +176,9 @@
 //   - It uses package conditions for the condition (the issue asks for it;
 //     DESIGN.md's arrows list only fieldpath for extref).
 //   - The resolver reads every source of a failing combine or template, and
-//     the values after a failing one, so that all failures are reported and
-//     all sources watched; it still writes nothing.
+//     the values after a failing one, so that all failures are reported
+//     (one error per value, naming each of its failing sources) and all
+//     sources watched; it still writes nothing.
 //   - An empty string counts as no value for IfNotPresent; zero numbers and
 //     false do not (use omitempty or pointers for such targets).
 //   - Obscure values are resolved on every call whatever their resolve

@@ -80,7 +80,11 @@ type ReferenceError struct {
 	Path string
 	// Index is the external value's index in the list.
 	Index int
-	// Source is the source that failed, if a source failed.
+	// Source is the source that failed, if a source failed. When several
+	// sources of a combine or template failed, Path and Source name the
+	// first, and Err joins why with the others' *ReferenceErrors, so that
+	// the message names every failing source and errors.Is finds every
+	// sentinel.
 	Source *Source
 	// Optional is true when the external value's resolution policy is
 	// Optional, so the failure was skipped: never for a malformed value

@@ -77,16 +77,16 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// reconcileCounter counts finished reconciles, and those that asked to be
-// retried (an error or a requeue).
-type reconcileCounter struct{ n, retries atomic.Int64 }
+// reconcileCounter counts finished reconciles, and those that returned an
+// error (which the controller retries with backoff).
+type reconcileCounter struct{ n, errors atomic.Int64 }
 
 func (c *reconcileCounter) wrap(r reconcile.Reconciler) reconcile.Reconciler {
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		defer c.n.Add(1)
 		res, err := r.Reconcile(ctx, req)
-		if err != nil || res.RequeueAfter > 0 || res.Requeue { //nolint:staticcheck // Requeue is deprecated but still honoured
-			c.retries.Add(1)
+		if err != nil {
+			c.errors.Add(1)
 		}
 		return res, err
 	})

@@ -199,13 +199,32 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // watch would see: a read that failed for a reason of its own.
 func transient(failed []*ReferenceError) bool {
 	for _, f := range failed {
-		switch {
-		case errors.Is(f.Err, ErrInvalid), errors.Is(f.Err, ErrUnknownResource), errors.Is(f.Err, ErrSourceNotFound),
-			errors.Is(f.Err, ErrFieldNotFound), errors.Is(f.Err, ErrDenied), errors.Is(f.Err, ErrTransform),
-			errors.Is(f.Err, ErrTarget):
-		default:
+		if transientErr(f.Err) {
 			return true
 		}
 	}
 	return false
+}
+
+// transientErr reports whether err, or any of the failing sources it
+// joins, failed for a reason of its own rather than a sentinel.
+func transientErr(err error) bool {
+	switch e := err.(type) {
+	case sourceErrors:
+		for _, s := range e {
+			if transientErr(s) {
+				return true
+			}
+		}
+		return false
+	case *ReferenceError:
+		return transientErr(e.Err)
+	}
+	switch {
+	case errors.Is(err, ErrInvalid), errors.Is(err, ErrUnknownResource), errors.Is(err, ErrSourceNotFound),
+		errors.Is(err, ErrFieldNotFound), errors.Is(err, ErrDenied), errors.Is(err, ErrTransform),
+		errors.Is(err, ErrTarget):
+		return false
+	}
+	return true
 }

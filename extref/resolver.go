@@ -382,12 +382,13 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		}
 	}
 
-	// Read every source, even after one failed, so that all are watched.
+	// Read every source, even after one failed, so that all are watched
+	// and all failures reported.
 	values := make([]any, len(e.sources))
-	var first *ReferenceError
+	var failed []*ReferenceError
 	for j, src := range e.sources {
 		v, rerr := rs.read(src)
-		if rerr != nil && first == nil {
+		if rerr != nil {
 			switch {
 			case e.format != nil:
 				rerr.Path = path(".combine.sources[" + strconv.Itoa(j) + "]")
@@ -396,12 +397,12 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 			default:
 				rerr.Path = path(".fromObject")
 			}
-			first = rerr
+			failed = append(failed, rerr)
 		}
 		values[j] = v
 	}
-	if first != nil {
-		fail(first)
+	if len(failed) > 0 {
+		fail(joinSources(failed))
 		return
 	}
 
@@ -459,6 +460,40 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 	}
 	out.Resolved++
 }
+
+// joinSources reports the failing sources of one external value as one
+// error: the first one's, whose Err also holds the others, so that its
+// message names every failing source and errors.Is finds every sentinel.
+func joinSources(failed []*ReferenceError) *ReferenceError {
+	if len(failed) == 1 {
+		return failed[0]
+	}
+	first := *failed[0]
+	errs := make(sourceErrors, 0, len(failed))
+	errs = append(errs, first.Err)
+	for _, f := range failed[1:] {
+		errs = append(errs, f)
+	}
+	first.Err = errs
+	return &first
+}
+
+// sourceErrors are why the first failing source of an external value
+// failed, then the other failing sources' *ReferenceErrors.
+type sourceErrors []error
+
+func (s sourceErrors) Error() string {
+	var b strings.Builder
+	for i, e := range s {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+func (s sourceErrors) Unwrap() []error { return s }
 
 // empty reports whether a target holds no value: missing, null or "".
 func empty(v any) bool {

@@ -331,3 +331,63 @@ externalValues:
 		t.Errorf("Resolve(...) of a string to metadata[labels][size]: want label size=3, got %v, %v", ref.GetLabels(), err)
 	}
 }
+
+// TestResolveReportsEverySource checks that a combine or template that
+// fails reports every failing source, not only the first.
+func TestResolveReportsEverySource(t *testing.T) {
+	ref := widget(t, "team-a", "w", `
+externalValues:
+- combine:
+    sources:
+    - {version: v1, resource: configmaps, name: a, fieldPath: data.x}
+    - {version: v1, resource: configmaps, name: settings, fieldPath: data.x}
+    - {version: v1, resource: configmaps, name: b, namespace: team-b, fieldPath: data.x}
+    fmt: "%s-%s-%s"
+  toFieldPath: spec.cidrBlock
+- variables:
+  - {name: a, fromRef: {version: v1, resource: configmaps, name: settings, fieldPath: data.missing}}
+  - {name: b, fromRef: {version: v1, resource: configmaps, name: settings, fieldPath: data.x}}
+  template: "{{ .a }}{{ .b }}"
+  toFieldPath: spec.forProvider.region`)
+	reader := newReader(configMap("team-a", "settings", map[string]any{"x": "1"}))
+	out, err := NewResolver(reader, testMapper()).Resolve(context.Background(), ref)
+	want := `cannot resolve spec.externalValues[0].combine.sources[0] (configmaps team-a/a, data.x): source not found: ConfigMap "a" does not exist; ` +
+		`cannot resolve spec.externalValues[0].combine.sources[2] (configmaps team-b/b, data.x): denied by the default source policy: only the referencer's namespace "team-a" is readable unless an allow rule matches namespace "team-b", and none of the 0 allow rules does; ` +
+		`cannot resolve spec.externalValues[1].variables[0].fromRef (configmaps team-a/settings, data.missing): field not found: cannot get data.missing: data has no field "missing"`
+	if err == nil {
+		t.Fatal("Resolve(...): want an error, got none")
+	}
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("Resolve(...): -want, +got error:\n%s", diff)
+	}
+	if len(out.Failed) != 2 {
+		t.Fatalf("Resolve(...): want 2 failed values, got %d", len(out.Failed))
+	}
+	combine := out.Failed[0]
+	if combine.Index != 0 || combine.Path != "spec.externalValues[0].combine.sources[0]" || combine.Source == nil || combine.Source.Name != "a" {
+		t.Errorf("the combine's failure: want index 0 and its first failing source, got %d, %s, %v", combine.Index, combine.Path, combine.Source)
+	}
+	for _, sentinel := range []error{ErrSourceNotFound, ErrDenied} {
+		if !errors.Is(combine, sentinel) {
+			t.Errorf("errors.Is(the combine's failure, %v): want true", sentinel)
+		}
+	}
+	if got := Condition(out, err, 1).Reason; got != ReasonResolutionDenied {
+		t.Errorf("Condition(...).Reason: want %s, as one source is denied, got %s", ReasonResolutionDenied, got)
+	}
+
+	// A transient failure among the sources is still transient.
+	reader.err = errors.New("connection refused")
+	ref = widget(t, "team-a", "w", `
+externalValues:
+- combine:
+    sources:
+    - {version: v1, resource: configmaps, name: b, namespace: team-b, fieldPath: data.x}
+    - {version: v1, resource: configmaps, name: settings, fieldPath: data.x}
+    fmt: "%s-%s"
+  toFieldPath: spec.cidrBlock`)
+	out, _ = NewResolver(reader, testMapper()).Resolve(context.Background(), ref)
+	if len(out.Failed) != 1 || !errors.Is(out.Failed[0], ErrDenied) || !transient(out.Failed) {
+		t.Errorf("a denied and an unavailable source: want one failure, denied and transient, got %v (transient %t)", out.Failed, transient(out.Failed))
+	}
+}
