@@ -165,10 +165,15 @@
 //   - MergeOptions has plain bool fields. KeepMapValues also keeps an existing
 //     scalar at the path itself, and treats null as absent; appended array
 //     items are compared by JSON value, so int64(1) equals float64(1).
-//   - PaveObject uses the content of a runtime.Unstructured as it is (so
-//     writes reach the object, including an empty one) and converts any other
-//     object with runtime.DefaultUnstructuredConverter. A nil object is an
-//     error, not a panic.
+//   - PaveObject uses the content of a runtime.Unstructured that hands out
+//     its own map, such as *unstructured.Unstructured, as it is (so writes
+//     reach the object, including an empty one). An
+//     *unstructured.UnstructuredList builds its content afresh on every call,
+//     sharing its items but not its top level, so writes to that content
+//     would reach the list in part; it is paved over a deep copy instead,
+//     which SetUnstructuredContent writes back. Any other object is converted
+//     with runtime.DefaultUnstructuredConverter. A nil object is an error,
+//     not a panic.
 //   - UnstructuredContent of a Paved with no content creates and keeps an
 //     empty map, so that writes to it are not lost.
 //

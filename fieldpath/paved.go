@@ -33,10 +33,14 @@ func Pave(object map[string]any, opts ...PavedOption) *Paved {
 }
 
 // PaveObject wraps a Kubernetes object for access by field path. The content
-// of an object that implements runtime.Unstructured (such as
-// *unstructured.Unstructured) is used as it is, so writes through the Paved
-// change the object. Any other object is converted with
-// runtime.DefaultUnstructuredConverter, and writes change only the copy.
+// of an object that implements runtime.Unstructured and hands out its own map
+// (such as *unstructured.Unstructured) is used as it is, so writes through
+// the Paved change the object. Any other object is paved over a copy of its
+// content, and writes change only the copy: a runtime.Unstructured that
+// builds its content afresh on every call (such as
+// *unstructured.UnstructuredList) over a deep copy of that content, which
+// SetUnstructuredContent(p.UnstructuredContent()) writes back; a typed
+// object over its conversion by runtime.DefaultUnstructuredConverter.
 func PaveObject(o runtime.Object, opts ...PavedOption) (*Paved, error) {
 	if o == nil {
 		return nil, fmt.Errorf("cannot pave a nil object: %w", ErrInvalidValue)
@@ -51,13 +55,29 @@ func PaveObject(o runtime.Object, opts ...PavedOption) (*Paved, error) {
 			// this one, so that writes reach the object.
 			u.SetUnstructuredContent(content)
 		}
-		return Pave(content, opts...), nil
+		if sameMap(u.UnstructuredContent(), content) {
+			return Pave(content, opts...), nil
+		}
+		// The content is built afresh on every call, as a list's is: writes
+		// to it would reach the object in part (a list's items, not its top
+		// level), so pave a copy that shares nothing with it.
+		c, err := toJSON(content)
+		if err != nil {
+			return nil, fmt.Errorf("cannot pave %T: %w", o, err)
+		}
+		m, _ := c.(map[string]any)
+		return Pave(m, opts...), nil
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 	if err != nil {
 		return nil, fmt.Errorf("cannot pave %T: %w: %w", o, ErrInvalidValue, err)
 	}
 	return Pave(content, opts...), nil
+}
+
+// sameMap reports whether a and b are the same map, not merely equal ones.
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // UnstructuredContent returns the content, creating an empty map when there

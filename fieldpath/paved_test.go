@@ -272,6 +272,39 @@ func TestPaveObject(t *testing.T) {
 			t.Errorf("GetString(items[0].kind): got %q, %v", got, err)
 		}
 	})
+	t.Run("ListWrites", func(t *testing.T) {
+		// A list builds its content afresh on every call: writes go to a copy
+		// that shares nothing with it, not in part to its items, and
+		// SetUnstructuredContent writes them back.
+		l := &unstructured.UnstructuredList{
+			Object: map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{"resourceVersion": "6"}},
+			Items:  []unstructured.Unstructured{{Object: map[string]any{"kind": "A"}}},
+		}
+		before := l.DeepCopy()
+		p, err := PaveObject(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path, v := range map[string]string{"metadata.resourceVersion": "7", "metadata.continue": "c", "items[0].kind": "B", "items[1].kind": "C"} {
+			if err := p.SetString(path, v); err != nil {
+				t.Fatalf("SetString(%s): %v", path, err)
+			}
+		}
+		if diff := cmp.Diff(before, l); diff != "" {
+			t.Errorf("writes through a paved list change only the copy: -before, +after:\n%s", diff)
+		}
+		l.SetUnstructuredContent(p.UnstructuredContent())
+		want := &unstructured.UnstructuredList{
+			Object: map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{"resourceVersion": "7", "continue": "c"}},
+			Items:  []unstructured.Unstructured{{Object: map[string]any{"kind": "B"}}, {Object: map[string]any{"kind": "C"}}},
+		}
+		if diff := cmp.Diff(want.UnstructuredContent(), l.UnstructuredContent()); diff != "" {
+			t.Errorf("SetUnstructuredContent writes the copy back: -want, +got:\n%s", diff)
+		}
+		if diff := cmp.Diff(want.Items, l.Items); diff != "" {
+			t.Errorf("SetUnstructuredContent writes the items back: -want, +got:\n%s", diff)
+		}
+	})
 }
 
 // notAPointer is a runtime.Object that the converter refuses because it is
