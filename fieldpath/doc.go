@@ -154,6 +154,17 @@
 //   - Quotes mean something only directly inside brackets; a field name
 //     after a dot is taken literally. crossplane-runtime trims quotes from
 //     every name.
+//   - Backslash escapes inside brackets are this package's: crossplane-runtime
+//     has none, and takes everything up to the first ']' literally. So a
+//     path with a backslash before ']', a quote or a backslash reads
+//     differently: a[x\] and a["x\"] are the field x\ there and unterminated
+//     brackets here (write a[x\\]); a[x\\y] is the field x\\y there and x\y
+//     here. The issue asks for the escapes so that every key can be written
+//     (crossplane-runtime cannot address a key holding ']'), and the paths
+//     that change address keys Kubernetes does not allow where paths usually
+//     point: label and annotation keys and ConfigMap and Secret keys cannot
+//     hold a backslash. A backslash before any other byte still stands for
+//     itself (a[C:\temp]), as it does in crossplane-runtime.
 //   - A field name may follow a closing bracket directly (a[0]b), as
 //     crossplane-runtime allows; the canonical form adds the dot.
 //   - Passing through null is not-found, for Get, Delete and ExpandWildcards
