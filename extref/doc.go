@@ -133,7 +133,8 @@
 // the policy allows with a SubjectAccessReview on behalf of a service
 // account, so that ordinary RBAC decides what referencers may read. A denied
 // read happens neither from the cache nor the API server (so no informer is
-// started for a kind that is denied), names the rule, and writes nothing.
+// started for a kind that is denied), names the rules for its group and
+// resource that did not match it (by SourceRule.Name), and writes nothing.
 //
 // # Watches and status
 //

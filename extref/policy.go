@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,7 +20,9 @@ import (
 // except Secrets, which it may read only when OwnNamespaceSecrets is set.
 // Every other read, including every read by a cluster-scoped referencer,
 // needs a rule in Allow that matches it. A denied read is an error wrapping
-// ErrDenied that names the rule that applied, and nothing is written.
+// ErrDenied that says which default applied and names the allow rules for
+// the source's group and resource that did not match it, and nothing is
+// written.
 type SourcePolicy struct {
 	// OwnNamespaceSecrets lets a namespaced referencer read Secrets in its
 	// own namespace.
@@ -34,7 +37,9 @@ func (p SourcePolicy) applyToResolver(r *Resolver) { r.policy = p }
 // A SourceRule allows reads of the sources it matches. Every field that is
 // set must match.
 type SourceRule struct {
-	// Name identifies the rule in errors and logs.
+	// Name identifies the rule in errors: a denied read names the rules
+	// for its group and resource that did not match it (an unnamed rule
+	// is named by its index, Allow[i]).
 	Name string
 
 	// Group is the API group of the sources: "" for the core group, "*"
@@ -63,16 +68,23 @@ type SourceRule struct {
 
 func isSecret(s Source) bool { return s.Group == "" && s.Resource == "secrets" }
 
-func (r SourceRule) matches(referencerNamespace string, s Source, namespaced bool) bool {
+// matchesResource reports whether the rule is for the source's group and
+// resource.
+func (r SourceRule) matchesResource(s Source) bool {
 	if r.Group != "*" && r.Group != s.Group {
 		return false
 	}
 	switch {
 	case isSecret(s):
-		if r.Resource != "secrets" {
-			return false
-		}
+		return r.Resource == "secrets"
 	case r.Resource == "" || (r.Resource != "*" && r.Resource != s.Resource):
+		return false
+	}
+	return true
+}
+
+func (r SourceRule) matches(referencerNamespace string, s Source, namespaced bool) bool {
+	if !r.matchesResource(s) {
 		return false
 	}
 	if namespaced {
@@ -114,8 +126,45 @@ func (p *SourcePolicy) check(ns string, s Source, namespaced bool) error {
 	default:
 		why = fmt.Sprintf("only the referencer's namespace %q is readable unless an allow rule matches namespace %q", ns, s.Namespace)
 	}
-	return fmt.Errorf("%w by the default source policy: %s, and none of the %d allow rules does", ErrDenied, why, len(p.Allow))
+	// Name the rules for the source's group and resource, which matched
+	// everything but the namespace, the name or the referencer's
+	// namespace, so that the one meant to allow the read can be found.
+	var near strings.Builder
+	n := 0
+	for i, r := range p.Allow {
+		if !r.matchesResource(s) {
+			continue
+		}
+		if n == 0 {
+			near.WriteString(" (the rules for ")
+			near.WriteString(s.Resource)
+			if s.Group != "" {
+				near.WriteByte('.')
+				near.WriteString(s.Group)
+			}
+			near.WriteString(", which do not match its namespace, name or scope or the referencer's namespace: ")
+		} else {
+			near.WriteString(", ")
+		}
+		if n == maxNearRules {
+			near.WriteString("...")
+			break
+		}
+		if r.Name != "" {
+			fmt.Fprintf(&near, "%q", r.Name)
+		} else {
+			fmt.Fprintf(&near, "Allow[%d]", i)
+		}
+		n++
+	}
+	if n > 0 {
+		near.WriteByte(')')
+	}
+	return fmt.Errorf("%w by the default source policy: %s, and none of the %d allow rules does%s", ErrDenied, why, len(p.Allow), near.String())
 }
+
+// maxNearRules bounds the rules a denial names.
+const maxNearRules = 8
 
 // DefaultAccessReviewTTL is how long an AccessReview reuses a decision.
 const DefaultAccessReviewTTL = time.Minute

@@ -230,3 +230,44 @@ externalValues:
 		t.Errorf("the review's resource: want secrets, got %q", got)
 	}
 }
+
+// TestSourcePolicyNamesNearRules checks that a denial names the rules for
+// the source's group and resource, which did not match it otherwise.
+func TestSourcePolicyNamesNearRules(t *testing.T) {
+	policy := SourcePolicy{Allow: []SourceRule{
+		{Name: "vpcs", Group: "ec2.example.org", Resource: "vpcs"},
+		{Name: "common settings", Resource: "configmaps", Namespaces: []string{"crossplane-system"}, Names: []string{"common-settings"}},
+		{Resource: "configmaps", Namespaces: []string{"team-c"}},
+		{Name: "anything", Group: "*", Resource: "*", Namespaces: []string{"team-d"}},
+		{Name: "accounts", Resource: "secrets", Namespaces: []string{"crossplane-system"}, Names: []string{"accounts"}},
+	}}
+	cases := map[string]struct {
+		src        Source
+		namespaced bool
+		want       string
+	}{
+		"ConfigMap": {
+			src: Source{Version: "v1", Resource: "configmaps", Namespace: "crossplane-system", Name: "other"}, namespaced: true,
+			want: `denied by the default source policy: a cluster-scoped referencer reads only what an allow rule matches, and none of the 5 allow rules does (the rules for configmaps, which do not match its namespace, name or scope or the referencer's namespace: "common settings", Allow[2], "anything")`,
+		},
+		"Secret": {
+			src: Source{Version: "v1", Resource: "secrets", Namespace: "team-d", Name: "accounts"}, namespaced: true,
+			want: `denied by the default source policy: a cluster-scoped referencer reads only what an allow rule matches, and none of the 5 allow rules does (the rules for secrets, which do not match its namespace, name or scope or the referencer's namespace: "accounts")`,
+		},
+		"WildcardRule": {
+			src:  Source{Group: "other.example.org", Version: "v1", Resource: "things", Name: "x"},
+			want: `denied by the default source policy: a cluster-scoped referencer reads only what an allow rule matches, and none of the 5 allow rules does (the rules for things.other.example.org, which do not match its namespace, name or scope or the referencer's namespace: "anything")`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := policy.check("", tc.src, tc.namespaced)
+			if !errors.Is(err, ErrDenied) {
+				t.Fatalf("check(...): want ErrDenied, got %v", err)
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("check(...): -want, +got error:\n%s", diff)
+			}
+		})
+	}
+}
