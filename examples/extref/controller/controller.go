@@ -174,11 +174,10 @@ func (r *subnetReconciler) observe(s *v1alpha1.Subnet, out extref.Outcome, resol
 		return ready
 	}
 	s.Status.AtProvider.SubnetID = "subnet-" + digest(p.VPCID, s.Spec.CIDRBlock, p.Region)[:12]
-	s.Status.AtProvider.CredentialsSHA256 = ""
-	if pw, ok := out.Values["dbPassword"].(string); ok {
-		sum := sha256.Sum256([]byte(pw))
-		s.Status.AtProvider.CredentialsSHA256 = hex.EncodeToString(sum[:])
-	}
+	// Only that the password is there: it, and anything derived from it,
+	// stays off the object.
+	pw, _ := out.Values["dbPassword"].(string)
+	s.Status.AtProvider.CredentialsReceived = pw != ""
 	ready.Status, ready.Reason = metav1.ConditionTrue, conditions.ReasonAvailable
 	ready.Message = fmt.Sprintf("subnet %s exists in %s", s.Status.AtProvider.SubnetID, p.VPCID)
 	return ready

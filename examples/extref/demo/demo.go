@@ -115,7 +115,7 @@ func describe(out io.Writer, s *v1alpha1.Subnet) {
 	fmt.Fprintf(out, "  spec.forProvider.vpcId            %s\n", p.VPCID)
 	fmt.Fprintf(out, "  spec.forProvider.directoryArn     %s\n", p.DirectoryARN)
 	fmt.Fprintf(out, "  status.atProvider.subnetId        %s\n", s.Status.AtProvider.SubnetID)
-	fmt.Fprintf(out, "  status.atProvider.credentialsSha256 %s... (the password itself is not on the object)\n", s.Status.AtProvider.CredentialsSHA256[:min(12, len(s.Status.AtProvider.CredentialsSHA256))])
+	fmt.Fprintf(out, "  status.atProvider.credentialsReceived %t (the password, and nothing derived from it, is not on the object)\n", s.Status.AtProvider.CredentialsReceived)
 	for _, t := range []string{extref.TypeReferencesResolved, conditions.TypeReady} {
 		if c := conditions.Get(s.Status.Conditions, t); c != nil {
 			fmt.Fprintf(out, "  %-18s %s %s: %s\n", t, c.Status, c.Reason, c.Message)

@@ -124,11 +124,12 @@ type SubnetObservation struct {
 	// +optional
 	SubnetID string `json:"subnetId,omitempty"`
 
-	// CredentialsSHA256 is the SHA-256 of the database password the
-	// controller was handed (an obscure reference): proof that it has the
-	// password, which is never written to the object.
+	// CredentialsReceived is true when the controller was handed a
+	// database password (an obscure reference). The password, and nothing
+	// derived from it (not even a hash, which would let anyone who reads
+	// the object test guesses), is never written to the object.
 	// +optional
-	CredentialsSHA256 string `json:"credentialsSha256,omitempty"`
+	CredentialsReceived bool `json:"credentialsReceived,omitempty"`
 }
 
 // SubnetStatus is what was observed of a Subnet.
