@@ -143,8 +143,10 @@
 // handler on the cache's shared informer of each kind actually read; Always
 // values follow their sources within the latency of a watch event (tens of
 // milliseconds in the tests). A missing source is watched too, so it
-// resolves when it appears, and an unknown resource is watched through CRD
-// metadata, so it resolves when its CRD is installed.
+// resolves when it appears (the referencer is indexed before each read, so
+// a source created during a Resolve still wakes it), and an unknown
+// resource is watched through CRD metadata, so it resolves when its CRD is
+// installed.
 //
 // Condition reports a Resolve as the ReferencesResolved condition: True
 // (Resolved) or False with ResolutionDenied (a read was denied) or

@@ -161,6 +161,7 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 	rs := resolution{
 		r:         r,
 		ctx:       ctx,
+		ref:       types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()},
 		namespace: obj.GetNamespace(),
 		state:     state{content: content, owned: typed},
 	}
@@ -299,7 +300,8 @@ func (s *state) set(path string, v any) error {
 type resolution struct {
 	r         *Resolver
 	ctx       context.Context
-	namespace string // the referencer's
+	ref       types.NamespacedName // the referencer
+	namespace string               // the referencer's
 	state     state
 	mappings  []resourceMapping // few, so slices beat maps
 	objects   []objectRead
@@ -683,6 +685,9 @@ func (rs *resolution) watch(k watchKey) {
 		}
 	}
 	rs.watched = append(rs.watched, k)
+	// Before the read, not only at track: a source created between the
+	// two would otherwise find no referencer to wake.
+	rs.r.watcher.expect(rs.ref, k)
 }
 
 func (r *Resolver) track(obj client.Object, keys []watchKey) {

@@ -131,6 +131,22 @@ func (w *Watcher) Forget(referencer types.NamespacedName) {
 	w.track(referencer, nil)
 }
 
+// expect adds a referencer to those of a source before the Resolver reads
+// it, so that an event between the read and track (a missing source created
+// just then) finds it; track, which follows, sets all that the referencer
+// depends on.
+func (w *Watcher) expect(ref types.NamespacedName, k watchKey) {
+	ik := k.index()
+	w.mu.Lock()
+	set := w.bySource[ik]
+	if set == nil {
+		set = make(map[types.NamespacedName]struct{})
+		w.bySource[ik] = set
+	}
+	set[ref] = struct{}{}
+	w.mu.Unlock()
+}
+
 // track records what a referencer depends on, replacing what it depended on
 // before.
 func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {

@@ -2,6 +2,7 @@ package extref
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -100,5 +102,54 @@ func TestWatcher(t *testing.T) {
 	}
 	if got := len(informers.InformersByGVK); got != 2 {
 		t.Errorf("informers: want still 2, got %d", got)
+	}
+}
+
+// racingReader is a reader before which a source is created just after the
+// read found it missing, before Resolve returns.
+type racingReader struct {
+	*memReader
+	after func()
+}
+
+func (r *racingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	err := r.memReader.Get(ctx, key, obj, opts...)
+	if r.after != nil {
+		r.after()
+	}
+	return err
+}
+
+// TestWatcherSourceCreatedDuringResolve creates a missing source between
+// the read and the end of Resolve: its event must still wake the
+// referencer.
+func TestWatcherSourceCreatedDuringResolve(t *testing.T) {
+	scheme := runtime.NewScheme()
+	informers := &informertest.FakeInformers{Scheme: scheme}
+	w := NewWatcher(informers)
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+	require.NoError(t, w.Start(context.Background(), q))
+	// Another referencer already reads ConfigMaps, so their handler is there.
+	w.track(types.NamespacedName{Namespace: "team-a", Name: "other"}, []watchKey{{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "settings"}})
+	cms, err := informers.FakeInformerFor(context.Background(), configMap("", "", nil))
+	require.NoError(t, err)
+
+	reader := &racingReader{memReader: newReader()}
+	reader.after = func() {
+		reader.after = nil
+		created := configMap("team-a", "later", map[string]any{"region": "eu-west-1"})
+		reader.put(created)
+		cms.Add(created)
+	}
+	ref := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: later, fieldPath: data.region}
+  toFieldPath: spec.forProvider.region`)
+	if _, err := NewResolver(reader, testMapper(), w).Resolve(context.Background(), ref); !errors.Is(err, ErrSourceNotFound) {
+		t.Fatalf("Resolve(...): want ErrSourceNotFound from the read before the source was created, got %v", err)
+	}
+	if diff := cmp.Diff([]string{"team-a/w"}, drain(q)); diff != "" {
+		t.Errorf("referencers woken by the source created during Resolve: -want, +got:\n%s", diff)
 	}
 }
