@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -270,6 +271,20 @@ func (w *Watcher) changed(k informerKind, obj any) {
 		return
 	}
 	for _, r := range refs {
-		q.Add(reconcile.Request{NamespacedName: r})
+		req := reconcile.Request{NamespacedName: r}
+		q.Add(req)
+		if k.crd {
+			// The API server serves a new CRD's resource (discovery) a moment
+			// after the CRD's own events: look again shortly, rather than
+			// only after UnknownResourceRetry. Not with AddAfter: the queue
+			// would merge those adds into the one above.
+			for _, d := range crdRecheck {
+				time.AfterFunc(d, func() { q.Add(req) })
+			}
+		}
 	}
 }
+
+// crdRecheck are the delays after a CRD event at which its referencers are
+// reconciled again.
+var crdRecheck = []time.Duration{time.Second, 3 * time.Second, 10 * time.Second}
