@@ -203,7 +203,10 @@
 //   - SetupReconciler requeues only for transient read errors (with backoff)
 //     and for unknown resources (after UnknownResourceRetry, in case no CRD
 //     event comes); everything else, including a write the API server
-//     rejects, waits for a watch event.
+//     rejects, waits for a watch event. An event of the CRD a referencer
+//     waits for reconciles it at once and again after 1, 3 and 10 seconds,
+//     since the API server serves a new CRD's resource a moment after the
+//     CRD's own events.
 //   - AccessReview decisions are reused for a minute by default.
 //
 // # Performance
