@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -177,7 +176,7 @@ func Summarize(summaryType string, conds []metav1.Condition, opts ...SummaryOpti
 			}
 		}
 		out.Message = strings.Join(msgs, "; ")
-		out.Message = truncate(out.Message, MaxMessageLength)
+		out.Message = Truncate(out.Message, MaxMessageLength)
 	}
 	return out
 }
@@ -196,17 +195,4 @@ func describeCondition(c *metav1.Condition) string {
 	default:
 		return status
 	}
-}
-
-// truncate shortens s to at most n bytes, ending it with "..." and cutting at
-// a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("...")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
 }

@@ -245,9 +245,12 @@ func (r *Resolver) list(content map[string]any) ([]any, error) {
 // failures are the required external values that failed, reported together.
 type failures []*ReferenceError
 
-func (f failures) Error() string {
+func (f failures) Error() string { return joinMessages(f) }
+
+// joinMessages is the messages of errs, separated by "; ".
+func joinMessages[E error](errs []E) string {
 	var b strings.Builder
-	for i, e := range f {
+	for i, e := range errs {
 		if i > 0 {
 			b.WriteString("; ")
 		}
@@ -484,16 +487,7 @@ func joinSources(failed []*ReferenceError) *ReferenceError {
 // failed, then the other failing sources' *ReferenceErrors.
 type sourceErrors []error
 
-func (s sourceErrors) Error() string {
-	var b strings.Builder
-	for i, e := range s {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(e.Error())
-	}
-	return b.String()
-}
+func (s sourceErrors) Error() string { return joinMessages(s) }
 
 func (s sourceErrors) Unwrap() []error { return s }
 

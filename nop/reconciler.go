@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"time"
-	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -475,7 +474,7 @@ func (r *reconciler) delete(ctx context.Context, obj client.Object, p parsedSpec
 	case spec.ForProvider.DeleteError != "":
 		// deleteError may be as long as a condition message may: cut what is
 		// added to it, or no status write would be accepted.
-		msg := truncate("cannot delete: "+spec.ForProvider.DeleteError, conditions.MaxMessageLength)
+		msg := conditions.Truncate("cannot delete: "+spec.ForProvider.DeleteError, conditions.MaxMessageLength)
 		deleting.Message = msg
 		overrides = append(overrides, metav1.Condition{
 			Type: conditions.TypeSynced, Status: metav1.ConditionFalse,
@@ -548,22 +547,9 @@ func newSecret() *unstructured.Unstructured {
 // event records a warning on obj.
 func (r *reconciler) event(obj client.Object, reason, action, note string) {
 	if r.recorder != nil {
-		r.recorder.Eventf(obj, nil, "Warning", reason, action, "%s", truncate(note, maxEventNote))
+		r.recorder.Eventf(obj, nil, "Warning", reason, action, "%s", conditions.Truncate(note, maxEventNote))
 	}
 }
 
 // maxEventNote is the longest note the API server accepts in an Event.
 const maxEventNote = 1024
-
-// truncate shortens s to at most n bytes, on a rune boundary, marking the
-// cut with "...".
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("...")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
-}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -321,7 +320,7 @@ func (r *run) synced(msg string) {
 		Type:               conditions.TypeSynced,
 		Status:             metav1.ConditionFalse,
 		Reason:             ReasonReconcileError,
-		Message:            truncate(msg, conditions.MaxMessageLength),
+		Message:            conditions.Truncate(msg, conditions.MaxMessageLength),
 		ObservedGeneration: r.xr.GetGeneration(),
 	})
 }
@@ -330,7 +329,7 @@ func (r *run) event(regarding, related runtime.Object, eventType, reason, msg st
 	if r.a.recorder == nil || msg == "" {
 		return
 	}
-	r.a.recorder.Eventf(regarding, related, eventType, reason, EventAction, "%s", truncate(msg, MaxEventNoteLength))
+	r.a.recorder.Eventf(regarding, related, eventType, reason, EventAction, "%s", conditions.Truncate(msg, MaxEventNoteLength))
 }
 
 func conditionStatus(s resultsv1.Status) metav1.ConditionStatus {
@@ -453,17 +452,4 @@ func union(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-// truncate shortens s to at most n bytes, on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "..."
-	cut := n - len(mark)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
 }
