@@ -44,16 +44,7 @@ func TestExample(t *testing.T) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	mgr, err := manager.New(env.Config, manager.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	require.NoError(t, err)
-	require.NoError(t, controller.Setup(mgr, controller.Options{}))
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	startControllers(t, env, ctx, cancel)
 
 	var out bytes.Buffer
 	require.NoError(t, demo.Run(ctx, env.Client, &out), "demo output so far:\n%s", out.String())
@@ -91,16 +82,7 @@ func TestDenied(t *testing.T) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	mgr, err := manager.New(env.Config, manager.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	require.NoError(t, err)
-	require.NoError(t, controller.Setup(mgr, controller.Options{}))
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	startControllers(t, env, ctx, cancel)
 
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "other"}}}
 	_ = env.Client.Create(ctx, ns)
@@ -120,24 +102,12 @@ func TestDenied(t *testing.T) {
 	require.NoError(t, env.Client.Create(ctx, s))
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), s) })
 
-	deadline := time.Now().Add(time.Minute)
-	for {
-		got := &v1alpha1.Subnet{}
-		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(s), got))
-		c := conditions.Get(got.Status.Conditions, extref.TypeReferencesResolved)
-		if c != nil && c.Reason == extref.ReasonResolutionDenied {
-			require.Equal(t, metav1.ConditionFalse, c.Status)
-			require.Contains(t, c.Message, "denied by the default source policy")
-			require.True(t, conditions.IsFalse(got.Status.Conditions, conditions.TypeReady))
-			require.Equal(t, "", got.Spec.ForProvider.Region, "nothing written")
-			require.Equal(t, int64(1), got.Generation)
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no ResolutionDenied condition within a minute; last seen %s", fmt.Sprint(got.Status.Conditions))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	got, c := waitForReason(t, env, ctx, s, extref.ReasonResolutionDenied)
+	require.Equal(t, metav1.ConditionFalse, c.Status)
+	require.Contains(t, c.Message, "denied by the default source policy")
+	require.True(t, conditions.IsFalse(got.Status.Conditions, conditions.TypeReady))
+	require.Equal(t, "", got.Spec.ForProvider.Region, "nothing written")
+	require.Equal(t, int64(1), got.Generation)
 }
 
 // TestWriteRejected resolves a value the API server rejects (a CIDR block,
@@ -147,16 +117,7 @@ func TestWriteRejected(t *testing.T) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	mgr, err := manager.New(env.Config, manager.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	require.NoError(t, err)
-	require.NoError(t, controller.Setup(mgr, controller.Options{}))
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	startControllers(t, env, ctx, cancel)
 
 	vpc := &v1alpha1.VPC{ObjectMeta: metav1.ObjectMeta{Name: "rejected-vpc"}, Spec: v1alpha1.VPCSpec{ForProvider: v1alpha1.VPCParameters{CIDRBlock: "10.2.0.0/16"}}}
 	require.NoError(t, env.Client.Create(ctx, vpc))
@@ -173,22 +134,44 @@ func TestWriteRejected(t *testing.T) {
 	require.NoError(t, env.Client.Create(ctx, s))
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), s) })
 
+	got, c := waitForReason(t, env, ctx, s, extref.ReasonWriteRejected)
+	require.Equal(t, metav1.ConditionFalse, c.Status)
+	require.Contains(t, c.Message, "the API server rejected the resolved values: ")
+	require.Contains(t, c.Message, "metadata.labels")
+	require.True(t, conditions.IsFalse(got.Status.Conditions, conditions.TypeReady))
+	require.Empty(t, got.Labels, "nothing written")
+	require.Equal(t, int64(1), got.Generation)
+}
+
+// startControllers runs the example's controllers in a manager of their own
+// until ctx ends; cancel ends it when the test does.
+func startControllers(t *testing.T, env *testenv.Env, ctx context.Context, cancel context.CancelFunc) {
+	t.Helper()
+	mgr, err := manager.New(env.Config, manager.Options{
+		Scheme:     env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	require.NoError(t, err)
+	require.NoError(t, controller.Setup(mgr, controller.Options{}))
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+}
+
+// waitForReason waits up to a minute for s's ReferencesResolved condition to
+// have reason, and returns s as read then with that condition.
+func waitForReason(t *testing.T, env *testenv.Env, ctx context.Context, s *v1alpha1.Subnet, reason string) (*v1alpha1.Subnet, *metav1.Condition) {
+	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
 		got := &v1alpha1.Subnet{}
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(s), got))
-		c := conditions.Get(got.Status.Conditions, extref.TypeReferencesResolved)
-		if c != nil && c.Reason == extref.ReasonWriteRejected {
-			require.Equal(t, metav1.ConditionFalse, c.Status)
-			require.Contains(t, c.Message, "the API server rejected the resolved values: ")
-			require.Contains(t, c.Message, "metadata.labels")
-			require.True(t, conditions.IsFalse(got.Status.Conditions, conditions.TypeReady))
-			require.Empty(t, got.Labels, "nothing written")
-			require.Equal(t, int64(1), got.Generation)
-			return
+		if c := conditions.Get(got.Status.Conditions, extref.TypeReferencesResolved); c != nil && c.Reason == reason {
+			return got, c
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no WriteRejected condition within a minute; last seen %s", fmt.Sprint(got.Status.Conditions))
+			t.Fatalf("no %s condition within a minute; last seen %s", reason, fmt.Sprint(got.Status.Conditions))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
