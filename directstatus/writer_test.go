@@ -72,6 +72,15 @@ func newWidget(t *testing.T, env *testenv.Env, name string) *v1alpha1.Widget {
 	return w
 }
 
+// readUnstructured reads w from the API server as unstructured content.
+func readUnstructured(t *testing.T, env *testenv.Env, w *v1alpha1.Widget) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("Widget"))
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(w), u))
+	return u
+}
+
 func TestSetReadyTyped(t *testing.T) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -153,9 +162,7 @@ func TestSetReadyUnstructured(t *testing.T) {
 	w := directstatus.NewWriter(c, directstatus.WithClock(clocktesting.NewFakeClock(t0)))
 
 	typed := newWidget(t, env, "unstructured")
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("Widget"))
-	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(typed), u))
+	u := readUnstructured(t, env, typed)
 
 	written, err := w.SetReady(ctx, u, directstatus.UpdateFailure("spec.size", errors.New("quota exceeded")))
 	require.NoError(t, err)
@@ -194,9 +201,7 @@ func TestSetReadyWholeFloatObservedGeneration(t *testing.T) {
 	w := directstatus.NewWriter(c, directstatus.WithClock(clocktesting.NewFakeClock(t0)))
 
 	typed := newWidget(t, env, "float-generation")
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("Widget"))
-	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(typed), u))
+	u := readUnstructured(t, env, typed)
 	written, err := w.SetReady(ctx, u, directstatus.UpToDate())
 	require.NoError(t, err)
 	require.True(t, written)
