@@ -604,14 +604,21 @@ func TestApplyTwiceIsSettled(t *testing.T) {
 	xrBefore, claimBefore := xr.DeepCopy(), claim.DeepCopy()
 	second, err := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now.Add(time.Hour)))).Apply(rsp, xr, claim)
 	require.NoError(t, err)
-	if diff := cmp.Diff(Outcome{}, second); diff != "" {
-		t.Errorf("second Apply() of the same results: -want, +got:\n%s", diff)
+	requireSettled(t, "second Apply() of the same results", second, xrBefore, xr, claimBefore, claim)
+}
+
+// requireSettled fails t unless an Apply described by what reported no
+// change and changed neither the XR nor the claim from their copies before.
+func requireSettled(t *testing.T, what string, got Outcome, xrBefore, xr, claimBefore, claim *unstructured.Unstructured) {
+	t.Helper()
+	if diff := cmp.Diff(Outcome{}, got); diff != "" {
+		t.Errorf("%s: -want, +got:\n%s", what, diff)
 	}
 	if diff := cmp.Diff(xrBefore, xr); diff != "" {
-		t.Errorf("second Apply() changed the XR: -want, +got:\n%s", diff)
+		t.Errorf("%s changed the XR: -want, +got:\n%s", what, diff)
 	}
 	if diff := cmp.Diff(claimBefore, claim); diff != "" {
-		t.Errorf("second Apply() changed the claim: -want, +got:\n%s", diff)
+		t.Errorf("%s changed the claim: -want, +got:\n%s", what, diff)
 	}
 }
 
@@ -629,15 +636,7 @@ func TestApplyReorderedIsSettled(t *testing.T) {
 	xrBefore, claimBefore := xr.DeepCopy(), claim.DeepCopy()
 	got, err := applier.Apply(response(b, a), xr, claim)
 	require.NoError(t, err)
-	if diff := cmp.Diff(Outcome{}, got); diff != "" {
-		t.Errorf("Apply() of the same results reordered: -want, +got:\n%s", diff)
-	}
-	if diff := cmp.Diff(xrBefore, xr); diff != "" {
-		t.Errorf("Apply() of the same results reordered changed the XR: -want, +got:\n%s", diff)
-	}
-	if diff := cmp.Diff(claimBefore, claim); diff != "" {
-		t.Errorf("Apply() of the same results reordered changed the claim: -want, +got:\n%s", diff)
-	}
+	requireSettled(t, "Apply() of the same results reordered", got, xrBefore, xr, claimBefore, claim)
 
 	// A new type is appended after the kept ones; a dropped one goes.
 	_, err = applier.Apply(response(c, b), xr, claim)
