@@ -32,7 +32,12 @@ type pathCache struct {
 	used  [cacheSets * cacheWays]atomic.Bool // hit since the last sweep
 }
 
-var paths = &pathCache{seed: maphash.MakeSeed()}
+// paths is the cache the string-path methods of Paved share.
+var paths = newPathCache()
+
+func newPathCache() *pathCache {
+	return &pathCache{seed: maphash.MakeSeed()}
+}
 
 // set returns the index of the first way of path's set.
 func (c *pathCache) set(path string) int {
@@ -75,10 +80,14 @@ func (c *pathCache) store(p *Path) {
 	c.slots[base+start%cacheWays].Store(p)
 }
 
-// lookup returns the compiled form of path, from the cache when it can,
-// checked against maxIndex.
+// lookup returns the compiled form of path, from the shared cache when it
+// can, checked against maxIndex.
 func lookup(path string, maxIndex uint) (*Path, error) {
-	if p := paths.load(path); p != nil {
+	return paths.lookup(path, maxIndex)
+}
+
+func (c *pathCache) lookup(path string, maxIndex uint) (*Path, error) {
+	if p := c.load(path); p != nil {
 		if p.maxIndex <= maxIndex {
 			return p, nil
 		}
@@ -94,6 +103,6 @@ func lookup(path string, maxIndex uint) (*Path, error) {
 	if err != nil {
 		return nil, err
 	}
-	paths.store(p)
+	c.store(p)
 	return p, nil
 }

@@ -523,51 +523,57 @@ func TestCacheConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
+// The cache tests below use a cache of their own, so that tests running in
+// parallel with them cannot evict what they look for.
+
 func TestCacheBounded(t *testing.T) {
-	p := Pave(nil)
+	c := newPathCache()
 	// A path is cached when first used...
-	if _, err := p.GetValue("cached.path"); !IsNotFound(err) {
-		t.Fatalf("GetValue: %v", err)
+	if _, err := c.lookup("cached.path", DefaultMaxIndex); err != nil {
+		t.Fatalf("lookup: %v", err)
 	}
-	if paths.load("cached.path") == nil {
+	if c.load("cached.path") == nil {
 		t.Error("a short path was not cached")
 	}
 	// ...unless it is long: the cache's memory is bounded by its fixed number
 	// of slots times cacheMaxPathLen.
 	long := strings.Repeat("a.", cacheMaxPathLen) + "b"
-	if _, err := p.GetValue(long); !IsNotFound(err) {
-		t.Fatalf("GetValue of a long path: %v", err)
+	if _, err := c.lookup(long, DefaultMaxIndex); err != nil {
+		t.Fatalf("lookup of a long path: %v", err)
 	}
-	if paths.load(long) != nil {
+	if c.load(long) != nil {
 		t.Error("a path longer than cacheMaxPathLen was cached")
 	}
 	// Filling the cache many times over evicts, and lookups stay correct.
 	for i := range 3 * cacheSets * cacheWays {
 		path := fmt.Sprint("bounded", i)
-		if _, err := p.GetValue(path); !IsNotFound(err) {
-			t.Fatalf("GetValue(%q): %v", path, err)
+		got, err := c.lookup(path, DefaultMaxIndex)
+		if err != nil || got.text != path {
+			t.Fatalf("lookup(%q): %v, %v", path, got, err)
 		}
-		if got := paths.load(path); got == nil || got.text != path {
+		if got := c.load(path); got == nil || got.text != path {
 			t.Fatalf("the path just used is not in the cache: %v", got)
 		}
 	}
 }
 
 func TestCacheKeepsHotPaths(t *testing.T) {
-	p := Pave(map[string]any{"hot": "x"})
-	if _, err := p.GetValue("hot"); err != nil {
+	c := newPathCache()
+	hot, err := c.lookup("hot", DefaultMaxIndex)
+	if err != nil {
 		t.Fatal(err)
 	}
-	hot := paths.load("hot")
-	if hot == nil {
+	if c.load("hot") != hot {
 		t.Fatal("the hot path was not cached")
 	}
 	// A flood of paths used once, with the hot path read between them, never
 	// evicts the hot path: each of its reads marks it, and each store into
 	// its set evicts an unmarked way first.
 	for i := range 4 * cacheSets * cacheWays {
-		_, _ = p.GetValue(fmt.Sprint("cold", i))
-		if got := paths.load("hot"); got != hot {
+		if _, err := c.lookup(fmt.Sprint("cold", i), DefaultMaxIndex); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.load("hot"); got != hot {
 			t.Fatalf("after %d paths used once, the hot path was evicted", i+1)
 		}
 	}

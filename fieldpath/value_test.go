@@ -162,7 +162,7 @@ func TestToJSONMatchesDecoder(t *testing.T) {
 		nil, "", "x", true, false,
 		0, -1, 42, int8(-128), int16(1000), int32(-5), int64(math.MaxInt64), int64(math.MinInt64),
 		uint8(7), uint16(7), uint32(7), uint(7), uint64(math.MaxInt64), uint64(math.MaxUint64),
-		0.0, -0.0, 1.0, -3.0, 2.5, 1e-7, 1e15, 1e20, 1e21, 123456789.0, math.MaxFloat64, math.SmallestNonzeroFloat64,
+		0.0, math.Copysign(0, -1), 1.0, -3.0, 2.5, 1e-7, 1e15, 1e20, 1e21, 123456789.0, math.MaxFloat64, math.SmallestNonzeroFloat64,
 		float64(1 << 53), -float64(1 << 53),
 		float32(0.1), float32(3), float32(1e30), float32(-2.5),
 		json.Number("1"), json.Number("-0"), json.Number("2.0"), json.Number("1e3"), json.Number("123456789012345678901234"),
