@@ -299,14 +299,13 @@ externalValues:
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
   toFieldPath: spec.forProvider.region
 - combine:
-    sources:
-    - {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
-    - {version: v1, resource: configmaps, name: accounts, fieldPath: data.prodAWSAccountID}
-    fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
+  - {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  - {version: v1, resource: configmaps, name: accounts, fieldPath: data.prodAWSAccountID}
+  fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
   toFieldPath: spec.forProvider.directoryArn`)
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
-	require.Equal(t, `cannot resolve spec.externalValues[1].combine.sources[1] (configmaps combine/accounts, data.prodAWSAccountID): source not found: ConfigMap "accounts" does not exist`, condition(t, got).Message)
+	require.Equal(t, `cannot resolve spec.externalValues[1].combine[1] (configmaps combine/accounts, data.prodAWSAccountID): source not found: ConfigMap "accounts" does not exist`, condition(t, got).Message)
 	require.Equal(t, "", str(t, got, "spec", "forProvider", "region"), "all or nothing")
 	require.Equal(t, "", str(t, got, "spec", "forProvider", "directoryArn"))
 

@@ -45,27 +45,29 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 			return nil, prefixed(".fromObject", err)
 		}
 	}
-	if c := ev.Combine; c != nil {
+	if ev.Combine != nil {
 		sources++
-		if len(c.Sources) == 0 {
-			return nil, invalid(at(".combine.sources"), "at least one source is required")
+		if len(ev.Combine) == 0 {
+			return nil, invalid(at(".combine"), "at least one source is required")
 		}
-		for j, s := range c.Sources {
+		for j, s := range ev.Combine {
 			if err := checkRef(s); err != nil {
-				return nil, prefixed(".combine.sources["+strconv.Itoa(j)+"]", err)
+				return nil, prefixed(".combine["+strconv.Itoa(j)+"]", err)
 			}
 		}
-		if c.Fmt == "" {
-			return nil, invalid(at(".combine.fmt"), "fmt is required")
+		if ev.Fmt == "" {
+			return nil, invalid(at(".fmt"), "combine needs fmt")
 		}
-		if len(c.Fmt) > maxExpressionLength {
-			return nil, invalid(at(".combine.fmt"), "longer than %d bytes", maxExpressionLength)
+		if len(ev.Fmt) > maxExpressionLength {
+			return nil, invalid(at(".fmt"), "longer than %d bytes", maxExpressionLength)
 		}
-		f, err := parseFormat(c.Fmt, len(c.Sources))
+		f, err := parseFormat(ev.Fmt, len(ev.Combine))
 		if err != nil {
-			return nil, invalid(at(".combine.fmt"), "%v", err)
+			return nil, invalid(at(".fmt"), "%v", err)
 		}
-		e.sources, e.format = c.Sources, f
+		e.sources, e.format = ev.Combine, f
+	} else if ev.Fmt != "" {
+		return nil, invalid(at(".fmt"), "fmt needs combine")
 	}
 	if ev.Variables != nil {
 		sources++

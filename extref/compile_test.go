@@ -48,8 +48,8 @@ func TestResolveInvalid(t *testing.T) {
 		},
 		"SourcesNotAList": {
 			reason: "Combine sources are a list.",
-			spec:   "externalValues:\n- combine: {sources: {a: b}, fmt: x}\n  toFieldPath: spec.a",
-			want:   `cannot resolve spec.externalValues[0].combine.sources: invalid external value: want a list, got an object`,
+			spec:   "externalValues:\n- combine: {a: b}\n  fmt: x\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].combine: invalid external value: want a list, got an object`,
 		},
 		"NoSource": {
 			reason: "One source is required.",
@@ -58,7 +58,7 @@ func TestResolveInvalid(t *testing.T) {
 		},
 		"TwoSources": {
 			reason: "Only one source is allowed.",
-			spec:   "externalValues:\n- fromObject: " + cm + "\n  combine: {sources: [" + cm + "], fmt: '%s'}\n  toFieldPath: spec.cidrBlock",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  combine: [" + cm + "]\n  fmt: '%s'\n  toFieldPath: spec.cidrBlock",
 			want:   `cannot resolve spec.externalValues[0]: invalid external value: exactly one of fromObject, combine and variables must be set, found 2`,
 		},
 		"NoDestination": {
@@ -118,18 +118,33 @@ func TestResolveInvalid(t *testing.T) {
 		},
 		"CombineWithoutSources": {
 			reason: "A combine needs sources.",
-			spec:   "externalValues:\n- combine: {sources: [], fmt: x}\n  toFieldPath: spec.a",
-			want:   `cannot resolve spec.externalValues[0].combine.sources: invalid external value: at least one source is required`,
+			spec:   "externalValues:\n- combine: []\n  fmt: x\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].combine: invalid external value: at least one source is required`,
+		},
+		"CombineWithoutFmt": {
+			reason: "A combine needs fmt beside it.",
+			spec:   "externalValues:\n- combine: [" + cm + "]\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fmt: invalid external value: combine needs fmt`,
+		},
+		"FmtWithoutCombine": {
+			reason: "fmt formats combine's sources only.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  fmt: '%s'\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fmt: invalid external value: fmt needs combine`,
+		},
+		"CombineAsAnObject": {
+			reason: "The combine layout is a list of sources with fmt beside it, not an object holding both.",
+			spec:   "externalValues:\n- combine: {sources: [" + cm + "], fmt: '%s'}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].combine: invalid external value: want a list, got an object`,
 		},
 		"CombineFmtMismatch": {
 			reason: "A combine's format must print every source, and nothing more.",
-			spec:   "externalValues:\n- combine: {sources: [" + cm + ", " + cm + "], fmt: 'a-%s'}\n  toFieldPath: spec.a",
-			want:   `cannot resolve spec.externalValues[0].combine.fmt: invalid external value: format "a-%s": prints 1 of 2 values`,
+			spec:   "externalValues:\n- combine: [" + cm + ", " + cm + "]\n  fmt: 'a-%s'\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fmt: invalid external value: format "a-%s": prints 1 of 2 values`,
 		},
 		"CombineFmtTooFewValues": {
 			reason: "A verb without a value is an error.",
-			spec:   "externalValues:\n- combine: {sources: [" + cm + "], fmt: '%s-%s'}\n  toFieldPath: spec.a",
-			want:   `cannot resolve spec.externalValues[0].combine.fmt: invalid external value: format "%s-%s": the verb at position 3 has no value (1 given)`,
+			spec:   "externalValues:\n- combine: [" + cm + "]\n  fmt: '%s-%s'\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fmt: invalid external value: format "%s-%s": the verb at position 3 has no value (1 given)`,
 		},
 		"TemplateWithoutVariables": {
 			reason: "A template needs variables.",
@@ -178,8 +193,8 @@ func TestResolveInvalid(t *testing.T) {
 		},
 		"LongFmt": {
 			reason: "Formats are bounded in length.",
-			spec:   "externalValues:\n- combine: {sources: [" + cm + "], fmt: '%s" + strings.Repeat("x", maxExpressionLength) + "'}\n  toFieldPath: spec.a",
-			want:   `cannot resolve spec.externalValues[0].combine.fmt: invalid external value: longer than 4096 bytes`,
+			spec:   "externalValues:\n- combine: [" + cm + "]\n  fmt: '%s" + strings.Repeat("x", maxExpressionLength) + "'\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fmt: invalid external value: longer than 4096 bytes`,
 		},
 	}
 	for name, tc := range cases {

@@ -128,9 +128,8 @@ func (d *decoder) list(m map[string]any, f string) ([]any, bool) {
 }
 
 var (
-	externalValueFields = []string{"fromObject", "combine", "variables", "template", "toFieldPath", "makeAvailableAs", "policy", "transforms"}
+	externalValueFields = []string{"fromObject", "combine", "fmt", "variables", "template", "toFieldPath", "makeAvailableAs", "policy", "transforms"}
 	refFields           = []string{"group", "version", "resource", "name", "namespace", "fieldPath"}
-	combineFields       = []string{"sources", "fmt"}
 	variableFields      = []string{"name", "fromRef"}
 	policyFields        = []string{"resolve", "resolution"}
 	transformFields     = []string{"type", "format", "map", "toType"}
@@ -152,24 +151,17 @@ func decodeExternalValue(base string, i int, v any) (v1alpha1.ExternalValue, *co
 		ev.FromObject = &ref
 		d.pop()
 	}
-	if fv := m["combine"]; fv != nil {
+	if l, ok := d.list(m, "combine"); ok {
 		d.field("combine")
-		if cm := d.object(fv, combineFields); cm != nil {
-			c := &v1alpha1.Combine{Fmt: d.str(cm, "fmt")}
-			if l, ok := d.list(cm, "sources"); ok {
-				d.field("sources")
-				c.Sources = make([]v1alpha1.ObjectFieldRef, len(l))
-				for j, e := range l {
-					d.index(j)
-					c.Sources[j] = d.ref(e)
-					d.pop()
-				}
-				d.pop()
-			}
-			ev.Combine = c
+		ev.Combine = make([]v1alpha1.ObjectFieldRef, len(l))
+		for j, e := range l {
+			d.index(j)
+			ev.Combine[j] = d.ref(e)
+			d.pop()
 		}
 		d.pop()
 	}
+	ev.Fmt = d.str(m, "fmt")
 	if l, ok := d.list(m, "variables"); ok {
 		d.field("variables")
 		ev.Variables = make([]v1alpha1.Variable, len(l))

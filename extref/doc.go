@@ -3,10 +3,11 @@
 // object by group, version, resource, namespace and name and a field path in
 // it, and the resolver copies the value found there, transformed or combined
 // with others, into a field of the referencer, or hands it to the
-// referencer's controller without writing it. It implements the Generic
-// Resource References design (../shared/seeds/generic-resource-references.md),
-// including its future considerations: transforms, limited RBAC, composite
-// resources, obscure references and multiple sources.
+// referencer's controller without writing it. It implements Crossplane's
+// Generic Resource References design, including its future considerations:
+// transforms, limited RBAC, composite resources, obscure references and
+// multiple sources (combine and variables with a template, in the design's
+// layout).
 //
 // The smallest use, in a reconciler that reads through the manager's cache:
 //
@@ -46,9 +47,8 @@
 //	    policy: {resolve: Always}
 //	    transforms: [{type: Map, map: {us-east-1: use1}}]
 //	  # Several fields formatted with fmt: one verb per source.
-//	  - combine:
-//	      sources: [{...}, {...}]
-//	      fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
+//	  - combine: [{...}, {...}]
+//	    fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
 //	    toFieldPath: spec.forProvider.directoryArn
 //	  # Several fields rendered by a template.
 //	  - variables: [{name: region, fromRef: {...}}, {name: accountId, fromRef: {...}}]

@@ -76,7 +76,7 @@ func (s Source) String() string {
 type ReferenceError struct {
 	// Path is the external value's place in the referencer, e.g.
 	// spec.externalValues[2], with the part that failed when there is one:
-	// spec.externalValues[2].combine.sources[1].
+	// spec.externalValues[2].combine[1].
 	Path string
 	// Index is the external value's index in the list.
 	Index int

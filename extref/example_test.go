@@ -56,10 +56,9 @@ spec:
   - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
     toFieldPath: spec.forProvider.region
   - combine:
-      sources:
-      - {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
-      - {version: v1, resource: configmaps, name: settings, fieldPath: data.zone}
-      fmt: "%s%s"
+    - {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+    - {version: v1, resource: configmaps, name: settings, fieldPath: data.zone}
+    fmt: "%s%s"
     makeAvailableAs: zone
 `)
 	out, err := r.Resolve(context.Background(), subnet)

@@ -396,7 +396,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		if rerr != nil {
 			switch {
 			case e.format != nil:
-				rerr.Path = path(".combine.sources[" + strconv.Itoa(j) + "]")
+				rerr.Path = path(".combine[" + strconv.Itoa(j) + "]")
 			case e.template != nil:
 				rerr.Path = path(".variables[" + strconv.Itoa(j) + "].fromRef")
 			default:
@@ -416,7 +416,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 	case e.format != nil:
 		s, err := e.format.sprint(values)
 		if err != nil {
-			fail(&ReferenceError{Path: path(".combine.fmt"), Err: fmt.Errorf("%w: %w", ErrTransform, err)})
+			fail(&ReferenceError{Path: path(".fmt"), Err: fmt.Errorf("%w: %w", ErrTransform, err)})
 			return
 		}
 		v = s

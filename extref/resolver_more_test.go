@@ -338,11 +338,10 @@ func TestResolveReportsEverySource(t *testing.T) {
 	ref := widget(t, "team-a", "w", `
 externalValues:
 - combine:
-    sources:
-    - {version: v1, resource: configmaps, name: a, fieldPath: data.x}
-    - {version: v1, resource: configmaps, name: settings, fieldPath: data.x}
-    - {version: v1, resource: configmaps, name: b, namespace: team-b, fieldPath: data.x}
-    fmt: "%s-%s-%s"
+  - {version: v1, resource: configmaps, name: a, fieldPath: data.x}
+  - {version: v1, resource: configmaps, name: settings, fieldPath: data.x}
+  - {version: v1, resource: configmaps, name: b, namespace: team-b, fieldPath: data.x}
+  fmt: "%s-%s-%s"
   toFieldPath: spec.cidrBlock
 - variables:
   - {name: a, fromRef: {version: v1, resource: configmaps, name: settings, fieldPath: data.missing}}
@@ -351,8 +350,8 @@ externalValues:
   toFieldPath: spec.forProvider.region`)
 	reader := newReader(configMap("team-a", "settings", map[string]any{"x": "1"}))
 	out, err := NewResolver(reader, testMapper()).Resolve(context.Background(), ref)
-	want := `cannot resolve spec.externalValues[0].combine.sources[0] (configmaps team-a/a, data.x): source not found: ConfigMap "a" does not exist; ` +
-		`cannot resolve spec.externalValues[0].combine.sources[2] (configmaps team-b/b, data.x): denied by the default source policy: only the referencer's namespace "team-a" is readable unless an allow rule matches namespace "team-b", and none of the 0 allow rules does; ` +
+	want := `cannot resolve spec.externalValues[0].combine[0] (configmaps team-a/a, data.x): source not found: ConfigMap "a" does not exist; ` +
+		`cannot resolve spec.externalValues[0].combine[2] (configmaps team-b/b, data.x): denied by the default source policy: only the referencer's namespace "team-a" is readable unless an allow rule matches namespace "team-b", and none of the 0 allow rules does; ` +
 		`cannot resolve spec.externalValues[1].variables[0].fromRef (configmaps team-a/settings, data.missing): field not found: cannot get data.missing: data has no field "missing"`
 	if err == nil {
 		t.Fatal("Resolve(...): want an error, got none")
@@ -364,7 +363,7 @@ externalValues:
 		t.Fatalf("Resolve(...): want 2 failed values, got %d", len(out.Failed))
 	}
 	combine := out.Failed[0]
-	if combine.Index != 0 || combine.Path != "spec.externalValues[0].combine.sources[0]" || combine.Source == nil || combine.Source.Name != "a" {
+	if combine.Index != 0 || combine.Path != "spec.externalValues[0].combine[0]" || combine.Source == nil || combine.Source.Name != "a" {
 		t.Errorf("the combine's failure: want index 0 and its first failing source, got %d, %s, %v", combine.Index, combine.Path, combine.Source)
 	}
 	for _, sentinel := range []error{ErrSourceNotFound, ErrDenied} {
@@ -381,10 +380,9 @@ externalValues:
 	ref = widget(t, "team-a", "w", `
 externalValues:
 - combine:
-    sources:
-    - {version: v1, resource: configmaps, name: b, namespace: team-b, fieldPath: data.x}
-    - {version: v1, resource: configmaps, name: settings, fieldPath: data.x}
-    fmt: "%s-%s"
+  - {version: v1, resource: configmaps, name: b, namespace: team-b, fieldPath: data.x}
+  - {version: v1, resource: configmaps, name: settings, fieldPath: data.x}
+  fmt: "%s-%s"
   toFieldPath: spec.cidrBlock`)
 	out, _ = NewResolver(reader, testMapper()).Resolve(context.Background(), ref)
 	if len(out.Failed) != 1 || !errors.Is(out.Failed[0], ErrDenied) || !transient(out.Failed) {

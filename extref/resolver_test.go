@@ -297,10 +297,9 @@ externalValues:
 			referencer: widget(t, "", "w", `
 externalValues:
 - combine:
-    sources:
-    - {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
-    - {version: v1, resource: secrets, name: accounts, namespace: crossplane-system, fieldPath: data.prodAWSAccountID}
-    fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
+  - {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
+  - {version: v1, resource: secrets, name: accounts, namespace: crossplane-system, fieldPath: data.prodAWSAccountID}
+  fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
   transforms: []
   toFieldPath: spec.forProvider.directoryArn`),
 			opts: []ResolverOption{seedPolicy},
@@ -308,10 +307,9 @@ externalValues:
 			wantSpec: `
 externalValues:
 - combine:
-    sources:
-    - {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
-    - {version: v1, resource: secrets, name: accounts, namespace: crossplane-system, fieldPath: data.prodAWSAccountID}
-    fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
+  - {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
+  - {version: v1, resource: secrets, name: accounts, namespace: crossplane-system, fieldPath: data.prodAWSAccountID}
+  fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
   transforms: []
   toFieldPath: spec.forProvider.directoryArn
 forProvider: {directoryArn: "arn:aws:clouddirectory:us-east-1:MTIzNDU2Nzg5MDEy:schema/published/cognito/1.0"}`,
@@ -322,13 +320,12 @@ forProvider: {directoryArn: "arn:aws:clouddirectory:us-east-1:MTIzNDU2Nzg5MDEy:s
 			referencer: widget(t, "", "w", `
 externalValues:
 - combine:
-    sources:
-    - {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
-    - {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.account}
-    fmt: "arn:%s:%s"
+  - {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
+  - {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.account}
+  fmt: "arn:%s:%s"
   toFieldPath: spec.forProvider.directoryArn`),
 			opts:    []ResolverOption{seedPolicy},
-			want:    summary{Failed: []string{`cannot resolve spec.externalValues[0].combine.sources[1] (configmaps crossplane-system/common-settings, data.account): field not found: cannot get data.account: data has no field "account"`}},
+			want:    summary{Failed: []string{`cannot resolve spec.externalValues[0].combine[1] (configmaps crossplane-system/common-settings, data.account): field not found: cannot get data.account: data has no field "account"`}},
 			wantErr: ErrFieldNotFound,
 		},
 		"Template": {
@@ -433,18 +430,16 @@ forProvider: {region: eu-west-1}`,
 			referencer: widget(t, "team-a", "w", `
 externalValues:
 - combine:
-    sources:
-    - {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
-    - {version: v1, resource: configmaps, name: settings, fieldPath: data.zone}
-    fmt: "%s%s"
+  - {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  - {version: v1, resource: configmaps, name: settings, fieldPath: data.zone}
+  fmt: "%s%s"
   toFieldPath: spec.forProvider.region`),
 			wantSpec: `
 externalValues:
 - combine:
-    sources:
-    - {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
-    - {version: v1, resource: configmaps, name: settings, fieldPath: data.zone}
-    fmt: "%s%s"
+  - {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  - {version: v1, resource: configmaps, name: settings, fieldPath: data.zone}
+  fmt: "%s%s"
   toFieldPath: spec.forProvider.region
 forProvider: {region: eu-west-1b}`,
 			want:      summary{Changed: true, Resolved: 1},

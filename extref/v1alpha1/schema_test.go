@@ -68,7 +68,7 @@ func TestSchema(t *testing.T) {
 	}
 	items, _ := s["items"].(map[string]any)
 	props, _ := items["properties"].(map[string]any)
-	for _, p := range []string{"fromObject", "combine", "variables", "template", "toFieldPath", "makeAvailableAs", "policy", "transforms"} {
+	for _, p := range []string{"fromObject", "combine", "fmt", "variables", "template", "toFieldPath", "makeAvailableAs", "policy", "transforms"} {
 		if _, ok := props[p]; !ok {
 			t.Errorf("ExternalValuesSchema(): items.properties has no %s", p)
 		}

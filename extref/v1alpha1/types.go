@@ -4,11 +4,12 @@ package v1alpha1
 // of the object that holds it (the referencer), or hands it to the
 // referencer's controller without writing it.
 //
-// Exactly one source is given: FromObject, Combine, or Variables with
-// Template. Exactly one destination is given: ToFieldPath or
+// Exactly one source is given: FromObject, Combine with Fmt, or Variables
+// with Template. Exactly one destination is given: ToFieldPath or
 // MakeAvailableAs.
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.fromObject) ? 1 : 0) + (has(self.combine) ? 1 : 0) + (has(self.variables) ? 1 : 0) == 1",message="exactly one of fromObject, combine and variables must be set"
+// +kubebuilder:validation:XValidation:rule="has(self.combine) == has(self.fmt)",message="combine and fmt go together"
 // +kubebuilder:validation:XValidation:rule="has(self.variables) == has(self.template)",message="variables and template go together"
 // +kubebuilder:validation:XValidation:rule="has(self.toFieldPath) != has(self.makeAvailableAs)",message="exactly one of toFieldPath and makeAvailableAs must be set"
 type ExternalValue struct {
@@ -16,10 +17,19 @@ type ExternalValue struct {
 	// +optional
 	FromObject *ObjectFieldRef `json:"fromObject,omitempty"`
 
-	// Combine formats the values of fields of several objects into one
-	// string with a fmt format.
+	// Combine lists fields of several objects whose values Fmt formats
+	// into one string, in the order of its verbs.
 	// +optional
-	Combine *Combine `json:"combine,omitempty"`
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Combine []ObjectFieldRef `json:"combine,omitempty"`
+
+	// Fmt is a fmt format with one verb per Combine source, e.g.
+	// "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0".
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Fmt string `json:"fmt,omitempty"`
 
 	// Variables name the values of fields of several objects for Template.
 	// +optional
@@ -100,20 +110,6 @@ type ObjectFieldRef struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	FieldPath string `json:"fieldPath"`
-}
-
-// Combine formats the values of several fields into one string.
-type Combine struct {
-	// Sources are the fields, in the order of the format's verbs.
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=32
-	Sources []ObjectFieldRef `json:"sources"`
-
-	// Fmt is a fmt format with one verb per source, e.g.
-	// "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0".
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=4096
-	Fmt string `json:"fmt"`
 }
 
 // A Variable names the value of a field for a Template.
