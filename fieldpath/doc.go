@@ -72,7 +72,7 @@
 //	metadata..name       empty field name at position 9
 //	metadata.name.       trailing "." at position 13
 //	spec.containers.[0]  unexpected "[" after "." at position 16
-//	spec.containers[]    empty brackets at position 15
+//	spec.containers[]    empty brackets at position 16
 //	spec.containers[0    unterminated "[" at position 15
 //	a['b                 unterminated quote at position 2
 //	a['b'c]              missing "]" after closing quote at position 5
@@ -134,7 +134,9 @@
 // MergeValue with nil MergeOptions replaces the value. With options it
 // merges objects field by field at every depth, keeps existing values when
 // KeepMapValues is set, and appends the missing items of arrays when
-// AppendSlice is set.
+// AppendSlice is set. An existing value that Go code put into the content (a
+// []string, a map[string]string, a struct) is merged as the JSON value it
+// stands for.
 //
 // Nothing in this package panics on any path, value or object, except
 // MustCompile, which is meant for paths written in the source code.
@@ -168,12 +170,13 @@
 //   - A field name may follow a closing bracket directly (a[0]b), as
 //     crossplane-runtime allows; the canonical form adds the dot.
 //   - Passing through null is not-found, for Get, Delete and ExpandWildcards
-//     alike; Set replaces the null.
+//     alike (ExpandWildcards returns no paths); Set replaces the null.
 //   - GetValueInto decodes as the Kubernetes decoder does: case-sensitive
 //     field names, int64 for integers in interface values.
 //   - GetInteger also accepts the other Go integer types, whole floats and
 //     integral json.Numbers, which hand-built content may hold.
-//   - MergeOptions has plain bool fields. KeepMapValues also keeps an existing
+//   - MergeOptions has plain bool fields, with the same JSON names
+//     (keepMapValues, appendSlice). KeepMapValues also keeps an existing
 //     scalar at the path itself, and treats null as absent; appended array
 //     items are compared by JSON value, so int64(1) equals float64(1).
 //   - PaveObject uses the content of a runtime.Unstructured that hands out

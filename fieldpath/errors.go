@@ -15,8 +15,11 @@ var (
 	ErrInvalidPath = errors.New("invalid field path")
 
 	// ErrNotFound is wrapped when a path leads to a missing field, to an
-	// index past the end of an array, or through a null value.
-	ErrNotFound = errors.New("field not found")
+	// index past the end of an array, or through a null value. It has an
+	// IsNotFound method that returns true, so that crossplane-runtime's
+	// IsNotFound, which looks for that method on the innermost error,
+	// recognises this package's not-found errors too.
+	ErrNotFound error = &notFoundError{}
 
 	// ErrWrongType is wrapped when a value on the path, or the value at its
 	// end, has a type other than the one the path or the method needs: a
@@ -31,10 +34,25 @@ var (
 
 // IsNotFound reports whether err says that a field path was not found: a
 // missing field, an index past the end of an array, or a null on the way.
-// A type mismatch is not a not-found error.
+// A type mismatch is not a not-found error. Besides errors that wrap
+// ErrNotFound, it recognises those that are or wrap an error with an
+// IsNotFound() bool method that returns true, as crossplane-runtime's
+// not-found errors are, so that code using both packages works.
 func IsNotFound(err error) bool {
-	return errors.Is(err, ErrNotFound)
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrNotFound) {
+		return true
+	}
+	var nf interface{ IsNotFound() bool }
+	return errors.As(err, &nf) && nf.IsNotFound()
 }
+
+type notFoundError struct{}
+
+func (*notFoundError) Error() string    { return "field not found" }
+func (*notFoundError) IsNotFound() bool { return true }
 
 // A parseError is a syntax error in a path, at a byte position.
 type parseError struct {

@@ -4,7 +4,13 @@ import "github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 
 // merge combines src, in JSON form and owned by the caller, into dst, an
 // existing value that may be changed in place, and returns the result.
+//
+// dst may hold values that are not in JSON form, put there by Go code: a
+// []string, a map[string]string, a struct. Each is merged as the JSON value
+// it stands for, so appending to a []string appends, and keeping the values
+// of a map[string]string keeps them and adds the new keys.
 func merge(dst, src any, opts *MergeOptions) any {
+	dst = jsonForm(dst)
 	if dst == nil {
 		return src
 	}
@@ -14,7 +20,7 @@ func merge(dst, src any, opts *MergeOptions) any {
 		}
 		return nil
 	}
-	if dm, ok := dst.(map[string]any); ok && dm != nil {
+	if dm, ok := dst.(map[string]any); ok {
 		if sm, ok := src.(map[string]any); ok {
 			for k, sv := range sm {
 				dv, found := dm[k]
@@ -40,6 +46,33 @@ func merge(dst, src any, opts *MergeOptions) any {
 	return src
 }
 
+// jsonForm returns v as the Kubernetes JSON decoder would give it when v is
+// a value that Go code put into the content, such as a []string, a
+// map[string]string, a struct or a pointer to one, or a nil map. Values
+// already in JSON form come back as they are, and so do those that cannot be
+// represented as JSON, which merge then treats as scalars.
+func jsonForm(v any) any {
+	switch x := v.(type) {
+	case nil, string, bool, int64, float64:
+		return v
+	case map[string]any:
+		if x == nil {
+			return nil
+		}
+		return x
+	case []any:
+		if x == nil {
+			return nil
+		}
+		return x
+	}
+	j, err := toJSON(v)
+	if err != nil {
+		return v
+	}
+	return j
+}
+
 // appendMissing appends to dst the items of src that dst does not hold. Like
 // crossplane-runtime, it compares src's items with dst's only, so repeated
 // items within src are all appended.
@@ -48,7 +81,7 @@ func appendMissing(dst, src []any) []any {
 	for _, s := range src {
 		found := false
 		for _, d := range dst[:n] {
-			if jsonvalue.Equal(d, s) {
+			if equalJSON(d, s) {
 				found = true
 				break
 			}
@@ -58,4 +91,41 @@ func appendMissing(dst, src []any) []any {
 		}
 	}
 	return dst
+}
+
+// equalJSON reports whether d, an existing value that may hold values not in
+// JSON form (a map[string]string item, say), is the JSON value s.
+func equalJSON(d, s any) bool {
+	switch x := d.(type) {
+	case map[string]any:
+		y, ok := s.(map[string]any)
+		if x == nil || !ok {
+			return x == nil && s == nil
+		}
+		if len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, found := y[k]
+			if !found || !equalJSON(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := s.([]any)
+		if x == nil || !ok {
+			return x == nil && s == nil
+		}
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equalJSON(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return jsonvalue.Equal(jsonForm(d), s)
 }

@@ -38,6 +38,16 @@ type MaxIndex uint
 func (m MaxIndex) applyToCompile(o *compileOptions) { o.maxIndex = uint(m) }
 func (m MaxIndex) applyToPaved(p *Paved)            { p.maxIndex = uint(m) }
 
+// WithMaxFieldPathIndex is crossplane-runtime's name for the option: the
+// largest array index a path may hold, where zero means no limit (in practice
+// math.MaxInt32, the most any limit is).
+func WithMaxFieldPathIndex(maxIndex uint) PavedOption {
+	if maxIndex == 0 {
+		return MaxIndex(maxIndexCap)
+	}
+	return MaxIndex(maxIndex)
+}
+
 // Compile parses a field path for repeated use. See Parse for the errors. A
 // path with a wildcard compiles, but Get and Set reject it.
 func Compile(path string, opts ...CompileOption) (*Path, error) {

@@ -89,6 +89,30 @@ func (p *Paved) UnstructuredContent() map[string]any {
 	return p.object
 }
 
+// SetUnstructuredContent replaces the content with content; later writes go
+// to it.
+func (p *Paved) SetUnstructuredContent(content map[string]any) {
+	p.object = content
+}
+
+// MarshalJSON writes the content, so that a Paved marshals as the object it
+// holds ("null" when it holds none).
+func (p Paved) MarshalJSON() ([]byte, error) {
+	return json.Marshal(p.object)
+}
+
+// UnmarshalJSON replaces the content with the JSON object in data, decoded as
+// the Kubernetes decoder decodes it (int64 for integers). JSON null leaves no
+// content; anything but an object or null is an error.
+func (p *Paved) UnmarshalJSON(data []byte) error {
+	var m map[string]any
+	if err := utiljson.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("cannot decode a Paved: %w: %w", ErrInvalidValue, err)
+	}
+	p.object = m
+	return nil
+}
+
 func (p *Paved) path(path string) (*Path, error) {
 	return lookup(path, limit(p.maxIndex))
 }
@@ -275,12 +299,12 @@ type MergeOptions struct {
 	// KeepMapValues keeps every value already present: objects are merged
 	// field by field, and only fields that are absent or null are taken from
 	// the merged value. Without it, the merged value's fields win.
-	KeepMapValues bool
+	KeepMapValues bool `json:"keepMapValues,omitempty"`
 
 	// AppendSlice appends to an existing array the items of the merged array
 	// that it does not already hold (by deep equality), instead of replacing
 	// it.
-	AppendSlice bool
+	AppendSlice bool `json:"appendSlice,omitempty"`
 }
 
 // MergeValue merges value into the value at path. With nil opts it is

@@ -425,6 +425,70 @@ func TestMergeValue(t *testing.T) {
 			opts:   &MergeOptions{AppendSlice: true},
 			want:   map[string]any{"a": []any{"x", "y", "y"}},
 		},
+		"AppendToTypedSlice": {
+			reason: "AppendSlice appends to a []string that Go code put into the content, instead of replacing it.",
+			obj:    map[string]any{"a": []string{"x", "y"}},
+			path:   "a",
+			value:  []string{"y", "z"},
+			opts:   &MergeOptions{AppendSlice: true},
+			want:   map[string]any{"a": []any{"x", "y", "z"}},
+		},
+		"AppendToTypedArray": {
+			reason: "AppendSlice appends to any JSON array, a Go array of integers included.",
+			obj:    map[string]any{"a": [2]int32{1, 2}},
+			path:   "a",
+			value:  []any{2, 3},
+			opts:   &MergeOptions{AppendSlice: true},
+			want:   map[string]any{"a": []any{int64(1), int64(2), int64(3)}},
+		},
+		"AppendTypedItems": {
+			reason: "Items that Go code put into an array are compared as JSON: a map[string]string equals the same object.",
+			obj:    map[string]any{"a": []any{map[string]string{"k": "v"}, []string{"x"}}},
+			path:   "a",
+			value:  []any{map[string]any{"k": "v"}, []any{"x"}, "n"},
+			opts:   &MergeOptions{AppendSlice: true},
+			want:   map[string]any{"a": []any{map[string]string{"k": "v"}, []string{"x"}, "n"}},
+		},
+		"KeepTypedMapValues": {
+			reason: "KeepMapValues over a map[string]string keeps its values and adds the new keys.",
+			obj:    map[string]any{"a": map[string]string{"k": "v"}},
+			path:   "a",
+			value:  map[string]any{"k": "w", "n": "m"},
+			opts:   &MergeOptions{KeepMapValues: true},
+			want:   map[string]any{"a": map[string]any{"k": "v", "n": "m"}},
+		},
+		"MergeIntoTypedMap": {
+			reason: "Without KeepMapValues, a map[string]string is merged too: the new values win, the others stay.",
+			obj:    map[string]any{"a": map[string]string{"k": "v", "o": "p"}},
+			path:   "a",
+			value:  map[string]any{"k": "w"},
+			opts:   &MergeOptions{},
+			want:   map[string]any{"a": map[string]any{"k": "w", "o": "p"}},
+		},
+		"MergeIntoStruct": {
+			reason: "A struct merges as the JSON object it stands for.",
+			obj:    map[string]any{"a": &metav1.OwnerReference{APIVersion: "v1", Kind: "K", Name: "n", UID: "u"}},
+			path:   "a",
+			value:  map[string]any{"name": "m", "controller": true},
+			opts:   &MergeOptions{KeepMapValues: true},
+			want:   map[string]any{"a": map[string]any{"apiVersion": "v1", "kind": "K", "name": "n", "uid": "u", "controller": true}},
+		},
+		"TypedContainersNested": {
+			reason: "Typed containers inside merged objects are merged as JSON at every depth.",
+			obj:    map[string]any{"a": map[string]any{"l": []string{"x"}, "m": map[string]int{"k": 1}}},
+			path:   "a",
+			value:  map[string]any{"l": []any{"y"}, "m": map[string]any{"n": 2}},
+			opts:   &MergeOptions{AppendSlice: true, KeepMapValues: true},
+			want:   map[string]any{"a": map[string]any{"l": []any{"x", "y"}, "m": map[string]any{"k": int64(1), "n": int64(2)}}},
+		},
+		"KeepAgainstTypedNil": {
+			reason: "A nil map[string]string is null, which KeepMapValues treats as absent.",
+			obj:    map[string]any{"a": map[string]string(nil)},
+			path:   "a",
+			value:  map[string]any{"k": "v"},
+			opts:   &MergeOptions{KeepMapValues: true},
+			want:   map[string]any{"a": map[string]any{"k": "v"}},
+		},
 		"Missing": {
 			reason: "A missing value is simply set, creating parents.",
 			obj:    map[string]any{},
@@ -601,5 +665,68 @@ func TestCacheHitAllocatesNothing(t *testing.T) {
 	var v any = "y"
 	if allocs := testing.AllocsPerRun(100, func() { _ = p.SetValue(path, v) }); allocs != 0 {
 		t.Errorf("SetValue of a string on an existing leaf: %v allocations, want 0", allocs)
+	}
+}
+
+func TestPavedJSON(t *testing.T) {
+	content := map[string]any{"a": map[string]any{"b": []any{int64(1), 1.5, "c", nil, true}}}
+	const want = `{"a":{"b":[1,1.5,"c",null,true]}}`
+	p := Pave(content)
+	for name, v := range map[string]any{"Pointer": p, "Value": *p, "Field": struct{ P *Paved }{p}} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("%s: json.Marshal: %v", name, err)
+		}
+		got := string(b)
+		if name == "Field" {
+			got = strings.TrimSuffix(strings.TrimPrefix(got, `{"P":`), "}")
+		}
+		if got != want {
+			t.Errorf("%s: json.Marshal: got %s, want %s", name, got, want)
+		}
+	}
+	if b, err := json.Marshal(Pave(nil)); err != nil || string(b) != "null" {
+		t.Errorf("json.Marshal of a Paved with no content: got %s, %v, want null", b, err)
+	}
+
+	var back Paved
+	if err := json.Unmarshal([]byte(want), &back); err != nil {
+		t.Fatalf("json.Unmarshal: %v", err)
+	}
+	if diff := cmp.Diff(content, back.UnstructuredContent()); diff != "" {
+		t.Errorf("json.Unmarshal decodes as the Kubernetes decoder does: -want, +got:\n%s", diff)
+	}
+	if err := json.Unmarshal([]byte(`{"x":"y"}`), &back); err != nil {
+		t.Fatalf("json.Unmarshal: %v", err)
+	}
+	if diff := cmp.Diff(map[string]any{"x": "y"}, back.UnstructuredContent()); diff != "" {
+		t.Errorf("json.Unmarshal replaces the content: -want, +got:\n%s", diff)
+	}
+	if err := json.Unmarshal([]byte(`null`), &back); err != nil || back.object != nil {
+		t.Errorf("json.Unmarshal of null: content %v, %v; want none", back.object, err)
+	}
+	if err := json.Unmarshal([]byte(`[1]`), &back); err == nil {
+		t.Error("json.Unmarshal of an array: no error")
+	}
+}
+
+func TestMergeOptionsJSON(t *testing.T) {
+	b, err := json.Marshal(MergeOptions{KeepMapValues: true, AppendSlice: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), `{"keepMapValues":true,"appendSlice":true}`; got != want {
+		t.Errorf("json.Marshal: got %s, want %s", got, want)
+	}
+	if b, _ := json.Marshal(MergeOptions{}); string(b) != "{}" {
+		t.Errorf("json.Marshal of the zero MergeOptions: got %s, want {}", b)
+	}
+	// A Composition's patch policy, as crossplane writes it.
+	var got MergeOptions
+	if err := json.Unmarshal([]byte(`{"keepMapValues": true, "appendSlice": true}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := (MergeOptions{KeepMapValues: true, AppendSlice: true}); got != want {
+		t.Errorf("json.Unmarshal: got %+v, want %+v", got, want)
 	}
 }

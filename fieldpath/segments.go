@@ -13,6 +13,9 @@ import (
 // added the same limit, with the same default, for CVE-2023-27483).
 const DefaultMaxIndex = 1024
 
+// DefaultMaxFieldPathIndex is crossplane-runtime's name for DefaultMaxIndex.
+const DefaultMaxFieldPathIndex = DefaultMaxIndex
+
 // maxIndexCap bounds every limit, so that an index always fits an int and the
 // parser's arithmetic cannot overflow.
 const maxIndexCap = math.MaxInt32
@@ -60,6 +63,30 @@ type Segment struct {
 
 // Segments is a parsed field path.
 type Segments []Segment
+
+// Field returns the segment that selects the field named name, whatever
+// the name holds: unlike crossplane-runtime's Field, it trims no quotes, so
+// that every key can be addressed.
+func Field(name string) Segment {
+	return Segment{Type: SegmentField, Field: name}
+}
+
+// FieldOrIndex returns the segment that the text s selects, as
+// crossplane-runtime's FieldOrIndex does: an index when s is an unsigned
+// 32-bit decimal integer, a wildcard when it is "*", and otherwise the field
+// named s without the quotes around it ('name' or "name").
+func FieldOrIndex(s string) Segment {
+	if i, err := strconv.ParseUint(s, 10, 32); err == nil {
+		return Segment{Type: SegmentIndex, Index: uint(i)}
+	}
+	if s == "*" {
+		return Segment{Type: SegmentWildcard}
+	}
+	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == s[0] {
+		s = s[1 : len(s)-1]
+	}
+	return Field(s)
+}
 
 // Parse parses a field path into its segments. See the package documentation
 // for the syntax. Indexes above DefaultMaxIndex are rejected; use Compile
@@ -190,7 +217,7 @@ func parseBracket(path string, i int, maxIndex uint) (Segment, int, error) {
 	text := path[start:k]
 	switch {
 	case text == "":
-		return Segment{}, 0, errAt(path, i, "empty brackets")
+		return Segment{}, 0, errAt(path, k, "empty brackets")
 	case digits:
 		idx, ok := parseIndex(text, maxIndex)
 		if !ok {

@@ -218,7 +218,7 @@ func TestParse(t *testing.T) {
 		"EmptyBrackets": {
 			reason: "Empty brackets are rejected.",
 			path:   "spec.containers[]",
-			want:   want{err: "empty brackets at position 15"},
+			want:   want{err: "empty brackets at position 16"},
 		},
 		"Unterminated": {
 			reason: "An opening bracket needs a closing one.",
@@ -301,7 +301,7 @@ func TestSegmentTypeString(t *testing.T) {
 
 func TestParseErrorMessage(t *testing.T) {
 	_, err := Parse("spec.containers[]")
-	want := `cannot parse field path "spec.containers[]": empty brackets at position 15`
+	want := `cannot parse field path "spec.containers[]": empty brackets at position 16`
 	if diff := cmp.Diff(want, err.Error()); diff != "" {
 		t.Errorf("Parse error: -want, +got:\n%s", diff)
 	}
@@ -489,7 +489,7 @@ func TestDocExamples(t *testing.T) {
 		"metadata..name":      "empty field name at position 9",
 		"metadata.name.":      `trailing "." at position 13`,
 		"spec.containers.[0]": `unexpected "[" after "." at position 16`,
-		"spec.containers[]":   "empty brackets at position 15",
+		"spec.containers[]":   "empty brackets at position 16",
 		"spec.containers[0":   `unterminated "[" at position 15`,
 		"a['b":                "unterminated quote at position 2",
 		"a['b'c]":             `missing "]" after closing quote at position 5`,
@@ -503,5 +503,86 @@ func TestDocExamples(t *testing.T) {
 		if err == nil || !strings.HasSuffix(err.Error(), ": "+want) {
 			t.Errorf("Parse(%q): want an error ending %q, got %v", path, want, err)
 		}
+	}
+}
+
+func TestSegmentConstructors(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		got    Segment
+		want   Segment
+		path   string // what Segments{got}.String() writes
+	}{
+		"Field": {
+			reason: "Field is always the field of that name.",
+			got:    Field("0"),
+			want:   field("0"),
+			path:   "['0']",
+		},
+		"FieldKeepsQuotes": {
+			reason: "Field trims no quotes, so a key with quotes can be addressed.",
+			got:    Field(`'a'`),
+			want:   field(`'a'`),
+			path:   `'a'`,
+		},
+		"FieldStar": {
+			reason: "Field(\"*\") is the key \"*\", not a wildcard.",
+			got:    Field("*"),
+			want:   field("*"),
+			path:   "['*']",
+		},
+		"FieldOrIndexWildcard": {
+			reason: "FieldOrIndex reads \"*\" as the parser reads [*].",
+			got:    FieldOrIndex("*"),
+			want:   wildcard,
+			path:   "[*]",
+		},
+		"FieldOrIndexDoubleQuotes": {
+			reason: "FieldOrIndex removes a pair of double quotes too.",
+			got:    FieldOrIndex(`"a.b"`),
+			want:   field("a.b"),
+			path:   "[a.b]",
+		},
+		"FieldOrIndexUnpairedQuote": {
+			reason: "A quote without its pair is part of the name.",
+			got:    FieldOrIndex(`'a`),
+			want:   field(`'a`),
+			path:   `'a`,
+		},
+		"FieldOrIndexLeadingZeros": {
+			reason: "Leading zeros make an index, as in a path.",
+			got:    FieldOrIndex("007"),
+			want:   index(7),
+			path:   "[7]",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+				t.Fatalf("\n%s\n-want, +got:\n%s", tc.reason, diff)
+			}
+			s := Segments{tc.got}.String()
+			if s != tc.path {
+				t.Errorf("\n%s\nString(): got %s, want %s", tc.reason, s, tc.path)
+			}
+			back, err := Parse(s)
+			if err != nil || len(back) != 1 || back[0] != tc.got {
+				t.Errorf("\n%s\nParse(%s): got %v, %v", tc.reason, s, back, err)
+			}
+		})
+	}
+}
+
+func TestWithMaxFieldPathIndex(t *testing.T) {
+	p := Pave(map[string]any{}, WithMaxFieldPathIndex(3))
+	if err := p.SetValue("a[3]", "x"); err != nil {
+		t.Errorf("SetValue at the limit: %v", err)
+	}
+	if err := p.SetValue("a[4]", "x"); !errors.Is(err, ErrInvalidPath) {
+		t.Errorf("SetValue above the limit: got %v, want an error wrapping ErrInvalidPath", err)
+	}
+	p = Pave(map[string]any{}, WithMaxFieldPathIndex(0))
+	if _, err := p.GetValue("a[2147483647]"); !IsNotFound(err) {
+		t.Errorf("GetValue with no limit: got %v, want not found", err)
 	}
 }

@@ -11,10 +11,11 @@ import (
 // and keys in sorted order, so the result is deterministic. Only paths to
 // values that exist are returned; a path without wildcards comes back alone
 // if it exists. A missing or null value on the way matches nothing, so a
-// missing prefix gives an empty (nil) list. A wildcard over a scalar, or a
-// value of the wrong type on the way, is an error wrapping ErrWrongType; an
-// array element beyond the Paved's index limit is an error wrapping
-// ErrInvalidPath, since the path could not be used.
+// missing prefix gives an empty list (empty, not nil, as crossplane-runtime
+// returns it). A wildcard over a scalar, or a value of the wrong type on the
+// way, is an error wrapping ErrWrongType; an array element beyond the Paved's
+// index limit is an error wrapping ErrInvalidPath, since the path could not
+// be used.
 //
 // An object key "*" comes back quoted, as ['*'], which is a field and not a
 // wildcard, so expanding a result again returns it unchanged.
@@ -26,13 +27,13 @@ func (p *Paved) ExpandWildcards(path string) ([]string, error) {
 	if fp.wildcard < 0 {
 		if _, err := fp.get(p.object, "expand"); err != nil {
 			if IsNotFound(err) {
-				return nil, nil
+				return []string{}, nil
 			}
 			return nil, err
 		}
 		return []string{fp.segs.String()}, nil
 	}
-	e := expansion{pattern: fp.segs, concrete: make(Segments, len(fp.segs)), limit: limit(p.maxIndex)}
+	e := expansion{pattern: fp.segs, concrete: make(Segments, len(fp.segs)), limit: limit(p.maxIndex), out: []string{}}
 	if err := e.expand(p.object, 0); err != nil {
 		return nil, err
 	}
