@@ -8,13 +8,17 @@ BIN      := $(CURDIR)/bin
 FUZZTIME ?= 10s
 # go test's per-binary timeout; the first run may include a cold control plane build.
 TIMEOUT  ?= 30m
+# The newest k8s.io/* and controller-runtime releases ctrlkit is tested with;
+# the oldest (the floor) are those go.mod requires.
+K8S_NEWEST ?= v0.37.2
+CR_NEWEST  ?= v0.25.2
 
 .PHONY: help
 help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: test
-test: fmt-check vet verify controlplane test-go fuzz ## The whole check: gofmt, vet, generated-file drift, unit + envtest tests with -race, a short run of every fuzzer.
+test: fmt-check vet verify test-floor controlplane test-go test-newest fuzz ## The whole check: gofmt, vet, generated-file drift, the version floor, unit + envtest tests with -race, unit tests at the newest versions, a short run of every fuzzer.
 	@echo "make test: all checks passed"
 
 .PHONY: fmt-check
@@ -35,6 +39,14 @@ controlplane: ## Build (first time, several minutes) or find the cached kube-api
 test-go: ## go test -race ./... (unit and envtest integration tests), and compile the peer benchmarks.
 	$(GO) test -race -timeout $(TIMEOUT) ./...
 	cd bench && $(GO) test -run '^$$' ./...
+
+.PHONY: test-floor
+test-floor: ## A module on the floor versions (go.mod's k8s.io/*, controller-runtime) imports every package without moving them; the floor is two minors below the newest.
+	@hack/compat.sh floor $(K8S_NEWEST) $(CR_NEWEST)
+
+.PHONY: test-newest
+test-newest: ## A copy of the module on K8S_NEWEST / CR_NEWEST: go vet and the unit tests (go test -short).
+	@hack/compat.sh newest $(K8S_NEWEST) $(CR_NEWEST)
 
 .PHONY: fuzz
 fuzz: ## Run every FuzzXxx briefly (FUZZTIME=10s each); longer: make fuzz FUZZTIME=10m.

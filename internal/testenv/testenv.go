@@ -18,7 +18,8 @@
 // and heap) takes a control plane of its own with Fresh. Binaries come from
 // internal/controlplane (KUBEBUILDER_ASSETS, or built from the Go module proxy
 // and cached). A test that needs the control plane and cannot have it fails
-// with the reason; it never skips.
+// with the reason; it skips only under go test -short, which runs the unit
+// tests alone (make test-newest).
 package testenv
 
 import (
@@ -112,6 +113,7 @@ func Main(m *testing.M, opts ...Option) {
 // t, with the reason, when the control plane cannot be started.
 func Get(t testing.TB) *Env {
 	t.Helper()
+	skipShort(t)
 	pkg.once.Do(func() { pkg.env, pkg.err = start(pkg.settings) })
 	if pkg.err != nil {
 		t.Fatalf("testenv: no control plane for this test: %v", pkg.err)
@@ -125,6 +127,7 @@ func Get(t testing.TB) *Env {
 // started.
 func Fresh(t testing.TB) *Env {
 	t.Helper()
+	skipShort(t)
 	env, err := start(pkg.settings)
 	if err != nil {
 		t.Fatalf("testenv: no control plane for this test: %v", err)
@@ -135,6 +138,14 @@ func Fresh(t testing.TB) *Env {
 		}
 	})
 	return env
+}
+
+// skipShort skips t under go test -short: the unit tests alone.
+func skipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("testenv: no control plane under -short")
+	}
 }
 
 func start(s settings) (*Env, error) {
