@@ -19,7 +19,17 @@ var (
 	ErrUnsupported = errors.New("unsupported value")
 	// ErrCycle: a value refers to itself, so the comparison would not end.
 	ErrCycle = errors.New("value refers to itself")
+	// ErrTooDeep: a value is nested more than MaxDepth levels deep.
+	ErrTooDeep = errors.New("value nested too deeply")
 )
+
+// MaxDepth is how deeply desired and actual may be nested: every object,
+// list, map, struct, pointer and interface on the way to a value is one
+// level. It is the nesting limit of encoding/json's and protobuf's decoders,
+// so unstructured content or a message either decoded is never too deep. A
+// deeper value wraps ErrTooDeep: the comparison does not recurse further, so
+// no input can exhaust the stack.
+const MaxDepth = 10000
 
 // FirstChangedField compares desired with actual and returns the path of the
 // first field that differs, in field path syntax (spec.description,
@@ -133,7 +143,7 @@ type differ struct {
 	ign              []*ignoreNode
 	ignStart, ignEnd int
 
-	depth int
+	depth int // levels of nesting at the current path, at most MaxDepth
 	seen  map[visit]struct{}
 }
 
@@ -203,11 +213,47 @@ func (d *differ) mismatch(a, b any) error {
 	return fmt.Errorf("cannot diff desired (%T) and actual (%T): %w", a, b, ErrTypeMismatch)
 }
 
+// deeper and shallower bracket a descent into a level of nesting that cannot
+// refer to itself. deeper reports false, having failed the diff, past
+// MaxDepth.
+func (d *differ) deeper() bool {
+	d.depth++
+	if d.depth > MaxDepth {
+		d.tooDeep()
+		return false
+	}
+	return true
+}
+
+func (d *differ) shallower() { d.depth-- }
+
+// tooDeep fails the diff with ErrTooDeep, naming the start of the path only:
+// the whole path of a value that deep is as long as the value is deep.
+func (d *differ) tooDeep() {
+	if d.err != nil {
+		return
+	}
+	where := "desired and actual"
+	if len(d.path) > 0 {
+		where = pathString(d.path[:min(len(d.path), maxPathInError)])
+		if len(d.path) > maxPathInError {
+			where += "…"
+		}
+	}
+	d.err = fmt.Errorf("cannot diff %s: more than %d levels: %w", where, MaxDepth, ErrTooDeep)
+	d.done = true
+}
+
+// maxPathInError is how many segments of a path an ErrTooDeep error names.
+const maxPathInError = 16
+
 // push and pop bracket a descent into a container for cycle detection.
 // push reports false, having failed the diff, when the pair of containers is
-// already on the current path.
+// already on the current path or the value is nested too deeply.
 func (d *differ) push(a, b uintptr, t reflect.Type) bool {
-	d.depth++
+	if !d.deeper() {
+		return false
+	}
 	if d.depth <= cycleCheckDepth {
 		return true
 	}

@@ -395,7 +395,11 @@ func (d *differ) pbStruct(a, b protoreflect.Message) {
 	if ma.Len() == 0 && mb.Len() == 0 {
 		return
 	}
+	if !d.deeper() {
+		return
+	}
 	d.pbEntries(fd.MapKey(), fd.MapValue(), sortedEntries(fd.MapKey(), ma), sortedEntries(fd.MapKey(), mb), fieldSegment)
+	d.shallower()
 }
 
 func (d *differ) pbValue(a, b protoreflect.Message) {
@@ -436,6 +440,10 @@ func (d *differ) pbValue(a, b protoreflect.Message) {
 func (d *differ) pbListValue(a, b protoreflect.Message) {
 	fd := a.Descriptor().Fields().ByName("values")
 	la, lb := a.Get(fd).List(), b.Get(fd).List()
+	if !d.deeper() {
+		return
+	}
+	defer d.shallower()
 	for i := range max(la.Len(), lb.Len()) {
 		ignored, saved := d.enter(indexSegment(i))
 		if !ignored {

@@ -121,7 +121,10 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 	case reflect.Slice:
 		d.slice(a, b, omitEmpty)
 	case reflect.Array:
-		d.list(a, b)
+		if d.deeper() {
+			d.list(a, b)
+			d.shallower()
+		}
 	case reflect.Map:
 		d.mapValue(a, b, omitEmpty)
 	default:
@@ -144,7 +147,10 @@ func (d *differ) iface(a, b reflect.Value) {
 		d.report()
 		return
 	}
-	d.anyValue(a.Elem().Interface(), b.Elem().Interface())
+	if d.deeper() {
+		d.anyValue(a.Elem().Interface(), b.Elem().Interface())
+		d.shallower()
+	}
 }
 
 func (d *differ) pointer(a, b reflect.Value) {
@@ -231,7 +237,10 @@ func jsonLeaf(t reflect.Type) bool {
 }
 
 func (d *differ) structFields(a, b reflect.Value) {
-	d.fieldList(a, b, structInfoOf(a.Type()).fields)
+	if d.deeper() {
+		d.fieldList(a, b, structInfoOf(a.Type()).fields)
+		d.shallower()
+	}
 }
 
 // fieldList compares the fields of structs a and b listed in fields, going

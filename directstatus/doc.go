@@ -104,7 +104,9 @@
 // Bad input never panics. Values of different types on the two sides wrap
 // ErrTypeMismatch; a function, channel, complex number or unsafe pointer, or
 // an unusable map key, wraps ErrUnsupported; a value that contains itself
-// wraps ErrCycle; a Prefix or IgnorePaths that is not a field path wraps
+// wraps ErrCycle; a value nested more than MaxDepth (10,000) levels deep
+// wraps ErrTooDeep, at any depth and on every kind of input, so no input
+// exhausts the stack; a Prefix or IgnorePaths that is not a field path wraps
 // fieldpath.ErrInvalidPath. Errors name the path where they happened
 // ("cannot diff spec.hook: func(): unsupported value"). FirstChangedField
 // reports only the problems it meets before the first change.
