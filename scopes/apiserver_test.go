@@ -399,7 +399,7 @@ func TestPatchDefinitions(t *testing.T) {
 	require.NoError(t, env.Client.Create(ctx, bad))
 	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scopes.ScopeRef{APIVersion: "test.ctrlkit.dev/v1", Kind: "PlainScope", Namespace: ns, Name: "bad"}, scopes.Change{Add: []scopes.WorkloadRef{db}})
 	require.ErrorIs(t, err, scopes.ErrMalformed)
-	require.Contains(t, err.Error(), `spec.refs is a string ("a.b.c")`)
+	require.Contains(t, err.Error(), `spec.refs holds a string ("a.b.c")`)
 	require.Equal(t, "a.b.c", get(t, env, plainScope, ns, "bad").Object["spec"].(map[string]any)["refs"])
 
 	// A scope that does not exist: adding fails, removing has nothing to do.
@@ -421,10 +421,15 @@ func TestPatchDefinitions(t *testing.T) {
 	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, gone, scopes.Change{Add: []scopes.WorkloadRef{db}})
 	require.True(t, meta.IsNoMatchError(err), "want a no-match error, got %v", err)
 
-	// Once the definition is gone, removal still works with the recorded path.
+	// Once the definition is gone, removal succeeds: without a path it
+	// writes nothing (the reference stays in a scope nobody reads), with
+	// the recorded path it removes the reference.
 	deleteDefinition(t, env, "plainscopes.test.ctrlkit.dev")
-	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{web}})
-	require.ErrorIs(t, err, scopes.ErrDefinitionNotFound)
+	rv = get(t, env, plainScope, ns, "plain").GetResourceVersion()
+	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{web}})
+	require.NoError(t, err)
+	require.Equal(t, scopes.Patched{}, got)
+	require.Equal(t, rv, get(t, env, plainScope, ns, "plain").GetResourceVersion(), "nothing is written without a path")
 	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{web}}, scopes.AtPath("spec.refs"))
 	require.NoError(t, err)
 	require.True(t, got.Changed)
@@ -439,44 +444,90 @@ func deleteDefinition(t *testing.T, env *testenv.Env, name string) {
 	}
 }
 
-// TestShapes writes a singular reference and a reference list inside an
-// array element through the API server.
-func TestShapes(t *testing.T) {
+// TestRefusedPaths: a reference path may only name a list outside metadata
+// and status. Every other path, from an option or a ScopeDefinition, is
+// refused with an error naming where it came from, the path and why, and
+// the scope is not written.
+func TestRefusedPaths(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "shapes")
+	ns := newNamespace(t, env, "paths")
 	web := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u1"}
 	db := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db"}
 
+	owner := newObject(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, ns, "owner")
+	require.NoError(t, env.Client.Create(ctx, owner))
 	scope := newObject(plainScope, ns, "shapes")
+	scope.SetAnnotations(map[string]string{"keep": "me"})
+	scope.SetLabels(map[string]string{"app": "x"})
+	scope.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.GetUID()}})
 	scope.Object["spec"] = map[string]any{
-		"workloadRef": map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "old"},
+		"probe":       int64(5),
+		"workloadRef": map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"},
 		"groups":      []any{map[string]any{"name": "a"}, map[string]any{"name": "b", "refs": []any{}}},
 	}
 	require.NoError(t, env.Client.Create(ctx, scope))
 	ref := scopes.ScopeRef{APIVersion: "test.ctrlkit.dev/v1", Kind: "PlainScope", Namespace: ns, Name: "shapes"}
+	before := get(t, env, plainScope, ns, "shapes")
 
-	// The object is replaced, and the merge patch drops the old uid too.
-	_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{web}}, scopes.AtPath("spec.workloadRef"))
+	refusedByOption := map[string]string{
+		"spec":                     "spec holds an object, not a list",
+		"spec.workloadRef":         "spec.workloadRef holds an object, not a list",
+		"spec.probe":               "spec.probe holds a number (5), not a list",
+		"metadata":                 "metadata is in metadata",
+		"metadata.annotations":     "metadata.annotations is in metadata",
+		"metadata.ownerReferences": "metadata.ownerReferences is in metadata",
+		"metadata.finalizers":      "metadata.finalizers is in metadata",
+		"status.workloads":         "status.workloads is in status",
+		"kind":                     "kind is the scope's kind",
+	}
+	for path, why := range refusedByOption {
+		for _, change := range []scopes.Change{{Add: []scopes.WorkloadRef{web}}, {Remove: []scopes.WorkloadRef{db}}} {
+			_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, change, scopes.AtPath(path))
+			require.ErrorIs(t, err, scopes.ErrInvalidRefPath, path)
+			require.ErrorContains(t, err, fmt.Sprintf("path %q of option AtPath is refused", path))
+			require.ErrorContains(t, err, why)
+		}
+	}
+
+	// The same from a ScopeDefinition, which the error names.
+	t.Cleanup(func() { deleteDefinition(t, env, "plainscopes.test.ctrlkit.dev") })
+	for path, why := range map[string]string{
+		"metadata.annotations": "metadata.annotations is in metadata",
+		"spec":                 "spec holds an object, not a list",
+	} {
+		applyDefinition(t, env, "ScopeDefinition", "plainscopes.test.ctrlkit.dev", map[string]any{"workloadRefPath": path})
+		_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{web}})
+		require.ErrorIs(t, err, scopes.ErrInvalidRefPath, path)
+		require.ErrorContains(t, err, fmt.Sprintf("path %q of ScopeDefinition plainscopes.test.ctrlkit.dev (spec.workloadRefPath) is refused", path))
+		require.ErrorContains(t, err, why)
+		_, err = scopes.Locate(ctx, env.Client, env.Mapper, get(t, env, plainScope, ns, "shapes"))
+		require.ErrorIs(t, err, scopes.ErrInvalidRefPath, path)
+	}
+	after := get(t, env, plainScope, ns, "shapes")
+	require.Equal(t, before.GetResourceVersion(), after.GetResourceVersion(), "a refused path writes nothing")
+	require.Equal(t, before.Object, after.Object)
+
+	// A list inside an array element, and a list created where none was.
+	_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db, web}}, scopes.AtPath("spec.groups[1].refs"))
 	require.NoError(t, err)
-	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db, web}}, scopes.AtPath("spec.groups[1].refs"))
+	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db}}, scopes.AtPath("spec.new.refs"))
 	require.NoError(t, err)
 	want := map[string]any{
-		"workloadRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "u1"},
+		"probe":       int64(5),
+		"workloadRef": map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"},
 		"groups": []any{map[string]any{"name": "a"}, map[string]any{"name": "b", "refs": []any{
 			map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"},
 			map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": "u1"},
 		}}},
+		"new": map[string]any{"refs": []any{map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"}}},
 	}
-	if diff := cmp.Diff(want, get(t, env, plainScope, ns, "shapes").Object["spec"]); diff != "" {
+	after = get(t, env, plainScope, ns, "shapes")
+	if diff := cmp.Diff(want, after.Object["spec"]); diff != "" {
 		t.Errorf("spec: -want, +got:\n%s", diff)
 	}
-
-	// Removing the singular reference deletes the field.
-	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{web}}, scopes.AtPath("spec.workloadRef"))
-	require.NoError(t, err)
-	_, found := get(t, env, plainScope, ns, "shapes").Object["spec"].(map[string]any)["workloadRef"]
-	require.False(t, found, "spec.workloadRef should be gone")
+	require.Equal(t, before.Object["metadata"].(map[string]any)["annotations"], after.Object["metadata"].(map[string]any)["annotations"])
+	require.Equal(t, before.GetOwnerReferences(), after.GetOwnerReferences())
 }
 
 // TestOverlap enforces allowComponentOverlap: false.

@@ -38,6 +38,11 @@ func FuzzAddRemove(f *testing.F) {
 		{`{"spec":{}}`, "spec..x"},
 		{`{"spec":{}}`, "spec[*]"},
 		{`[]`, "spec"},
+		{`{"spec":{"a":1}}`, "spec"},
+		{`{"metadata":{"annotations":{"a":"b"}}}`, "metadata.annotations"},
+		{`{"metadata":{}}`, "metadata.ownerReferences"},
+		{`{"status":{}}`, "status.refs"},
+		{`{"spec":{"refs":[{"apiVersion":"","kind":"","name":""}]}}`, "spec.refs"},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s.doc), s.path, "apps/v1", "Deployment", "web", "")
@@ -81,6 +86,19 @@ func FuzzAddRemove(f *testing.F) {
 		}
 		if parseErr != nil {
 			t.Fatalf("AddWorkloadRef accepted the path %q that fieldpath rejects: %v", path, parseErr)
+		}
+		if err := CheckRefPath(path); err != nil {
+			t.Fatalf("AddWorkloadRef accepted the path %q that CheckRefPath refuses: %v", path, err)
+		}
+		for _, f := range []string{"metadata", "status", "apiVersion", "kind"} {
+			if diff := cmp.Diff(before[f], scope.Object[f]); diff != "" {
+				t.Fatalf("AddWorkloadRef(%s) changed %s: -before, +after:\n%s", path, f, diff)
+			}
+		}
+		if v, _ := fieldpath.Pave(scope.Object).GetValue(path); v != nil {
+			if _, ok := v.([]any); !ok {
+				t.Fatalf("AddWorkloadRef(%s) left %T at the path, not a list", path, v)
+			}
 		}
 		added := scope.Object
 		checkOnlyPath(t, before, added, segs)

@@ -11,17 +11,29 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// A LocateOption configures Locate: AtPath, Definitions, ControllerOnly and
-// Depth.
+// A LocateOption configures Locate: AtPath, Definitions, ControllerOnly,
+// Depth and ReportSkipped.
 type LocateOption interface {
 	applyToLocate(*locateOptions)
 }
 
 type locateOptions struct {
-	path  string
-	defs  Definitions
-	child childOptions
+	path    string
+	defs    Definitions
+	child   childOptions
+	skipped *[]SkippedEntry
 }
+
+type reportSkipped struct{ to *[]SkippedEntry }
+
+func (r reportSkipped) applyToLocate(o *locateOptions) { o.skipped = r.to }
+
+// ReportSkipped is an option that makes Locate set *to to the entries of
+// the scope's reference list that are not workload references (a string,
+// OAM's placeholder {"apiVersion":"","kind":"","name":""}), which it skips,
+// as AddWorkloadRef and RemoveWorkloadRef keep them. *to is set to nil when
+// there are none.
+func ReportSkipped(to *[]SkippedEntry) LocateOption { return reportSkipped{to} }
 
 // AtPath is an option that gives a scope's reference path, so that Locate
 // and PatchWorkloadRefs need not read it from the ScopeDefinition. A scope's
@@ -54,15 +66,18 @@ type Located struct {
 
 // Locate finds, in one call, what a scope controller needs: for every
 // workload reference of scope, in the scope's order, the workload, its
-// WorkloadDefinition (named `<plural>.<group>` of the workload's kind, found
-// through mapper) and its child resources, the kinds that definition's
-// spec.childResourceKinds lists. A workload kind without a WorkloadDefinition
-// has no children.
+// WorkloadDefinition (found as FindDefinition does, by the workload's
+// WorkloadTypeLabel first) and its child resources, the kinds that
+// definition's spec.childResourceKinds lists. A workload without a
+// WorkloadDefinition has no children.
 //
 // The reference path comes from AtPath, or else from the ScopeDefinition of
-// the scope's kind: no definition is an error wrapping ErrDefinitionNotFound,
-// and a definition that declares no path one wrapping ErrNoRefPath. Such
-// errors, and malformed references, return no Located at all.
+// the scope's kind: no definition is an error wrapping ErrDefinitionNotFound
+// that says what was looked up, and a definition that declares no path one
+// wrapping ErrNoRefPath. A path that CheckRefPath refuses, or whose value is
+// not a list, is an error wrapping ErrInvalidRefPath that names the option
+// or the ScopeDefinition. Such errors return no Located at all. Entries of
+// the list that are not references are skipped (see ReportSkipped).
 //
 // Otherwise Locate returns one Located per reference even when some fail (a
 // workload that does not exist, a kind that is not installed); the error
@@ -75,38 +90,50 @@ func Locate(ctx context.Context, c client.Reader, mapper meta.RESTMapper, scope 
 		opt.applyToLocate(&o)
 	}
 	defs := o.defs.withDefaults()
+	if o.skipped != nil {
+		*o.skipped = nil
+	}
 	if scope == nil {
 		return nil, fmt.Errorf("cannot locate the workloads of a nil scope: %w", ErrMalformed)
 	}
 	if mapper == nil {
 		return nil, fmt.Errorf("cannot locate the workloads of %s: no RESTMapper", describeScope(scope))
 	}
+	fail := func(err error) ([]Located, error) {
+		return nil, fmt.Errorf("cannot locate the workloads of %s: %w", describeScope(scope), err)
+	}
 
-	path := o.path
+	path, source := o.path, "option AtPath"
 	if path == "" {
-		def, err := definitionOf(ctx, c, mapper, scope.GroupVersionKind(), defs.ScopeDefinition, defs.Namespace)
+		q := definitionQuery{defKind: defs.ScopeDefinition, kind: scope.GroupVersionKind(), appNamespace: scope.GetNamespace(), namespaces: defs.Namespaces}
+		def, looked, err := q.find(ctx, c, mapper)
 		if err != nil {
-			return nil, fmt.Errorf("cannot locate the workloads of %s: %w", describeScope(scope), err)
+			return fail(err)
 		}
 		if def == nil {
-			return nil, fmt.Errorf("cannot locate the workloads of %s: it has no %s: %w", describeScope(scope), defs.ScopeDefinition.Kind, ErrDefinitionNotFound)
+			return fail(fmt.Errorf("it has no %s: looked for %s; create one, or pass AtPath: %w", defs.ScopeDefinition.Kind, looked, ErrDefinitionNotFound))
 		}
-		if path, err = refPath(def); err != nil {
-			return nil, fmt.Errorf("cannot locate the workloads of %s: %w", describeScope(scope), err)
+		var field string
+		if path, field, err = refPath(def); err != nil {
+			return fail(err)
 		}
 		if path == "" {
-			return nil, fmt.Errorf("cannot locate the workloads of %s: %s: %w", describeScope(scope), describeScope(def), ErrNoRefPath)
+			return fail(fmt.Errorf("%s: %w", describeScope(def), ErrNoRefPath))
 		}
+		source = describeScope(def) + " (" + field + ")"
 	}
-	refs, err := WorkloadRefs(scope, path)
+	refs, skipped, err := readRefs(scope.Object, path)
 	if err != nil {
-		return nil, err
+		return fail(fmt.Errorf("path %q of %s is refused: %w", path, source, err))
+	}
+	if o.skipped != nil {
+		*o.skipped = skipped
 	}
 
 	l := locator{
 		c: c, mapper: mapper, scope: scope, defs: defs, child: o.child,
 		lister:      &lister{r: c, shared: map[*unstructured.Unstructured]bool{}},
-		definitions: map[schema.GroupVersionKind]*unstructured.Unstructured{},
+		definitions: map[definitionKey]*unstructured.Unstructured{},
 	}
 	out := make([]Located, len(refs))
 	var errs []error
@@ -119,6 +146,13 @@ func Locate(ctx context.Context, c client.Reader, mapper meta.RESTMapper, scope 
 	return out, errors.Join(errs...)
 }
 
+// definitionKey is what a workload's definition depends on: its kind and
+// its type label.
+type definitionKey struct {
+	kind  schema.GroupVersionKind
+	label string
+}
+
 type locator struct {
 	c           client.Reader
 	mapper      meta.RESTMapper
@@ -126,7 +160,7 @@ type locator struct {
 	defs        Definitions
 	child       childOptions
 	lister      *lister
-	definitions map[schema.GroupVersionKind]*unstructured.Unstructured
+	definitions map[definitionKey]*unstructured.Unstructured
 }
 
 func (l *locator) locate(ctx context.Context, ref WorkloadRef) Located {
@@ -155,12 +189,17 @@ func (l *locator) locate(ctx context.Context, ref WorkloadRef) Located {
 	}
 	loc.Workload = w
 
-	def, ok := l.definitions[gvk]
+	dk := definitionKey{kind: gvk, label: w.GetLabels()[WorkloadTypeLabel]}
+	def, ok := l.definitions[dk]
 	if !ok {
-		if def, err = definitionOf(ctx, l.c, l.mapper, gvk, l.defs.WorkloadDefinition, l.defs.Namespace); err != nil {
+		q := definitionQuery{
+			defKind: l.defs.WorkloadDefinition, kind: gvk, labels: w.GetLabels(), typeLabel: WorkloadTypeLabel,
+			appNamespace: l.scope.GetNamespace(), namespaces: l.defs.Namespaces,
+		}
+		if def, _, err = q.find(ctx, l.c, l.mapper); err != nil {
 			return fail(err)
 		}
-		l.definitions[gvk] = def
+		l.definitions[dk] = def
 	}
 	loc.Definition = def
 	kinds, err := ChildResourceKinds(def)

@@ -123,7 +123,9 @@ func TestLocate(t *testing.T) {
 	require.True(t, apierrors.IsNotFound(got[2].Err), "a missing workload's error is a NotFound: %v", got[2].Err)
 	require.Contains(t, err.Error(), `cannot locate workload oam.dev/v1alpha2 example-workload "gone" of HealthScope prod/hs`)
 	require.Contains(t, err.Error(), `cannot locate workload unknown.dev/v1 Thing "t" of HealthScope prod/hs`)
-	require.Equal(t, 2, r.lists, "each kind is listed once per call, however many workloads need it")
+	// Two child kinds, and the WorkloadDefinitions once, for the
+	// StatefulSet that has no definition by name.
+	require.Equal(t, 3, r.lists, "each kind is listed once per call, however many workloads need it")
 	require.Same(t, got[0].Definition, got[4].Definition, "one definition per kind")
 }
 
@@ -168,9 +170,14 @@ func TestLocateScopeErrors(t *testing.T) {
 			defs:  []*unstructured.Unstructured{definition("ScopeDefinition", "healthscopes.core.oam.dev", `{"workloadRefPath":["spec"]}`)},
 			scope: scope, wantErr: ErrMalformed, want: "spec.workloadRefPath of ScopeDefinition healthscopes.core.oam.dev is a list",
 		},
-		"MalformedRefs": {
+		"ObjectAtPath": {
 			scope: scopeOf(t, `{"workloadRefs":{"kind":"x"}}`), opts: []LocateOption{AtPath("spec.workloadRefs")},
-			wantErr: ErrMalformed, want: "spec.workloadRefs has no string apiVersion or name",
+			wantErr: ErrInvalidRefPath, want: `path "spec.workloadRefs" of option AtPath is refused: spec.workloadRefs holds an object, not a list`,
+		},
+		"DefinitionPathInMetadata": {
+			defs:  []*unstructured.Unstructured{definition("ScopeDefinition", "healthscopes.core.oam.dev", `{"workloadRefPath":"metadata.annotations"}`)},
+			scope: scope, wantErr: ErrInvalidRefPath,
+			want: `path "metadata.annotations" of ScopeDefinition healthscopes.core.oam.dev (spec.workloadRefPath) is refused: metadata.annotations is in metadata`,
 		},
 		"Nil": {wantErr: ErrMalformed},
 	}

@@ -2,15 +2,15 @@ package scopes
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/fieldpath"
@@ -63,7 +63,7 @@ type patchOptions struct {
 	path    string
 	defs    Definitions
 	reader  client.Reader
-	backoff wait.Backoff
+	backoff Backoff
 }
 
 type readFrom struct{ r client.Reader }
@@ -77,66 +77,84 @@ func (r readFrom) applyToPatch(o *patchOptions) { o.reader = r.r }
 func ReadFrom(r client.Reader) PatchOption { return readFrom{r} }
 
 // Backoff is an option that sets how PatchWorkloadRefs waits between
-// attempts after a conflict, and how many it makes, with the meaning of
-// wait.Backoff: the first wait is Duration, each next one Factor times the
-// one before, each plus up to Jitter times itself at random; the attempts end
-// after Steps of them, or as soon as a wait would grow past Cap. The
-// default, DefaultBackoff, lets 20 writers to one scope all succeed.
-//
-// A zero Backoff is DefaultBackoff. Otherwise the fields whose zero value
-// makes no sense take DefaultBackoff's:
-//
-//   - Steps below 1, which would make no attempt at all (not even the first
-//     read), takes DefaultBackoff's Steps (30);
-//   - Duration of zero or less, which would retry at once and meet the same
-//     writers again, takes DefaultBackoff's Duration (10ms).
-//
-// Factor, Jitter and Cap keep the meaning of their zero: waits that do not
-// grow, no jitter, no cap. So Backoff{Duration: 50 * time.Millisecond,
-// Factor: 2} makes up to 30 attempts, each wait twice the one before; set Cap
-// to bound them.
-type Backoff wait.Backoff
-
-func (b Backoff) applyToPatch(o *patchOptions) { o.backoff = b.withDefaults() }
-
-// withDefaults returns b as a wait.Backoff, its fields that make no sense
-// filled from DefaultBackoff.
-func (b Backoff) withDefaults() wait.Backoff {
-	if b == (Backoff{}) {
-		return wait.Backoff(DefaultBackoff)
-	}
-	if b.Steps < 1 {
-		b.Steps = DefaultBackoff.Steps
-	}
-	if b.Duration <= 0 {
-		b.Duration = DefaultBackoff.Duration
-	}
-	return wait.Backoff(b)
+// attempts after a conflict. The wait before attempt n+1 is drawn at
+// random between zero and min(Initial·2ⁿ⁻¹, Max) ("full jitter"), so that
+// concurrent writers spread out instead of meeting again. Attempts bounds
+// the attempts; zero, the default, retries until ctx is done, so a call
+// returns a conflict only when its caller has given up waiting.
+type Backoff struct {
+	// Initial bounds the first wait. Zero or less: DefaultBackoff's.
+	Initial time.Duration
+	// Max bounds every wait. Zero or less: DefaultBackoff's; below
+	// Initial, Initial.
+	Max time.Duration
+	// Attempts is the most attempts, the first included; zero or less
+	// means no bound but ctx.
+	Attempts int
 }
 
-// DefaultBackoff is PatchWorkloadRefs' default Backoff: waits that start at
-// 10ms and grow by half each time, plus up to as much again at random (full
-// jitter) so that concurrent writers spread out. Since, as in wait.Backoff,
-// the attempts end once a wait would grow past Cap (1s), it makes 12
-// attempts, waiting about 2.6 to 5.2 s in all, before its 30 Steps are
-// reached.
-var DefaultBackoff = Backoff{Duration: 10 * time.Millisecond, Factor: 1.5, Jitter: 1, Steps: 30, Cap: time.Second}
+// DefaultBackoff is PatchWorkloadRefs' default: waits bounded by 10ms,
+// doubling up to 500ms, with no bound on the attempts but ctx.
+var DefaultBackoff = Backoff{Initial: 10 * time.Millisecond, Max: 500 * time.Millisecond}
+
+func (b Backoff) applyToPatch(o *patchOptions) { o.backoff = b }
+
+// withDefaults returns b with the fields that make no sense filled from
+// DefaultBackoff.
+func (b Backoff) withDefaults() Backoff {
+	if b.Initial <= 0 {
+		b.Initial = DefaultBackoff.Initial
+	}
+	if b.Max <= 0 {
+		b.Max = DefaultBackoff.Max
+	}
+	b.Max = max(b.Max, b.Initial)
+	return b
+}
+
+// retry calls attempt until it returns anything but a conflict, the
+// attempts run out, or ctx is done, waiting as b says in between.
+func (b Backoff) retry(ctx context.Context, attempt func() error) error {
+	b = b.withDefaults()
+	bound := b.Initial
+	for n := 1; ; n++ {
+		err := attempt()
+		if err == nil || !apierrors.IsConflict(err) || (b.Attempts > 0 && n >= b.Attempts) {
+			return err
+		}
+		t := time.NewTimer(time.Duration(rand.Int64N(int64(bound))) + 1)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("gave up after %d attempts: %w (the last: %w)", n, context.Cause(ctx), err)
+		case <-t.C:
+		}
+		bound = min(2*bound, b.Max)
+	}
+}
 
 // PatchWorkloadRefs applies change to the scope named by scope on the API
 // server, in one patch, and reports the path it used and whether it wrote.
 //
 // The reference path is AtPath, or else the one the scope kind's
-// ScopeDefinition (named `<plural>.<group>`, found through mapper) declares;
-// when it declares none, nothing is written. Without AtPath, a missing
-// ScopeDefinition is an error wrapping ErrDefinitionNotFound.
+// ScopeDefinition declares (see FindDefinition; scopes have no type label);
+// when it declares none, nothing is written. A path that CheckRefPath
+// refuses, or whose value in the scope is not a list, is an error wrapping
+// ErrInvalidRefPath that names the option or the ScopeDefinition, and
+// nothing is written. Without AtPath, adding to a scope without a
+// ScopeDefinition is an error wrapping ErrDefinitionNotFound that says what
+// was looked up; removing from one succeeds without a write, leaving the
+// references in a scope no controller reads (as KubeVela does), so an
+// application's finalizer can finish.
 //
 // It reads the scope, applies the change with RemoveWorkloadRef and
 // AddWorkloadRef, and writes nothing when nothing changed. Otherwise it sends
 // a JSON merge patch that carries the scope's resourceVersion, so a scope
 // changed by someone else since it was read makes the API server answer with
 // a conflict; it then reads the scope again and retries, waiting as Backoff
-// says. Concurrent writers therefore lose no reference, and the scope's other
-// fields are never overwritten.
+// says, until it succeeds or ctx is done. Concurrent writers therefore lose
+// no reference, add none twice, and never overwrite the scope's other
+// fields.
 //
 // When the ScopeDefinition sets allowComponentOverlap to false, a workload
 // that is not yet in the scope and is in another scope of the same kind and
@@ -146,12 +164,11 @@ var DefaultBackoff = Backoff{Duration: 10 * time.Millisecond, Factor: 1.5, Jitte
 // window needs an admission webhook).
 //
 // Removals from a scope that no longer exists, or whose kind is no longer
-// installed, succeed without a write: the scope holds no references. For a
-// kind that is not installed this holds without AtPath too, since no
-// ScopeDefinition is needed to remove nothing; adding to such a scope is an
-// error that meta.IsNoMatchError recognizes.
+// installed, succeed without a write: the scope holds no references. Adding
+// to a scope whose kind is not installed is an error that
+// meta.IsNoMatchError recognizes.
 func PatchWorkloadRefs(ctx context.Context, c client.Client, mapper meta.RESTMapper, scope ScopeRef, change Change, opts ...PatchOption) (Patched, error) {
-	o := patchOptions{reader: c, backoff: wait.Backoff(DefaultBackoff)}
+	o := patchOptions{reader: c, backoff: DefaultBackoff}
 	for _, opt := range opts {
 		opt.applyToPatch(&o)
 	}
@@ -169,13 +186,14 @@ func PatchWorkloadRefs(ctx context.Context, c client.Client, mapper meta.RESTMap
 
 	// The definition gives the path unless AtPath does, and the overlap rule
 	// whenever references are added.
-	path, overlap := o.path, true
+	path, source, overlap := o.path, "option AtPath", true
 	if path == "" || len(change.Add) > 0 {
-		def, err := definitionOf(ctx, o.reader, mapper, gvk, defs.ScopeDefinition, defs.Namespace)
+		q := definitionQuery{defKind: defs.ScopeDefinition, kind: gvk, appNamespace: scope.Namespace, namespaces: defs.Namespaces}
+		def, looked, err := q.find(ctx, o.reader, mapper)
 		if err != nil {
-			// definitionOf reports a definition kind that is not installed
-			// as no definition, so a no-match error is about the scope's
-			// kind. A kind that is not installed has no objects, and so no
+			// find reports a definition kind that is not installed as no
+			// definition, so a no-match error is about the scope's kind. A
+			// kind that is not installed has no objects, and so no
 			// references to remove.
 			if len(change.Add) == 0 && meta.IsNoMatchError(err) {
 				return Patched{}, nil
@@ -183,29 +201,37 @@ func PatchWorkloadRefs(ctx context.Context, c client.Client, mapper meta.RESTMap
 			return fail(err)
 		}
 		if def == nil && path == "" {
-			return fail(fmt.Errorf("it has no %s: %w", defs.ScopeDefinition.Kind, ErrDefinitionNotFound))
+			if len(change.Add) == 0 {
+				return Patched{}, nil
+			}
+			return fail(fmt.Errorf("it has no %s: looked for %s; create one, or pass AtPath: %w", defs.ScopeDefinition.Kind, looked, ErrDefinitionNotFound))
 		}
 		if def != nil {
 			if path == "" {
-				if path, err = refPath(def); err != nil {
+				var field string
+				if path, field, err = refPath(def); err != nil {
 					return fail(err)
 				}
 				if path == "" {
 					return Patched{}, nil
 				}
+				source = describeScope(def) + " (" + field + ")"
 			}
 			if overlap, err = allowOverlap(def); err != nil {
 				return fail(err)
 			}
 		}
 	}
-	if _, err := fieldpath.Parse(path); err != nil {
-		return fail(err)
+	refused := func(err error) (Patched, error) {
+		return fail(fmt.Errorf("path %q of %s is refused: %w", path, source, err))
+	}
+	if err := CheckRefPath(path); err != nil {
+		return refused(err)
 	}
 
 	out := Patched{Path: path}
 	key := client.ObjectKey{Namespace: scope.Namespace, Name: scope.Name}
-	err := retry.OnError(o.backoff, apierrors.IsConflict, func() error {
+	err := o.backoff.retry(ctx, func() error {
 		cur := &unstructured.Unstructured{}
 		cur.SetGroupVersionKind(gvk)
 		if err := o.reader.Get(ctx, key, cur); err != nil {
@@ -230,6 +256,9 @@ func PatchWorkloadRefs(ctx context.Context, c client.Client, mapper meta.RESTMap
 		out.Changed = true
 		return nil
 	})
+	if errors.Is(err, ErrInvalidRefPath) {
+		return refused(err)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -285,10 +314,8 @@ func holds(content map[string]any, path string, ref WorkloadRef) bool {
 	if err != nil {
 		return false
 	}
-	if list, ok := v.([]any); ok {
-		return indexOf(list, ref) >= 0
-	}
-	return ref.matches(v)
+	list, ok := v.([]any)
+	return ok && indexOf(list, ref) >= 0
 }
 
 // checkOverlap returns an error wrapping ErrOverlap when another scope of

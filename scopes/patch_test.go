@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
@@ -58,49 +57,32 @@ func TestBackoffDefaults(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		in     Backoff
-		want   wait.Backoff
+		want   Backoff
 	}{
-		"Zero": {
-			reason: "A zero Backoff is DefaultBackoff.",
-			want:   wait.Backoff(DefaultBackoff),
-		},
-		"DurationAndFactor": {
-			reason: "Without Steps, wait.Backoff would make no attempt at all; the default's Steps are taken.",
-			in:     Backoff{Duration: 50 * time.Millisecond, Factor: 2},
-			want:   wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Steps: 30},
-		},
-		"NegativeSteps": {
-			in:   Backoff{Duration: time.Millisecond, Steps: -1},
-			want: wait.Backoff{Duration: time.Millisecond, Steps: 30},
-		},
-		"StepsOnly": {
-			reason: "Without a Duration, retries would not wait at all; the default's Duration is taken.",
-			in:     Backoff{Steps: 3},
-			want:   wait.Backoff{Duration: 10 * time.Millisecond, Steps: 3},
-		},
-		"NegativeDuration": {
-			in:   Backoff{Duration: -time.Second, Jitter: 0.5, Steps: 2},
-			want: wait.Backoff{Duration: 10 * time.Millisecond, Jitter: 0.5, Steps: 2},
-		},
-		"ZeroFactorJitterCap": {
-			reason: "A zero Factor, Jitter or Cap means something (waits that do not grow, no jitter, no cap) and is kept.",
-			in:     Backoff{Duration: 5 * time.Millisecond, Steps: 4},
-			want:   wait.Backoff{Duration: 5 * time.Millisecond, Steps: 4},
-		},
-		"Full": {
-			in:   Backoff{Duration: time.Millisecond, Factor: 3, Jitter: 0.1, Steps: 7, Cap: time.Minute},
-			want: wait.Backoff{Duration: time.Millisecond, Factor: 3, Jitter: 0.1, Steps: 7, Cap: time.Minute},
-		},
+		"Zero":         {reason: "A zero Backoff is DefaultBackoff.", want: DefaultBackoff},
+		"Negative":     {in: Backoff{Initial: -1, Max: -1, Attempts: -1}, want: Backoff{Initial: 10 * time.Millisecond, Max: 500 * time.Millisecond, Attempts: -1}},
+		"MaxBelowInit": {reason: "Max is at least Initial.", in: Backoff{Initial: time.Second, Max: time.Millisecond}, want: Backoff{Initial: time.Second, Max: time.Second}},
+		"Kept":         {in: Backoff{Initial: time.Millisecond, Max: time.Minute, Attempts: 7}, want: Backoff{Initial: time.Millisecond, Max: time.Minute, Attempts: 7}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			var o patchOptions
-			tc.in.applyToPatch(&o)
-			if diff := cmp.Diff(tc.want, o.backoff); diff != "" {
+			if diff := cmp.Diff(tc.want, tc.in.withDefaults()); diff != "" {
 				t.Errorf("%s\nBackoff%+v: -want, +got:\n%s", tc.reason, tc.in, diff)
 			}
 		})
 	}
+}
+
+// TestBackoffGivesUpWithContext: without Attempts, conflicts are retried
+// until ctx is done, and the error says so and carries the last conflict.
+func TestBackoffGivesUpWithContext(t *testing.T) {
+	c := &countingFake{Client: fakeScopes(t, `{"workloadRefs":[`+dbJSON+`]}`), conflicts: 1 << 40}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := PatchWorkloadRefs(ctx, c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}}, Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.True(t, apierrors.IsConflict(err), "the last conflict is wrapped: %v", err)
+	require.Greater(t, c.patches.Load(), int64(10), "retried until the deadline")
 }
 
 func TestPatchWorkloadRefsBackoff(t *testing.T) {
@@ -115,25 +97,24 @@ func TestPatchWorkloadRefsBackoff(t *testing.T) {
 		conflicts int64 // patches answered with a conflict
 		want      want
 	}{
-		"DurationAndFactor": {
-			reason:  "A Backoff without Steps reads and writes (it made no attempt at all and timed out).",
-			backoff: Backoff{Duration: 50 * time.Millisecond, Factor: 2},
+		"NoConflict": {
+			backoff: Backoff{Initial: 50 * time.Millisecond},
 			want:    want{changed: true, patches: 1},
 		},
-		"DurationAndFactorRetries": {
-			reason:    "A Backoff without Steps retries after conflicts.",
-			backoff:   Backoff{Duration: time.Millisecond, Factor: 2},
-			conflicts: 3,
-			want:      want{changed: true, patches: 4},
+		"Retries": {
+			reason:    "Without Attempts, conflicts are retried.",
+			backoff:   Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond},
+			conflicts: 40,
+			want:      want{changed: true, patches: 41},
 		},
 		"Zero": {
 			backoff:   Backoff{},
 			conflicts: 1,
 			want:      want{changed: true, patches: 2},
 		},
-		"StepsBound": {
-			reason:    "Steps, when set, bound the attempts; the last conflict is returned.",
-			backoff:   Backoff{Duration: time.Millisecond, Steps: 3},
+		"AttemptsBound": {
+			reason:    "Attempts, when set, bound the attempts; the last conflict is returned.",
+			backoff:   Backoff{Initial: time.Millisecond, Attempts: 3},
 			conflicts: 5,
 			want:      want{patches: 3, conflict: true},
 		},
@@ -229,9 +210,16 @@ func TestPatchWorkloadRefsNotInstalled(t *testing.T) {
 			want:   want{patched: Patched{Path: "spec.workloadRefs"}},
 		},
 		"RemoveDefinitionMissing": {
-			reason: "An installed kind without a ScopeDefinition still needs AtPath: the path is unknown.",
+			reason: "Without a ScopeDefinition the path is unknown; removal succeeds without a write, as KubeVela's did, so a finalizer finishes.",
 			scope:  hsRef,
 			change: Change{Remove: []WorkloadRef{web}},
+			noDef:  true,
+			want:   want{patched: Patched{}},
+		},
+		"AddDefinitionMissing": {
+			reason: "Adding without a ScopeDefinition is an error saying what was looked up.",
+			scope:  hsRef,
+			change: Change{Add: []WorkloadRef{web}},
 			noDef:  true,
 			want:   want{err: ErrDefinitionNotFound},
 		},

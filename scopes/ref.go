@@ -22,14 +22,23 @@ var (
 	ErrInvalidRef = errors.New("invalid workload reference")
 
 	// ErrMalformed is wrapped when the value at a scope's reference path is
-	// neither a list, an object nor null, when a list entry is not a
-	// workload reference (WorkloadRefs only), or when a definition's field
-	// has the wrong type.
+	// neither a list nor null, or when a definition's field has the wrong
+	// type.
 	ErrMalformed = errors.New("malformed workload references")
 
-	// ErrDefinitionNotFound is wrapped when a scope kind has no
-	// ScopeDefinition, so the path of its references is unknown.
-	ErrDefinitionNotFound = errors.New("scope definition not found")
+	// ErrInvalidRefPath is wrapped when a reference path may not hold
+	// workload references: it is empty, does not start with a field, names a
+	// field in metadata or status (or apiVersion or kind), or names a value
+	// that is not a list. Nothing is written to such a path.
+	ErrInvalidRefPath = errors.New("invalid workload reference path")
+
+	// ErrDefinitionNotFound is wrapped when an object has no definition:
+	// for a scope, the path of its references is unknown.
+	ErrDefinitionNotFound = errors.New("definition not found")
+
+	// ErrAmbiguousDefinition is wrapped when no definition has an object's
+	// name and several have it as their spec.definitionRef.name.
+	ErrAmbiguousDefinition = errors.New("ambiguous definition")
 
 	// ErrNoRefPath is wrapped by Locate when the scope's ScopeDefinition
 	// does not declare a reference path (spec.workloadRefPath).
@@ -119,18 +128,17 @@ func (r WorkloadRef) staleUID(m map[string]any) bool {
 }
 
 // AddWorkloadRef adds ref to the workload references of scope at path and
-// reports whether the scope changed. What it does depends on the value at
-// path:
+// reports whether the scope changed. The path must name a list outside
+// metadata and status (see CheckRefPath). What it does depends on the value
+// there:
 //
 //   - missing or null: it becomes a list holding ref; missing objects on the
 //     way are created, but every array element the path names must exist;
 //   - a list: ref is appended unless an entry already refers to the same
 //     workload (entries keep their order; entries that are not references are
 //     kept as they are);
-//   - an object (a singular workloadRef field): it is replaced by ref, unless
-//     it already refers to the same workload;
-//   - anything else: an error wrapping ErrMalformed that names the path and
-//     the type found.
+//   - anything else, an object included: an error wrapping ErrInvalidRefPath
+//     and ErrMalformed that names the path and the type found.
 //
 // On error the scope is left exactly as it was.
 func AddWorkloadRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (changed bool, err error) {
@@ -148,6 +156,9 @@ func AddWorkloadRef(scope *unstructured.Unstructured, path string, ref WorkloadR
 }
 
 func addRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (bool, error) {
+	if err := CheckRefPath(path); err != nil {
+		return false, err
+	}
 	p := fieldpath.Pave(scope.Object)
 	v, err := p.GetValue(path)
 	if fieldpath.IsNotFound(err) {
@@ -178,11 +189,6 @@ func addRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (boo
 		default:
 			return false, nil
 		}
-	case map[string]any:
-		if ref.matches(x) && !ref.staleUID(x) {
-			return false, nil
-		}
-		err = p.SetValue(path, ref.object())
 	default:
 		return false, wrongType(path, v)
 	}
@@ -196,9 +202,9 @@ func addRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (boo
 // RemoveWorkloadRef removes every entry that refers to the same workload as
 // ref from the workload references of scope at path, keeping the order of
 // the others, and reports whether the scope changed. A missing or null value
-// holds no references; a list left empty stays an empty list; an object that
-// refers to the workload is deleted. Any other value is an error wrapping
-// ErrMalformed, and on error the scope is left exactly as it was.
+// holds no references; a list left empty stays an empty list. A path that
+// CheckRefPath refuses, or any value other than a list, is an error wrapping
+// ErrInvalidRefPath, and on error the scope is left exactly as it was.
 func RemoveWorkloadRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (changed bool, err error) {
 	if err := ref.validate(); err != nil {
 		return false, fmt.Errorf("cannot remove a workload reference from %s: %w", describeScope(scope), err)
@@ -214,6 +220,9 @@ func RemoveWorkloadRef(scope *unstructured.Unstructured, path string, ref Worklo
 }
 
 func removeRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (bool, error) {
+	if err := CheckRefPath(path); err != nil {
+		return false, err
+	}
 	p := fieldpath.Pave(scope.Object)
 	v, err := p.GetValue(path)
 	if fieldpath.IsNotFound(err) {
@@ -243,13 +252,6 @@ func removeRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (
 				return false, err
 			}
 		}
-	case map[string]any:
-		if !ref.matches(x) {
-			return false, nil
-		}
-		if err := p.DeleteField(path); err != nil {
-			return false, err
-		}
 	default:
 		return false, wrongType(path, v)
 	}
@@ -257,53 +259,69 @@ func removeRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (
 }
 
 // WorkloadRefs returns the workload references of scope at path, in order:
-// none for a missing or null value, one for an object, and one per entry of
-// a list. An entry that is not an object with string apiVersion, kind and
-// name is an error wrapping ErrMalformed that names its index.
+// none for a missing or null value, and one per entry of a list that is a
+// reference. Entries that are not (a string, or an object without a string
+// apiVersion, kind and name, such as OAM's placeholder) are skipped, as Add
+// and Remove keep them; Locate can report them (ReportSkipped). A path that
+// CheckRefPath refuses, or a value other than a list, is an error wrapping
+// ErrInvalidRefPath.
 func WorkloadRefs(scope *unstructured.Unstructured, path string) ([]WorkloadRef, error) {
 	if scope == nil {
 		return nil, nil
 	}
-	refs, err := readRefs(scope.Object, path)
+	refs, _, err := readRefs(scope.Object, path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the workload references of %s at %s: %w", describeScope(scope), path, err)
 	}
 	return refs, nil
 }
 
-func readRefs(content map[string]any, path string) ([]WorkloadRef, error) {
+// A SkippedEntry is an entry of a scope's reference list that is not a
+// workload reference. Add, Remove and Locate leave it as it is.
+type SkippedEntry struct {
+	// Path is the entry's path: spec.workloadRefs[2].
+	Path string
+	// Reason says why it is not a reference: `is a string ("a.b.c")`.
+	Reason string
+}
+
+// String returns the entry as `spec.workloadRefs[2] is a string ("a.b.c")`.
+func (s SkippedEntry) String() string { return s.Path + " " + s.Reason }
+
+func readRefs(content map[string]any, path string) ([]WorkloadRef, []SkippedEntry, error) {
+	if err := CheckRefPath(path); err != nil {
+		return nil, nil, err
+	}
 	v, err := fieldpath.Pave(content).GetValue(path)
 	if fieldpath.IsNotFound(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, pathError(err)
+		return nil, nil, pathError(err)
 	}
 	switch x := v.(type) {
 	case nil:
-		return nil, nil
-	case map[string]any:
-		r, err := refFrom(x)
-		if err != nil {
-			return nil, fmt.Errorf("%s %w", path, err)
-		}
-		return []WorkloadRef{r}, nil
+		return nil, nil, nil
 	case []any:
 		refs := make([]WorkloadRef, 0, len(x))
+		var skipped []SkippedEntry
 		for i, e := range x {
-			m, ok := e.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s[%d] is %s, not a workload reference: %w", path, i, describe(e), ErrMalformed)
+			var reason string
+			if m, ok := e.(map[string]any); ok {
+				r, err := refFrom(m)
+				if err == nil {
+					refs = append(refs, r)
+					continue
+				}
+				reason = err.Error()
+			} else {
+				reason = "is " + describe(e) + ", not a workload reference"
 			}
-			r, err := refFrom(m)
-			if err != nil {
-				return nil, fmt.Errorf("%s[%d] %w", path, i, err)
-			}
-			refs = append(refs, r)
+			skipped = append(skipped, SkippedEntry{Path: path + "[" + strconv.Itoa(i) + "]", Reason: reason})
 		}
-		return refs, nil
+		return refs, skipped, nil
 	default:
-		return nil, wrongType(path, v)
+		return nil, nil, wrongType(path, v)
 	}
 }
 
@@ -322,7 +340,7 @@ func refFrom(m map[string]any) (WorkloadRef, error) {
 		*f.to = s
 	}
 	if len(bad) > 0 {
-		return WorkloadRef{}, fmt.Errorf("has no string %s: %w", join(bad), ErrMalformed)
+		return WorkloadRef{}, fmt.Errorf("is an object with no string %s, not a workload reference", join(bad))
 	}
 	if uid, ok := m["uid"].(string); ok {
 		r.UID = types.UID(uid)
@@ -376,7 +394,43 @@ func pathError(err error) error {
 }
 
 func wrongType(path string, v any) error {
-	return fmt.Errorf("%s is %s, not a list of workload references or one: %w", path, describe(v), ErrMalformed)
+	return fmt.Errorf("%s holds %s, not a list of workload references: %w (%w)", path, describe(v), ErrInvalidRefPath, ErrMalformed)
+}
+
+// CheckRefPath returns an error wrapping ErrInvalidRefPath when path may not
+// hold workload references whatever the scope holds there: it does not
+// parse (wrapping fieldpath.ErrInvalidPath too), is empty, holds a
+// wildcard, starts with an index, or starts with metadata, status, apiVersion or kind. Writing
+// references into metadata would replace labels or annotations, or make the
+// workload an owner of the scope; status belongs to the scope's controller.
+// Add, Remove, WorkloadRefs, PatchWorkloadRefs and Locate also refuse a path
+// whose value is not a list (nor missing, nor null).
+func CheckRefPath(path string) error {
+	segs, err := fieldpath.Parse(path)
+	if err != nil {
+		return fmt.Errorf("%w (%w)", err, ErrInvalidRefPath)
+	}
+	if len(segs) == 0 {
+		return fmt.Errorf("the path is empty: %w", ErrInvalidRefPath)
+	}
+	first := segs[0]
+	if first.Type != fieldpath.SegmentField {
+		return fmt.Errorf("%s starts with an index, not a field of the scope: %w", path, ErrInvalidRefPath)
+	}
+	for _, s := range segs {
+		if s.Type == fieldpath.SegmentWildcard {
+			return fmt.Errorf("%s holds a wildcard, which names no single list: %w (%w)", path, ErrInvalidRefPath, fieldpath.ErrInvalidPath)
+		}
+	}
+	switch first.Field {
+	case "metadata":
+		return fmt.Errorf("%s is in metadata, which references may not replace or extend: %w", path, ErrInvalidRefPath)
+	case "status":
+		return fmt.Errorf("%s is in status, which belongs to the scope's controller: %w", path, ErrInvalidRefPath)
+	case "apiVersion", "kind":
+		return fmt.Errorf("%s is the scope's %s, not a list: %w", path, first.Field, ErrInvalidRefPath)
+	}
+	return nil
 }
 
 // describe names the JSON type of v for an error message, with scalars shown.

@@ -182,22 +182,49 @@ func TestAddWorkloadRef(t *testing.T) {
 			want:   want{spec: `{"workloadRefs":["a.b.c",7,null,{"x":1},` + webJSON + `]}`, changed: true},
 		},
 		"Object": {
-			reason: "A singular workloadRef field is set, not appended to.",
+			reason: "An object at the path is refused, not replaced: the path may name spec, or any object of the scope.",
 			args:   args{spec: `{"workloadRef":` + dbJSON + `}`, path: "spec.workloadRef", ref: web},
-			want:   want{spec: `{"workloadRef":` + webJSON + `}`, changed: true},
+			want: want{spec: `{"workloadRef":` + dbJSON + `}`, err: &errorWant{is: []error{ErrInvalidRefPath, ErrMalformed},
+				contains: []string{"spec.workloadRef holds an object, not a list"}}},
 		},
 		"EmptyObject": {
 			args: args{spec: `{"workloadRef":{}}`, path: "spec.workloadRef", ref: web},
-			want: want{spec: `{"workloadRef":` + webJSON + `}`, changed: true},
+			want: want{spec: `{"workloadRef":{}}`, err: &errorWant{is: []error{ErrInvalidRefPath}}},
 		},
-		"ObjectSame": {
-			args: args{spec: `{"workloadRef":` + webJSON + `}`, path: "spec.workloadRef", ref: web},
-			want: want{spec: `{"workloadRef":` + webJSON + `}`},
+		"Spec": {
+			reason: "AtPath(\"spec\") would have replaced the whole spec.",
+			args:   args{spec: `{"probe":5}`, path: "spec", ref: web},
+			want:   want{spec: `{"probe":5}`, err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"spec holds an object, not a list"}}},
 		},
-		"ObjectStaleUID": {
-			args: args{spec: `{"workloadRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u1"}}`, path: "spec.workloadRef",
-				ref: WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u2"}},
-			want: want{spec: `{"workloadRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u2"}}`, changed: true},
+		"Annotations": {
+			reason: "metadata is refused whatever it holds: references would replace annotations or labels.",
+			args:   args{spec: `{}`, path: "metadata.annotations", ref: web},
+			want:   want{spec: `{}`, err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"metadata.annotations is in metadata"}}},
+		},
+		"OwnerReferences": {
+			reason: "A list in metadata is refused too: the workload would become an owner of the scope.",
+			args:   args{spec: `{}`, path: "metadata.ownerReferences", ref: web},
+			want:   want{spec: `{}`, err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"in metadata"}}},
+		},
+		"Metadata": {
+			args: args{spec: `{}`, path: "metadata", ref: web},
+			want: want{spec: `{}`, err: &errorWant{is: []error{ErrInvalidRefPath}}},
+		},
+		"Status": {
+			args: args{spec: `{}`, path: "status.workloads", ref: web},
+			want: want{spec: `{}`, err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"in status"}}},
+		},
+		"Kind": {
+			args: args{spec: `{}`, path: "kind", ref: web},
+			want: want{spec: `{}`, err: &errorWant{is: []error{ErrInvalidRefPath}}},
+		},
+		"IndexFirst": {
+			args: args{spec: `{}`, path: "[0]", ref: web},
+			want: want{spec: `{}`, err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"starts with an index"}}},
+		},
+		"EmptyPath": {
+			args: args{spec: `{}`, path: "", ref: web},
+			want: want{spec: `{}`, err: &errorWant{is: []error{ErrInvalidRefPath}}},
 		},
 		"TargetEndpoints": {
 			reason: "The design's DemoScope takes its references at spec.TargetEndpoints.",
@@ -232,14 +259,14 @@ func TestAddWorkloadRef(t *testing.T) {
 			want: want{spec: `{}`, err: &errorWant{is: []error{fieldpath.ErrNotFound}, contains: []string{"groups"}}},
 		},
 		"String": {
-			reason: "A value that is neither a list nor an object is an error naming the path and the type.",
+			reason: "A value that is not a list is an error naming the path and the type.",
 			args:   args{spec: `{"workloadRefs":"a.b.c"}`, path: "spec.workloadRefs", ref: web},
-			want: want{spec: `{"workloadRefs":"a.b.c"}`, err: &errorWant{is: []error{ErrMalformed},
-				contains: []string{`HealthScope default/hs`, `spec.workloadRefs is a string ("a.b.c")`, `apps/v1 Deployment "web"`}}},
+			want: want{spec: `{"workloadRefs":"a.b.c"}`, err: &errorWant{is: []error{ErrMalformed, ErrInvalidRefPath},
+				contains: []string{`HealthScope default/hs`, `spec.workloadRefs holds a string ("a.b.c")`, `apps/v1 Deployment "web"`}}},
 		},
 		"Number": {
 			args: args{spec: `{"workloadRefs":3}`, path: "spec.workloadRefs", ref: web},
-			want: want{spec: `{"workloadRefs":3}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRefs is a number (3)"}}},
+			want: want{spec: `{"workloadRefs":3}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRefs holds a number (3)"}}},
 		},
 		"Boolean": {
 			args: args{spec: `{"workloadRefs":true}`, path: "spec.workloadRefs", ref: web},
@@ -358,13 +385,13 @@ func TestRemoveWorkloadRef(t *testing.T) {
 			want: want{spec: `{"workloadRefs":["a.b.c",7]}`, changed: true},
 		},
 		"Object": {
-			reason: "A singular reference to the workload is deleted.",
+			reason: "An object at the path is refused, even one that looks like a reference: it is not a list.",
 			args:   args{spec: `{"workloadRef":` + webJSON + `,"x":1}`, path: "spec.workloadRef", ref: web},
-			want:   want{spec: `{"x":1}`, changed: true},
+			want:   want{spec: `{"workloadRef":` + webJSON + `,"x":1}`, err: &errorWant{is: []error{ErrInvalidRefPath}}},
 		},
-		"OtherObject": {
-			args: args{spec: `{"workloadRef":` + dbJSON + `}`, path: "spec.workloadRef", ref: web},
-			want: want{spec: `{"workloadRef":` + dbJSON + `}`},
+		"Metadata": {
+			args: args{spec: `{}`, path: "metadata.finalizers", ref: web},
+			want: want{spec: `{}`, err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"in metadata"}}},
 		},
 		"TargetEndpoints": {
 			args: args{spec: `{"TargetEndpoints":[` + webJSON + `,` + dbJSON + `]}`, path: "spec.TargetEndpoints", ref: web},
@@ -376,7 +403,7 @@ func TestRemoveWorkloadRef(t *testing.T) {
 		},
 		"String": {
 			args: args{spec: `{"workloadRefs":"web"}`, path: "spec.workloadRefs", ref: web},
-			want: want{spec: `{"workloadRefs":"web"}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{`spec.workloadRefs is a string ("web")`}}},
+			want: want{spec: `{"workloadRefs":"web"}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{`spec.workloadRefs holds a string ("web")`}}},
 		},
 		"WrongTypeOnTheWay": {
 			args: args{spec: `[1]`, path: "spec.workloadRefs", ref: web},
@@ -441,18 +468,18 @@ func TestWorkloadRefs(t *testing.T) {
 			spec: `{"workloadRefs":[` + webJSON + `,{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db","uid":"u1"}]}`, path: "spec.workloadRefs",
 			want: []WorkloadRef{web, {APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "u1"}},
 		},
-		"Object": {spec: `{"workloadRef":` + webJSON + `}`, path: "spec.workloadRef", want: []WorkloadRef{web}},
-		"NotAnObject": {
-			spec: `{"workloadRefs":[` + webJSON + `,"a.b.c"]}`, path: "spec.workloadRefs",
-			err: &errorWant{is: []error{ErrMalformed}, contains: []string{`spec.workloadRefs[1] is a string ("a.b.c")`}},
+		"Object": {
+			spec: `{"workloadRef":` + webJSON + `}`, path: "spec.workloadRef",
+			err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"spec.workloadRef holds an object, not a list"}},
 		},
-		"NoName": {
-			spec: `{"workloadRefs":[{"apiVersion":"v1","kind":"Service","name":3}]}`, path: "spec.workloadRefs",
-			err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRefs[0] has no string name"}},
+		"ForeignEntries": {
+			reason: "Entries that are not references are skipped, as Add and Remove keep them.",
+			spec:   `{"workloadRefs":[` + webJSON + `,"a.b.c",{"apiVersion":"","kind":"","name":""},{"apiVersion":"v1","kind":"Service","name":3},7]}`, path: "spec.workloadRefs",
+			want: []WorkloadRef{web},
 		},
-		"ObjectNoKind": {
-			spec: `{"workloadRef":{"apiVersion":"v1","name":"x"}}`, path: "spec.workloadRef",
-			err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRef has no string kind"}},
+		"Metadata": {
+			spec: `{}`, path: "metadata.annotations",
+			err: &errorWant{is: []error{ErrInvalidRefPath}},
 		},
 		"Number": {
 			spec: `{"workloadRefs":1.5}`, path: "spec.workloadRefs",

@@ -34,8 +34,9 @@ func (o Options) withDefaults() Options {
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
-	if o.Definitions == (scopes.Definitions{}) {
-		o.Definitions = scopes.Definitions{ScopeDefinition: v1alpha1.ScopeDefinitionKind, WorkloadDefinition: v1alpha1.WorkloadDefinitionKind}
+	if o.Definitions.ScopeDefinition.Empty() && o.Definitions.WorkloadDefinition.Empty() {
+		o.Definitions.ScopeDefinition = v1alpha1.ScopeDefinitionKind
+		o.Definitions.WorkloadDefinition = v1alpha1.WorkloadDefinitionKind
 	}
 	return o
 }
