@@ -17,7 +17,7 @@ files() { git ls-files --cached --others --exclude-standard "$@" | grep -vE '^(b
 for doc in $(files '*doc.go' | xargs grep -l '^// +groupName=' 2>/dev/null || true); do
 	pkg=$(dirname "$doc")
 	out=$(dirname "$pkg")/crds
-	rm -f "$out"/*.yaml
+	rm -f "$out"/*_*.yaml # controller-gen's names (group_plural.yaml); other manifests there are written by hand
 	"$bin/controller-gen" crd:crdVersions=v1 paths="./$pkg" output:crd:artifacts:config="$out"
 	echo "generate: CRDs of ./$pkg -> $out"
 done

@@ -23,6 +23,14 @@ import (
 
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
+// admissionResources are the kinds installed beside CRDs: the admission
+// policies that check what a CRD's schema cannot (such as a field that must
+// equal the object's namespace).
+var admissionResources = map[string]schema.GroupVersionResource{
+	"ValidatingAdmissionPolicy":        {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"},
+	"ValidatingAdmissionPolicyBinding": {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"},
+}
+
 // fieldManager names ctrlkit's local tooling in managedFields.
 const fieldManager = "ctrlkit-localcluster"
 
@@ -57,11 +65,12 @@ func (s crdSource) file(name string) string {
 }
 
 // installCRDs applies every CustomResourceDefinition found in the YAML and
-// JSON files of srcs (server-side apply, so a re-run updates them) and waits
-// until each is established.
+// JSON files of srcs (server-side apply, so a re-run updates them), then the
+// admission policies (admissionResources) found beside them, and waits until
+// each CRD is established.
 func installCRDs(ctx context.Context, cfg *rest.Config, srcs []crdSource) error {
-	crds, err := readCRDs(srcs)
-	if err != nil || len(crds) == 0 {
+	objs, err := readCRDs(srcs)
+	if err != nil || len(objs) == 0 {
 		return err
 	}
 	dc, err := dynamic.NewForConfig(cfg)
@@ -69,9 +78,23 @@ func installCRDs(ctx context.Context, cfg *rest.Config, srcs []crdSource) error 
 		return err
 	}
 	ri := dc.Resource(crdResource)
-	for _, crd := range crds {
-		if _, err := ri.Apply(ctx, crd.GetName(), crd, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
-			return fmt.Errorf("cannot install CRD %s: %w", crd.GetName(), err)
+	var crds []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		crds = append(crds, o)
+		if _, err := ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
+			return fmt.Errorf("cannot install CRD %s: %w", o.GetName(), err)
+		}
+	}
+	for _, o := range objs {
+		gvr, ok := admissionResources[o.GetKind()]
+		if !ok {
+			continue
+		}
+		if _, err := dc.Resource(gvr).Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
+			return fmt.Errorf("cannot install %s %s: %w", o.GetKind(), o.GetName(), err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -99,9 +122,10 @@ func installCRDs(ctx context.Context, cfg *rest.Config, srcs []crdSource) error 
 	return nil
 }
 
-// readCRDs reads the CustomResourceDefinitions in the top-level *.yaml, *.yml
-// and *.json files of srcs, source by source, in file name order. Other kinds
-// and other files are ignored.
+// readCRDs reads the CustomResourceDefinitions and admission policies
+// (admissionResources) in the top-level *.yaml, *.yml and *.json files of
+// srcs, source by source, in file name order. Other kinds and other files are
+// ignored.
 func readCRDs(srcs []crdSource) ([]*unstructured.Unstructured, error) {
 	var crds []*unstructured.Unstructured
 	for _, src := range srcs {
@@ -127,7 +151,7 @@ func readCRDs(srcs []crdSource) ([]*unstructured.Unstructured, error) {
 					}
 					return nil, fmt.Errorf("cannot parse CRD file %s: %w", src.file(e.Name()), err)
 				}
-				if u.Object == nil || u.GetKind() != "CustomResourceDefinition" {
+				if _, policy := admissionResources[u.GetKind()]; u.Object == nil || (u.GetKind() != "CustomResourceDefinition" && !policy) {
 					continue
 				}
 				crds = append(crds, u)
