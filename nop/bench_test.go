@@ -180,7 +180,14 @@ func runAPIServer(b *testing.B, label string, n, rate int, o Options, tweak func
 		}
 		now := time.Now()
 		ready := conditions.Get(nr.Status.Conditions, "Ready")
-		visible := [3]bool{ready != nil, ready != nil && ready.Status == metav1.ConditionTrue, conditions.IsTrue(nr.Status.Conditions, "Synced")}
+		synced := conditions.Get(nr.Status.Conditions, "Synced")
+		// Ready and Synced are there from the first write (Unknown and
+		// True by default); a step is visible once its scheduled condition is.
+		visible := [3]bool{
+			ready != nil && ready.Reason == ReasonScheduled,
+			ready != nil && ready.Reason == ReasonScheduled && ready.Status == metav1.ConditionTrue,
+			synced != nil && synced.Reason == ReasonScheduled && synced.Status == metav1.ConditionTrue,
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		s := seen[nr.Name]
@@ -325,7 +332,7 @@ func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *
 			for _, e := range s {
 				deadline := created.Add(e.after)
 				due, _, _ := s.at(e.after)
-				apply(setter, &conds, desired(conds, created, due, nil, obj.Generation, deadline), nil)
+				apply(setter, &conds, desired(conds, created, due, defaults(s, e.after, ""), nil, obj.Generation, deadline), nil)
 				body := &v1alpha1.NopResource{ObjectMeta: metav1.ObjectMeta{Namespace: obj.Namespace, Name: obj.Name, UID: obj.UID, ResourceVersion: rv}}
 				body.Status.ObservedGeneration = obj.Generation
 				body.Status.Conditions = slices.Clone(conds)

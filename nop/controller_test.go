@@ -5,18 +5,20 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/apimachinery/pkg/watch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -149,8 +151,10 @@ func TestSeedScenario(t *testing.T) {
 			Type: "Ready", Status: metav1.ConditionTrue, Reason: ReasonScheduled,
 			Message:            "Ready=True 3s after creation (spec.forProvider.conditionAfter[1])",
 			LastTransitionTime: metav1.NewTime(due), ObservedGeneration: got.Generation,
+		}, {
+			Type: "Synced", Status: metav1.ConditionTrue, Reason: ReasonReconcileSuccess, ObservedGeneration: got.Generation,
 		}}}
-		if diff := cmp.Diff(want, got.Status, timeEqual); diff != "" {
+		if diff := cmp.Diff(want, got.Status, timeEqual, cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); diff != "" {
 			t.Errorf("%s: status: -want, +got:\n%s", n.Name, diff)
 		}
 	}
@@ -198,6 +202,9 @@ func TestDeletion(t *testing.T) {
 	if r := conditions.Get(got.Status.Conditions, "Ready"); r == nil || r.Reason != ReasonDeleting {
 		t.Errorf("Ready: want reason %s while deleting, got %+v", ReasonDeleting, r)
 	}
+	if s := conditions.Get(got.Status.Conditions, TypeStalled); s == nil || s.Status != metav1.ConditionTrue || s.Reason != ReasonDeleteFailed {
+		t.Errorf("Stalled: want True (%s) while deleteError is set, got %+v", ReasonDeleteFailed, s)
+	}
 	waitForEvent(t, env.Client, "failing", ReasonDeleteFailed, "cannot delete: the cloud says no")
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(failing), got), "the resource must stay while deleteError is set")
 	require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"forProvider":{"deleteError":null}}}`))))
@@ -213,43 +220,69 @@ func TestDeletion(t *testing.T) {
 	waitForGone(t, env.Client, long)
 }
 
-// TestFinalizerOnlyWhenDeletionIsHeld: a resource carries the finalizer
-// exactly while its spec sets deleteAfter or deleteError; one that sets
-// neither is deleted at once, with no controller running.
-func TestFinalizerOnlyWhenDeletionIsHeld(t *testing.T) {
-	const test = "finalizer"
+// TestDeletingSeenByWatcher: every resource carries the finalizer from its
+// first reconcile, and a watcher sees it Ready=False (reason Deleting)
+// before it goes, also when nothing holds its deletion, and also when its
+// deletion policy skips deleteAfter and deleteError.
+func TestDeletingSeenByWatcher(t *testing.T) {
+	const test = "deleting"
 	env := testenv.Get(t)
 	ctx := context.Background()
-	stop, _ := startManager(t, test, Options{})
+	startManager(t, test, Options{})
 
-	n := newNop(test, "finalizer", ca("0s", "Ready", "True"))
-	require.NoError(t, env.Client.Create(ctx, n))
-	cleanup(t, env.Client, n)
-	got := waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
-	require.Empty(t, got.Finalizers, "nothing holds the deletion")
+	plain := newNop(test, "plain", ca("0s", "Ready", "True"))
+	orphan := newNop(test, "orphan", ca("0s", "Ready", "True"))
+	orphan.Spec.DeletionPolicy = v1alpha1.DeletionOrphan
+	orphan.Spec.ForProvider.DeleteAfter = "1h"
+	orphan.Spec.ForProvider.DeleteError = "never"
+	observe := newNop(test, "observe-only", ca("0s", "Ready", "True"))
+	observe.Spec.ManagementPolicies = []v1alpha1.ManagementAction{"Observe"}
+	observe.Spec.ForProvider.DeleteAfter = "1h"
+	objs := []*v1alpha1.NopResource{plain, orphan, observe}
 
-	finalizers := func(want []string) {
-		t.Helper()
-		eventually(t, 30*time.Second, fmt.Sprintf("finalizers %v", want), func() (bool, string) {
-			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
-			return slices.Equal(got.Finalizers, want), fmt.Sprint(got.Finalizers)
-		})
+	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
+	require.NoError(t, err)
+	w, err := wc.Watch(ctx, &v1alpha1.NopResourceList{}, client.InNamespace("default"), client.MatchingLabels{testLabel: test})
+	require.NoError(t, err)
+	defer w.Stop()
+
+	for _, n := range objs {
+		require.NoError(t, env.Client.Create(ctx, n))
+		cleanup(t, env.Client, n)
+		got := waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
+		require.Equal(t, []string{Finalizer}, got.Finalizers, "%s: the finalizer from the first reconcile", n.Name)
+		require.NoError(t, env.Client.Delete(ctx, n))
 	}
-	// Merge patches, not updates: the controller writes the object (its
-	// finalizer, its status) while the test changes the spec.
-	setDeleteAfter := func(v string) {
-		t.Helper()
-		patch := fmt.Sprintf(`{"spec":{"forProvider":{"deleteAfter":%s}}}`, v)
-		require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(patch))))
-	}
-	setDeleteAfter(`"1h"`)
-	finalizers([]string{Finalizer})
-	setDeleteAfter("null")
-	finalizers(nil)
 
-	stop()
-	require.NoError(t, env.Client.Delete(ctx, got))
-	waitForGone(t, env.Client, got)
+	deleting := map[string]string{} // name -> Ready's message while deleting
+	gone := map[string]bool{}
+	timeout := time.After(30 * time.Second)
+	for len(gone) < len(objs) {
+		select {
+		case ev := <-w.ResultChan():
+			n, ok := ev.Object.(*v1alpha1.NopResource)
+			if !ok {
+				continue
+			}
+			if ev.Type == watch.Deleted {
+				gone[n.Name] = true
+				continue
+			}
+			if r := conditions.Get(n.Status.Conditions, "Ready"); n.DeletionTimestamp != nil && r != nil && r.Status == metav1.ConditionFalse && r.Reason == ReasonDeleting {
+				deleting[n.Name] = r.Message
+			}
+		case <-timeout:
+			t.Fatalf("not all gone after 30s: gone %v, seen deleting %v", gone, deleting)
+		}
+	}
+	want := map[string]string{
+		"plain":        "the resource is being deleted",
+		"orphan":       "the resource is being deleted; spec.deletionPolicy is Orphan",
+		"observe-only": "the resource is being deleted; spec.managementPolicies do not include Delete",
+	}
+	if diff := cmp.Diff(want, deleting); diff != "" {
+		t.Errorf("Ready=False (Deleting) seen by the watcher before each resource went: -want, +got:\n%s", diff)
+	}
 }
 
 // TestSettledObjectTakesNoWrites reconciles a settled ClusterNopResource, with
@@ -343,7 +376,7 @@ func TestSettledObjectTakesNoWrites(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
 	require.Equal(t, int64(2), got.Status.ObservedGeneration)
 	require.Equal(t, "patched again", got.Status.AtProvider.PatchReceiverField)
-	require.Nil(t, conditions.Get(got.Status.Conditions, "Synced"), "Synced's entry was removed: %s", describe(got.Status))
+	require.True(t, conditionsHave(got.Status.Conditions, "Synced", "True", ReasonReconcileSuccess), "Synced's entry was removed, so Synced is the default: %s", describe(got.Status))
 	require.Equal(t, int64(2), conditions.Get(got.Status.Conditions, "Ready").ObservedGeneration)
 	counter.writes.Store(0)
 	reconcileOnce()
@@ -364,7 +397,7 @@ func TestRestartMidSchedule(t *testing.T) {
 	o := Options{OnTransition: func(tr Transition) { landed <- tr }}
 	stop, _ := startManager(t, test, o)
 
-	n := newNop(test, "restart", ca("1s", "Ready", "False"), ca("4s", "Ready", "True"), ca("6s", "Synced", "True"))
+	n := newNop(test, "restart", ca("1s", "Ready", "False"), ca("4s", "Ready", "True"), ca("6s", "Green", "True"))
 	require.NoError(t, env.Client.Create(ctx, n))
 	cleanup(t, env.Client, n)
 	select {
@@ -388,7 +421,7 @@ func TestRestartMidSchedule(t *testing.T) {
 	for _, want := range []struct {
 		entry int
 		typ   string
-	}{{1, "Ready"}, {2, "Synced"}} {
+	}{{1, "Ready"}, {2, "Green"}} {
 		var tr Transition
 		select {
 		case tr = <-landed:
@@ -404,14 +437,15 @@ func TestRestartMidSchedule(t *testing.T) {
 		t.Logf("entry %d (%s=%s) landed %s after its deadline", tr.Entry, tr.Condition.Type, tr.Condition.Status, tr.Lateness().Round(time.Millisecond))
 	}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
-	if !conditions.IsTrue(got.Status.Conditions, "Ready") || !conditions.IsTrue(got.Status.Conditions, "Synced") {
+	if !conditions.IsTrue(got.Status.Conditions, "Ready") || !conditions.IsTrue(got.Status.Conditions, "Green") {
 		t.Errorf("after the schedule: %s", describe(got.Status))
 	}
 }
 
-// TestInvalidSpec: a value the CRD admits but the reconciler refuses (a
-// connection Secret in another namespace) sets Synced=False with reason
-// InvalidSpec and records an event; nothing else changes.
+// TestInvalidSpec: a value that bypassed admission (here: a connection
+// Secret in another namespace, created while the admission policy was not
+// bound) makes the resource Stalled, with Synced=False and Ready=False
+// (reason InvalidSpec) at the current generation, and records an event.
 func TestInvalidSpec(t *testing.T) {
 	const test = "invalid"
 	env := testenv.Get(t)
@@ -419,25 +453,64 @@ func TestInvalidSpec(t *testing.T) {
 	startManager(t, test, Options{})
 
 	n := newNop(test, "invalid", ca("0s", "Ready", "True"))
-	n.Spec.WriteConnectionSecretToRef = &v1alpha1.SecretReference{Name: "conn", Namespace: "kube-system"}
 	require.NoError(t, env.Client.Create(ctx, n))
 	cleanup(t, env.Client, n)
+	waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
+
+	withoutAdmissionPolicy(t, func() error {
+		return env.Client.Patch(ctx, n, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"writeConnectionSecretToRef":{"name":"conn","namespace":"kube-system"}}}`)))
+	})
 	got := waitForCondition(t, env.Client, n, "Synced", metav1.ConditionFalse, ReasonInvalidSpec)
 	msg := `spec.writeConnectionSecretToRef.namespace: cannot use "kube-system": a namespaced resource writes its Secret in its own namespace "default"`
-	if diff := cmp.Diff(msg, conditions.Get(got.Status.Conditions, "Synced").Message); diff != "" {
-		t.Errorf("Synced message: -want, +got:\n%s", diff)
+	for _, typ := range []string{"Synced", "Ready", TypeStalled} {
+		c := conditions.Get(got.Status.Conditions, typ)
+		require.NotNil(t, c, "%s: %s", typ, describe(got.Status))
+		if diff := cmp.Diff(msg, c.Message); diff != "" || c.Reason != ReasonInvalidSpec || c.ObservedGeneration != got.Generation {
+			t.Errorf("%s: reason %s, generation %d of %d; message -want, +got:\n%s", typ, c.Reason, c.ObservedGeneration, got.Generation, diff)
+		}
 	}
-	require.Nil(t, conditions.Get(got.Status.Conditions, "Ready"), "a bad spec changes nothing but Synced")
+	require.True(t, conditions.IsFalse(got.Status.Conditions, "Ready"), "Ready no longer claims True for a generation not reconciled")
+	require.True(t, conditions.IsTrue(got.Status.Conditions, TypeStalled))
 	require.Equal(t, got.Generation, got.Status.ObservedGeneration)
 	waitForEvent(t, env.Client, "invalid", ReasonInvalidSpec, msg)
 
-	// Fixing the spec brings the schedule back, and Synced goes away since
-	// the schedule does not name it.
+	// Fixing the spec brings the schedule back; Stalled is removed, and
+	// Synced returns to its default.
 	require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"writeConnectionSecretToRef":null}}`))))
 	got = waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
-	eventually(t, 10*time.Second, "Synced to be removed", func() (bool, string) {
+	eventually(t, 10*time.Second, "Stalled to be removed", func() (bool, string) {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
-		return conditions.Get(got.Status.Conditions, "Synced") == nil, describe(got.Status)
+		return conditions.Get(got.Status.Conditions, TypeStalled) == nil && conditionsHave(got.Status.Conditions, "Synced", "True", ReasonReconcileSuccess), describe(got.Status)
+	})
+}
+
+// withoutAdmissionPolicy runs write, which the admission policy of
+// nop/crds would refuse, with the policy's binding removed, and restores the
+// binding. The policy takes effect asynchronously, so write is retried until
+// it passes, and the restored binding is awaited.
+func withoutAdmissionPolicy(t *testing.T, write func() error) {
+	t.Helper()
+	env := testenv.Get(t)
+	ctx := context.Background()
+	binding := &unstructured.Unstructured{}
+	binding.SetAPIVersion("admissionregistration.k8s.io/v1")
+	binding.SetKind("ValidatingAdmissionPolicyBinding")
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: "nopresources.nop.ctrlkit.dev"}, binding))
+	require.NoError(t, env.Client.Delete(ctx, binding))
+	restore := func() {
+		b := binding.DeepCopy()
+		b.SetResourceVersion("")
+		b.SetUID("")
+		b.SetCreationTimestamp(metav1.Time{})
+		b.SetManagedFields(nil)
+		if err := env.Client.Create(ctx, b); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Errorf("cannot restore the admission policy binding: %v", err)
+		}
+	}
+	defer restore()
+	eventually(t, 30*time.Second, "a write the admission policy refuses to pass without it", func() (bool, string) {
+		err := write()
+		return err == nil, fmt.Sprint(err)
 	})
 }
 

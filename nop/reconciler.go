@@ -3,8 +3,12 @@ package nop
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
+	"slices"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,8 +33,9 @@ import (
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
-// Finalizer holds a NopResource or ClusterNopResource until the reconciler has
-// honoured spec.forProvider.deleteAfter and deleteError.
+// Finalizer holds every NopResource and ClusterNopResource until the
+// reconciler has shown it Deleting and honoured spec.forProvider.deleteAfter
+// and deleteError.
 const Finalizer = "nop.ctrlkit.dev/finalizer"
 
 // SecretTypeConnection is the type of the connection Secrets the reconciler
@@ -72,6 +77,10 @@ type Transition struct {
 	// Due is when the schedule said the condition would change:
 	// metadata.creationTimestamp plus the entry's time.
 	Due time.Time
+	// Created is the resource's metadata.creationTimestamp, which has a
+	// precision of one second: an entry due within the first second may
+	// be due before the resource was really created.
+	Created time.Time
 	// Landed is when the status write returned.
 	Landed time.Time
 }
@@ -267,37 +276,29 @@ func (r *reconciler) reconcile(ctx context.Context, obj client.Object) (outcome,
 	if obj.GetDeletionTimestamp() != nil {
 		return r.delete(ctx, obj, p, specErr, now)
 	}
-	if err := r.holdDeletion(ctx, obj, holdsDeletion(spec)); err != nil {
+	if err := r.addFinalizer(ctx, obj); err != nil {
 		return outcome{}, err
 	}
-
 	if specErr != nil {
 		return r.invalid(ctx, obj, specErr)
 	}
 	return r.observe(ctx, obj, p, now)
 }
 
-// holdsDeletion says whether spec asks the reconciler to act when its object
-// is deleted: to hold the deletion (deleteAfter) or to fail it (deleteError).
-// Only then does the object carry the Finalizer; a resource that asks
-// neither has nothing to do at deletion, and without a finalizer it can be
-// deleted when no controller runs, and costs no finalizer write.
-func holdsDeletion(spec *v1alpha1.NopResourceSpec) bool {
-	return spec.ForProvider.DeleteAfter != "" || spec.ForProvider.DeleteError != ""
-}
-
-// holdDeletion adds the Finalizer to obj, or removes it, with one patch when
-// it changes.
-func (r *reconciler) holdDeletion(ctx context.Context, obj client.Object, hold bool) error {
-	if controllerutil.ContainsFinalizer(obj, Finalizer) == hold {
+// addFinalizer adds the Finalizer to obj, with one patch, unless it is there.
+func (r *reconciler) addFinalizer(ctx context.Context, obj client.Object) error {
+	if controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return nil
 	}
 	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
-	if hold {
-		controllerutil.AddFinalizer(obj, Finalizer)
-	} else {
-		controllerutil.RemoveFinalizer(obj, Finalizer)
-	}
+	controllerutil.AddFinalizer(obj, Finalizer)
+	return r.client.Patch(ctx, obj, patch)
+}
+
+// removeFinalizer removes the Finalizer from obj, with one patch.
+func (r *reconciler) removeFinalizer(ctx context.Context, obj client.Object) error {
+	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(client.Object), client.MergeFromWithOptimisticLock{})
+	controllerutil.RemoveFinalizer(obj, Finalizer)
 	return r.client.Patch(ctx, obj, patch)
 }
 
@@ -329,30 +330,39 @@ func (r *reconciler) observe(ctx context.Context, obj client.Object, p parsedSpe
 }
 
 // write computes the object's status at now, writes it if it changed, and
-// says which scheduled transitions the write carried.
+// says which scheduled transitions the write carried. keep, if set, says
+// which conditions to leave alone when the computed status lacks them.
 func (r *reconciler) write(ctx context.Context, obj client.Object, p parsedSpec, overrides []metav1.Condition, now time.Time, keep func(string) bool) (outcome, error) {
 	spec, status := parts(obj)
 	created := obj.GetCreationTimestamp().Time
+	gen := obj.GetGeneration()
 	var out outcome
+	if tooLarge(status, gen) {
+		return out, nil // until the spec changes
+	}
 
-	due, next, ok := p.schedule.at(now.Sub(created))
+	elapsed := now.Sub(created)
+	due, next, ok := p.schedule.at(elapsed)
 	if ok {
 		out.next = created.Add(next)
 	}
 
 	old := status.DeepCopy()
-	status.ObservedGeneration = obj.GetGeneration()
-	apply(r.setter, &status.Conditions, desired(old.Conditions, created, due, overrides, obj.GetGeneration(), now), keep)
+	status.ObservedGeneration = gen
+	apply(r.setter, &status.Conditions, desired(old.Conditions, created, due, defaults(p.schedule, elapsed, p.note), overrides, gen, now), keep)
 	if keep == nil {
 		mirror(&status.AtProvider, &spec.ForProvider)
 	}
 	if statusEqual(old, status) && !r.alwaysWrite {
 		return out, nil
 	}
-	if !r.alwaysWrite && !out.next.IsZero() && out.next.Sub(now) <= generationGrace && onlyGenerationDiffers(old, status) {
-		// The write of the next entry, due within generationGrace, carries
-		// the observedGeneration too.
+	if !r.alwaysWrite && !out.next.IsZero() && out.next.Sub(now) <= generationGrace && len(overrides) == 0 && unobserved(old) {
+		// The write of the next entry, due within generationGrace, is the
+		// first.
 		return out, nil
+	}
+	if n := r.largestStatus(obj, p, overrides, keep, now); n > MaxStatusBytes {
+		return r.tooLarge(ctx, obj, old, fmt.Sprintf("cannot store the status: it takes %d bytes by the end of the schedule, more than the %d a status may take; shorten spec.forProvider (conditionAfter messages, fields)", n, MaxStatusBytes), now)
 	}
 
 	for _, e := range due {
@@ -365,15 +375,82 @@ func (r *reconciler) write(ctx context.Context, obj client.Object, p parsedSpec,
 		}
 		out.transitions = append(out.transitions, Transition{
 			Kind: r.kind.name, Object: client.ObjectKeyFromObject(obj), Condition: *c,
-			Entry: e.index, Due: created.Add(e.after),
+			Entry: e.index, Due: created.Add(e.after), Created: created,
 		})
 	}
 	if err := r.updateStatus(ctx, obj); err != nil {
+		if refusedAsTooLarge(err) {
+			return r.tooLarge(ctx, obj, old, "cannot store the status: the API server refused it as too large ("+conditions.Truncate(err.Error(), 200)+"); shorten spec.forProvider (conditionAfter messages, fields)", now)
+		}
 		return outcome{}, err
 	}
 	out.wrote = true
 	log.FromContext(ctx).V(1).Info("status written", "conditions", len(status.Conditions), "transitions", len(out.transitions))
 	return out, nil
+}
+
+// MaxStatusBytes is the most a resource's status may take, as JSON, at any
+// time of its schedule. A spec that needs more makes the resource Stalled
+// (reason StatusTooLarge) until it changes: etcd refuses an object above
+// 1.5 MiB by default, and the spec takes about as much as its status.
+const MaxStatusBytes = 512 << 10
+
+// largestStatus returns the size, as JSON, of obj's status once every entry
+// of the schedule has fallen due, or of the status at hand if that is larger.
+func (r *reconciler) largestStatus(obj client.Object, p parsedSpec, overrides []metav1.Condition, keep func(string) bool, now time.Time) int {
+	_, status := parts(obj)
+	n := jsonSize(status)
+	if len(p.schedule) == 0 {
+		return n
+	}
+	end := status.DeepCopy()
+	created := obj.GetCreationTimestamp().Time
+	due, _, _ := p.schedule.at(time.Duration(math.MaxInt64))
+	apply(r.setter, &end.Conditions, desired(status.Conditions, created, due, nil, overrides, obj.GetGeneration(), now), func(t string) bool { return true })
+	return max(n, jsonSize(end))
+}
+
+func jsonSize(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 0 // a status of Go values always marshals
+	}
+	return len(b)
+}
+
+// refusedAsTooLarge says whether the API server refused a write because the
+// object is too large: above its request limit (413), or etcd's (a 500 whose
+// message is etcd's "request is too large").
+func refusedAsTooLarge(err error) bool {
+	return apierrors.IsRequestEntityTooLargeError(err) || strings.Contains(err.Error(), "request is too large")
+}
+
+// tooLarge makes obj's status say, in few bytes, that the status its spec
+// asks for cannot be stored: Stalled=True, Synced=False and Ready=False with
+// reason StatusTooLarge, nothing else. The reconciler then leaves the
+// resource alone until its spec changes.
+func (r *reconciler) tooLarge(ctx context.Context, obj client.Object, old *v1alpha1.NopResourceStatus, msg string, now time.Time) (outcome, error) {
+	_, status := parts(obj)
+	status.Conditions = slices.Clone(old.Conditions)
+	status.ObservedGeneration = obj.GetGeneration()
+	status.AtProvider = v1alpha1.NopResourceObservation{}
+	apply(r.setter, &status.Conditions, desired(old.Conditions, obj.GetCreationTimestamp().Time, nil, nil, stalled(ReasonStatusTooLarge, msg), obj.GetGeneration(), now), nil)
+	if statusEqual(old, status) {
+		return outcome{}, nil
+	}
+	if err := r.updateStatus(ctx, obj); err != nil {
+		return outcome{}, err
+	}
+	log.FromContext(ctx).Info("status too large", "error", msg)
+	r.event(obj, ReasonStatusTooLarge, "Reconcile", msg)
+	return outcome{wrote: true}, nil
+}
+
+// tooLarge says whether status records that the status generation asks for
+// cannot be stored.
+func tooLarge(status *v1alpha1.NopResourceStatus, generation int64) bool {
+	c := conditions.Get(status.Conditions, TypeStalled)
+	return c != nil && c.Reason == ReasonStatusTooLarge && c.ObservedGeneration == generation && status.ObservedGeneration == generation
 }
 
 // updateStatus writes obj's status with a body that holds only what a
@@ -400,29 +477,25 @@ func (r *reconciler) updateStatus(ctx context.Context, obj client.Object) error 
 	return nil
 }
 
-// generationGrace is how long a change of status.observedGeneration alone
-// may wait for the next scheduled write. It spares the first reconcile of a
-// resource whose first entry is due within a second (a typical test
-// schedule) a write of its own: the resource then takes one status write per
-// transition and none besides. A second is the precision of the
-// creationTimestamp that the schedule counts from.
+// generationGrace is how long a resource's first status write may wait for
+// its next scheduled entry. It spares a resource whose first entry is due
+// within a second (a typical test schedule) a write of its own: the resource
+// then takes one status write per transition and none besides. A second is
+// the precision of the creationTimestamp that the schedule counts from.
 const generationGrace = time.Second
 
-// onlyGenerationDiffers says whether s differs from old in
-// status.observedGeneration alone.
-func onlyGenerationDiffers(old, s *v1alpha1.NopResourceStatus) bool {
-	o := *old
-	o.ObservedGeneration = s.ObservedGeneration
-	return statusEqual(&o, s)
+// unobserved says whether the status was never written.
+func unobserved(s *v1alpha1.NopResourceStatus) bool {
+	return s.ObservedGeneration == 0 && len(s.Conditions) == 0
 }
 
-// invalid records a bad spec as Synced=False and changes nothing else.
+// keepAll leaves every condition the computed status lacks alone.
+func keepAll(string) bool { return true }
+
+// invalid records a bad spec: Stalled=True, Synced=False and Ready=False with
+// reason InvalidSpec; the schedule's other conditions are left as they are.
 func (r *reconciler) invalid(ctx context.Context, obj client.Object, specErr error) (outcome, error) {
-	synced := metav1.Condition{
-		Type: conditions.TypeSynced, Status: metav1.ConditionFalse,
-		Reason: ReasonInvalidSpec, Message: specErr.Error(),
-	}
-	out, err := r.write(ctx, obj, parsedSpec{}, []metav1.Condition{synced}, r.clock.Now(), func(string) bool { return true })
+	out, err := r.write(ctx, obj, parsedSpec{}, stalled(ReasonInvalidSpec, specErr.Error()), r.clock.Now(), keepAll)
 	if err == nil && out.wrote {
 		log.FromContext(ctx).Info("invalid spec", "error", specErr.Error())
 		r.event(obj, ReasonInvalidSpec, "Reconcile", specErr.Error())
@@ -430,26 +503,28 @@ func (r *reconciler) invalid(ctx context.Context, obj client.Object, specErr err
 	return out, err
 }
 
-// delete honours deleteAfter and deleteError while the object is being
-// deleted, then removes the finalizer. The schedule goes on meanwhile, with
-// Ready=False (reason Deleting) in place of its Ready.
+// delete shows Ready=False (reason Deleting), honours deleteAfter and
+// deleteError while the deletion policy lets it, then removes the finalizer.
+// The schedule goes on meanwhile for the other types.
 func (r *reconciler) delete(ctx context.Context, obj client.Object, p parsedSpec, specErr error, now time.Time) (outcome, error) {
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return outcome{}, nil
 	}
 	spec, _ := parts(obj)
-	deleting := metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionFalse, Reason: ReasonDeleting}
-	overrides := []metav1.Condition{}
+	deleting := metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionFalse, Reason: ReasonDeleting, Message: "the resource is being deleted"}
+	var overrides []metav1.Condition
 	var keep func(string) bool
 	if specErr != nil {
-		// As on any reconcile, a bad spec changes nothing but Synced (and
-		// Ready, to say the resource is going away).
-		p, keep = parsedSpec{}, func(string) bool { return true }
-		overrides = append(overrides, metav1.Condition{
-			Type: conditions.TypeSynced, Status: metav1.ConditionFalse,
-			Reason: ReasonInvalidSpec, Message: specErr.Error(),
-		})
+		// As on any reconcile, a bad spec changes nothing but Synced,
+		// Stalled and Ready.
+		p, keep = parsedSpec{}, keepAll
+		overrides = stalled(ReasonInvalidSpec, specErr.Error())
 	}
+	if why := releasedAtOnce(spec); why != "" {
+		deleting.Message = "the resource is being deleted; " + why
+		return r.release(ctx, obj, p, append(overrides, deleting), now, keep)
+	}
+
 	var holdFor time.Duration
 	if d := spec.ForProvider.DeleteAfter; d != "" {
 		var err error
@@ -476,22 +551,45 @@ func (r *reconciler) delete(ctx context.Context, obj client.Object, p parsedSpec
 		// added to it, or no status write would be accepted.
 		msg := conditions.Truncate("cannot delete: "+spec.ForProvider.DeleteError, conditions.MaxMessageLength)
 		deleting.Message = msg
-		overrides = append(overrides, metav1.Condition{
-			Type: conditions.TypeSynced, Status: metav1.ConditionFalse,
-			Reason: ReasonDeleteFailed, Message: msg,
-		})
+		overrides = append(overrides,
+			metav1.Condition{Type: conditions.TypeSynced, Status: metav1.ConditionFalse, Reason: ReasonDeleteFailed, Message: msg},
+			metav1.Condition{Type: TypeStalled, Status: metav1.ConditionTrue, Reason: ReasonDeleteFailed, Message: msg})
 		out, err := r.write(ctx, obj, p, append(overrides, deleting), now, keep)
 		if err == nil && out.wrote {
 			r.event(obj, ReasonDeleteFailed, "Delete", msg)
 		}
 		return out, err
 	}
+	return r.release(ctx, obj, p, append(overrides, deleting), now, keep)
+}
 
-	if err := r.holdDeletion(ctx, obj, false); err != nil {
+// release writes the status that shows the resource Deleting, if it does not
+// yet, and removes the finalizer: a watcher sees Ready=False (reason
+// Deleting) before the resource goes.
+func (r *reconciler) release(ctx context.Context, obj client.Object, p parsedSpec, overrides []metav1.Condition, now time.Time, keep func(string) bool) (outcome, error) {
+	out, err := r.write(ctx, obj, p, overrides, now, keep)
+	if err != nil {
+		return outcome{}, err
+	}
+	if err := r.removeFinalizer(ctx, obj); err != nil {
 		return outcome{}, err
 	}
 	log.FromContext(ctx).V(1).Info("finalizer removed")
-	return outcome{}, nil
+	out.next = time.Time{}
+	return out, nil
+}
+
+// releasedAtOnce says why the deletion behaviour of spec (deleteAfter,
+// deleteError) is skipped, or returns "" when it is not: spec.deletionPolicy
+// Orphan, or management policies that do not allow Delete.
+func releasedAtOnce(spec *v1alpha1.NopResourceSpec) string {
+	if spec.DeletionPolicy == v1alpha1.DeletionOrphan {
+		return "spec.deletionPolicy is Orphan"
+	}
+	if mp := spec.ManagementPolicies; len(mp) > 0 && !slices.Contains(mp, v1alpha1.ManagementActionAll) && !slices.Contains(mp, v1alpha1.ManagementActionDelete) {
+		return "spec.managementPolicies do not include Delete"
+	}
+	return ""
 }
 
 // publish writes the connection Secret, if it changed. A Secret that exists

@@ -3,6 +3,7 @@ package nop
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
@@ -31,6 +33,18 @@ func cond(typ, status, reason, msg string, at time.Duration, gen int64) metav1.C
 func scheduled(typ, status string, index int, at time.Duration, gen int64) metav1.Condition {
 	return cond(typ, status, ReasonScheduled, fmt.Sprintf("%s=%s %s after creation (spec.forProvider.conditionAfter[%d])", typ, status, at, index), at, gen)
 }
+
+// awaiting is Ready=Unknown before the schedule sets Ready.
+func awaiting(msg string, at time.Duration, gen int64) metav1.Condition {
+	return cond("Ready", "Unknown", ReasonAwaitingSchedule, msg, at, gen)
+}
+
+// synced is the default Synced=True.
+func synced(at time.Duration, gen int64) metav1.Condition {
+	return cond("Synced", "True", ReasonReconcileSuccess, "", at, gen)
+}
+
+const noReady = "spec.forProvider.conditionAfter schedules no Ready condition"
 
 // TestReconcileSchedule runs the reconciler against a fake client with a fake
 // clock: what the status holds, and when the object is requeued, at a given
@@ -50,18 +64,23 @@ func TestReconcileSchedule(t *testing.T) {
 		want       want
 	}{
 		"NoEntries": {
-			reason:  "Without a schedule the status only records the observed generation, and nothing is requeued.",
+			reason:  "Without a schedule Ready is Unknown and Synced True, and nothing is requeued.",
 			elapsed: time.Minute,
-			want:    want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1}},
+			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
+				awaiting(noReady, time.Minute, 1), synced(time.Minute, 1),
+			}}},
 		},
 		"AllFuture": {
-			reason:  "Before the first deadline no condition is set, and the object is requeued exactly at it.",
+			reason:  "Before the first deadline Ready is Unknown, naming the entry that sets it, and the object is requeued exactly at that deadline.",
 			entries: seed,
 			elapsed: 1500 * time.Millisecond,
-			want:    want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1}, requeue: 3500 * time.Millisecond},
+			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
+				awaiting("Ready is scheduled 5s after creation (spec.forProvider.conditionAfter[0])", time.Second, 1),
+				synced(time.Second, 1),
+			}}, requeue: 3500 * time.Millisecond},
 		},
 		"GenerationWaitsForNextEntry": {
-			reason:  "A write that would change observedGeneration alone waits for the next entry when it is due within a second; that write carries it.",
+			reason:  "The first status write waits for the next entry when it is due within a second; that write is the first.",
 			entries: []v1alpha1.ConditionAfter{ca("1s", "Ready", "False")},
 			elapsed: 200 * time.Millisecond,
 			want:    want{requeue: 800 * time.Millisecond},
@@ -93,6 +112,7 @@ func TestReconcileSchedule(t *testing.T) {
 			elapsed: 2 * time.Second,
 			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
 				scheduled("Ready", "False", 1, time.Second, 1),
+				synced(2*time.Second, 1),
 			}}},
 		},
 		"UnorderedEntries": {
@@ -102,12 +122,13 @@ func TestReconcileSchedule(t *testing.T) {
 			want: want{
 				status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
 					scheduled("Ready", "False", 1, 5*time.Second, 1),
+					synced(7*time.Second, 1),
 				}},
 				requeue: 3 * time.Second,
 			},
 		},
 		"RemovedTypes": {
-			reason:     "Conditions whose entries were removed from the spec are removed; the others observe the new generation.",
+			reason:     "Conditions whose entries were removed from the spec are removed, Synced returns to its default, and all observe the new generation.",
 			entries:    []v1alpha1.ConditionAfter{ca("5s", "Ready", "False"), ca("10s", "Ready", "True")},
 			generation: 2,
 			status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
@@ -118,6 +139,7 @@ func TestReconcileSchedule(t *testing.T) {
 			elapsed: time.Minute,
 			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 2, Conditions: []metav1.Condition{
 				scheduled("Ready", "True", 1, 10*time.Second, 2),
+				synced(20*time.Second, 2),
 			}}},
 		},
 		"LateTransition": {
@@ -148,10 +170,11 @@ func TestReconcileSchedule(t *testing.T) {
 					c.LastTransitionTime = metav1.NewTime(t0.Add(time.Minute))
 					return c
 				}(),
+				awaiting(noReady, time.Minute, 1),
 			}}},
 		},
 		"InvalidEntry": {
-			reason:     "A bad entry sets Synced=False naming its index, keeps the other conditions as they were and requeues nothing.",
+			reason:     "A bad entry sets Stalled=True, Synced=False and Ready=False naming its index, keeps the other conditions as they were and requeues nothing.",
 			entries:    []v1alpha1.ConditionAfter{ca("1s", "Ready", "True"), ca("5", "Ready", "False")},
 			generation: 2,
 			status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
@@ -159,8 +182,43 @@ func TestReconcileSchedule(t *testing.T) {
 			}},
 			elapsed: time.Minute,
 			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 2, Conditions: []metav1.Condition{
-				scheduled("Ready", "True", 0, time.Second, 1),
-				cond("Synced", "False", ReasonInvalidSpec, `spec.forProvider.conditionAfter[1].time: cannot parse "5" as a Go duration such as "5s" or "1m30s": missing unit`, time.Minute, 2),
+				cond("Ready", "False", ReasonInvalidSpec, badTime, time.Minute, 2),
+				cond("Synced", "False", ReasonInvalidSpec, badTime, time.Minute, 2),
+				cond("Stalled", "True", ReasonInvalidSpec, badTime, time.Minute, 2),
+			}}},
+		},
+		"InvalidKeepsOthers": {
+			reason:     "A bad spec leaves the schedule's other conditions as they were, with the generation they observed.",
+			entries:    []v1alpha1.ConditionAfter{ca("1s", "Green", "True"), ca("5", "Ready", "False")},
+			generation: 2,
+			status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
+				scheduled("Green", "True", 0, time.Second, 1),
+			}},
+			elapsed: time.Minute,
+			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 2, Conditions: []metav1.Condition{
+				scheduled("Green", "True", 0, time.Second, 1),
+				cond("Ready", "False", ReasonInvalidSpec, badTime, time.Minute, 2),
+				cond("Synced", "False", ReasonInvalidSpec, badTime, time.Minute, 2),
+				cond("Stalled", "True", ReasonInvalidSpec, badTime, time.Minute, 2),
+			}}},
+		},
+		"StalledEnds": {
+			reason:     "Once the spec is fixed, Stalled is removed (not set False) and the schedule's conditions return.",
+			entries:    []v1alpha1.ConditionAfter{ca("1s", "Ready", "True")},
+			generation: 3,
+			status: v1alpha1.NopResourceStatus{ObservedGeneration: 2, Conditions: []metav1.Condition{
+				cond("Ready", "False", ReasonInvalidSpec, badTime, 30*time.Second, 2),
+				cond("Synced", "False", ReasonInvalidSpec, badTime, 30*time.Second, 2),
+				cond("Stalled", "True", ReasonInvalidSpec, badTime, 30*time.Second, 2),
+			}},
+			elapsed: time.Minute,
+			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{
+				func() metav1.Condition {
+					c := scheduled("Ready", "True", 0, time.Second, 3)
+					c.LastTransitionTime = metav1.NewTime(t0.Add(time.Minute))
+					return c
+				}(),
+				synced(time.Minute, 3),
 			}}},
 		},
 	}
@@ -191,6 +249,8 @@ func TestReconcileSchedule(t *testing.T) {
 		})
 	}
 }
+
+const badTime = `spec.forProvider.conditionAfter[1].time: cannot parse "5" as a Go duration such as "5s" or "1m30s": missing unit`
 
 var timeEqual = cmp.Comparer(func(a, b metav1.Time) bool { return a.Equal(&b) })
 
@@ -235,4 +295,108 @@ func TestStaleCacheSkipped(t *testing.T) {
 	require.Zero(t, res.RequeueAfter)
 	require.NoError(t, c.Get(context.Background(), key, got))
 	require.Len(t, got.Status.Conditions, 2, "the schedule applies once the cache caught up")
+}
+
+// padded is a NopResource whose spec.forProvider.fields, mirrored to the
+// status, holds a string of n bytes.
+func padded(name string, n int) *v1alpha1.NopResource {
+	return &v1alpha1.NopResource{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Generation: 1, CreationTimestamp: metav1.NewTime(t0), Finalizers: []string{Finalizer}},
+		Spec: v1alpha1.NopResourceSpec{ForProvider: v1alpha1.NopResourceParameters{
+			Fields: &runtime.RawExtension{Raw: []byte(`{"pad":"` + strings.Repeat("x", n) + `"}`)},
+		}},
+	}
+}
+
+// paddingAtLimit returns the padding of padded whose status takes exactly
+// MaxStatusBytes: the status grows by one byte per byte of padding.
+func paddingAtLimit(t *testing.T) int {
+	const probe = 1000
+	obj := padded("probe", probe)
+	r, c := newFakeReconciler(t, clocktesting.NewFakePassiveClock(t0.Add(time.Minute)), obj)
+	_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+	require.NoError(t, err)
+	require.NoError(t, c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
+	require.NotNil(t, obj.Status.AtProvider.Fields)
+	return probe + MaxStatusBytes - jsonSize(&obj.Status)
+}
+
+// TestStatusSizeLimit: a status of exactly MaxStatusBytes is written; one
+// byte more makes the resource Stalled (StatusTooLarge) with a small status,
+// and the reconciler leaves it alone until its spec changes.
+func TestStatusSizeLimit(t *testing.T) {
+	n := paddingAtLimit(t)
+	ctx := context.Background()
+	clk := clocktesting.NewFakePassiveClock(t0.Add(time.Minute))
+
+	at, past := padded("at", n), padded("past", n+1)
+	r, c := newFakeReconciler(t, clk, at, past)
+	for _, o := range []*v1alpha1.NopResource{at, past} {
+		_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+		require.NoError(t, err)
+		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(o), o))
+	}
+	require.Equal(t, MaxStatusBytes, jsonSize(&at.Status), "the status at the limit is written whole")
+	require.True(t, conditionsHave(at.Status.Conditions, "Synced", "True", ReasonReconcileSuccess), describe(at.Status))
+	require.Nil(t, conditions.Get(at.Status.Conditions, TypeStalled))
+
+	for _, typ := range []string{"Ready", "Synced"} {
+		require.True(t, conditionsHave(past.Status.Conditions, typ, "False", ReasonStatusTooLarge), describe(past.Status))
+	}
+	require.True(t, conditionsHave(past.Status.Conditions, TypeStalled, "True", ReasonStatusTooLarge), describe(past.Status))
+	msg := conditions.Get(past.Status.Conditions, TypeStalled).Message
+	require.Contains(t, msg, fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1))
+	require.Nil(t, past.Status.AtProvider.Fields, "the status holds nothing that could make it too large")
+	require.Less(t, jsonSize(&past.Status), 4096)
+
+	// Stalled until the spec changes: no write, no requeue.
+	rv := past.ResourceVersion
+	res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(past)})
+	require.NoError(t, err)
+	require.Zero(t, res)
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(past), past))
+	require.Equal(t, rv, past.ResourceVersion, "nothing written while the spec is unchanged")
+
+	// A smaller spec (a new generation) is reconciled again; Stalled goes.
+	past.Spec.ForProvider.Fields = &runtime.RawExtension{Raw: []byte(`{"pad":"x"}`)}
+	past.Generation = 2
+	require.NoError(t, c.Update(ctx, past))
+	_, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(past)})
+	require.NoError(t, err)
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(past), past))
+	require.Nil(t, conditions.Get(past.Status.Conditions, TypeStalled), describe(past.Status))
+	require.True(t, conditionsHave(past.Status.Conditions, "Synced", "True", ReasonReconcileSuccess), describe(past.Status))
+	require.NotNil(t, past.Status.AtProvider.Fields)
+}
+
+// TestStatusSizeLimitCountsTheWholeSchedule: a schedule whose conditions,
+// once all due, could not be stored is refused from its first reconcile,
+// not when its last entry falls due.
+func TestStatusSizeLimitCountsTheWholeSchedule(t *testing.T) {
+	// The shape of an attack: 100 entries of distinct types with 8 KiB
+	// messages, the last due in an hour.
+	var entries []v1alpha1.ConditionAfter
+	for i := range 100 {
+		e := ca(fmt.Sprintf("%dm", i), fmt.Sprintf("T%02d", i), "True")
+		e.ConditionMessage = strings.Repeat("m", 8<<10)
+		entries = append(entries, e)
+	}
+	obj := &v1alpha1.NopResource{
+		ObjectMeta: metav1.ObjectMeta{Name: "big", Namespace: "default", Generation: 1, CreationTimestamp: metav1.NewTime(t0), Finalizers: []string{Finalizer}},
+		Spec:       v1alpha1.NopResourceSpec{ForProvider: v1alpha1.NopResourceParameters{ConditionAfter: entries}},
+	}
+	r, c := newFakeReconciler(t, clocktesting.NewFakePassiveClock(t0.Add(30*time.Second)), obj)
+	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+	require.NoError(t, err)
+	require.Zero(t, res, "no requeue: nothing changes until the spec does")
+	require.NoError(t, c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
+	require.True(t, conditionsHave(obj.Status.Conditions, TypeStalled, "True", ReasonStatusTooLarge), describe(obj.Status))
+	require.Nil(t, conditions.Get(obj.Status.Conditions, "T00"), "no scheduled condition is written")
+}
+
+// conditionsHave says whether conds hold a condition of type typ with status
+// and reason.
+func conditionsHave(conds []metav1.Condition, typ, status, reason string) bool {
+	c := conditions.Get(conds, typ)
+	return c != nil && string(c.Status) == status && c.Reason == reason
 }

@@ -159,3 +159,16 @@ func (s schedule) at(elapsed time.Duration) (due []entry, next time.Duration, ok
 	}
 	return due[:n], next, ok
 }
+
+// next returns the entry of type t that falls due first after elapsed (the
+// earlier one in the list on equal times).
+func (s schedule) next(t string, elapsed time.Duration) (entry, bool) {
+	var found entry
+	ok := false
+	for _, e := range s {
+		if e.cond.Type == t && e.after > elapsed && (!ok || e.after < found.after) {
+			found, ok = e, true
+		}
+	}
+	return found, ok
+}

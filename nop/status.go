@@ -16,8 +16,22 @@ import (
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
+// TypeStalled is the condition a resource has, True, while it cannot make
+// progress until its spec changes (kstatus's and Flux's abnormal-true
+// convention); it is removed, not set False, when that ends.
+const TypeStalled = "Stalled"
+
 // Reasons of the conditions the reconciler sets itself.
 const (
+	// ReasonReconcileSuccess: Synced=True, the default when the schedule
+	// does not set Synced, as a Crossplane managed resource has it.
+	ReasonReconcileSuccess = "ReconcileSuccess"
+	// ReasonAwaitingSchedule: Ready=Unknown before the schedule sets Ready;
+	// the message names the next Ready entry, or says there is none.
+	ReasonAwaitingSchedule = "AwaitingSchedule"
+	// ReasonStatusTooLarge: Synced=False, Ready=False and Stalled=True
+	// because the status the spec asks for could not be stored.
+	ReasonStatusTooLarge = "StatusTooLarge"
 	// ReasonInvalidSpec: Synced=False because a value in the spec is bad; the
 	// message names the field, e.g. spec.forProvider.conditionAfter[2].time.
 	ReasonInvalidSpec = "InvalidSpec"
@@ -36,7 +50,12 @@ type parsedSpec struct {
 	schedule    schedule
 	deleteAfter time.Duration
 	secret      *types.NamespacedName // nil: no connection Secret
+	note        string                // the message of the default Synced=True
 }
+
+// notePublish is the message of Synced=True for a resource that sets
+// spec.publishConnectionDetailsTo.
+const notePublish = "spec.publishConnectionDetailsTo is not supported and is ignored: connection details are written only to the Secret of spec.writeConnectionSecretToRef"
 
 // parseSpec validates spec for a resource in namespace ("" for a
 // cluster-scoped one). The first bad value gives an error that names its
@@ -67,20 +86,36 @@ func parseSpec(namespace string, spec *v1alpha1.NopResourceSpec) (parsedSpec, er
 		}
 		p.secret = &nn
 	}
+	switch spec.DeletionPolicy {
+	case "", v1alpha1.DeletionDelete, v1alpha1.DeletionOrphan:
+	default:
+		return p, invalid("spec.deletionPolicy", "cannot use %s: must be Delete or Orphan", quote(string(spec.DeletionPolicy)))
+	}
+	for i, a := range spec.ManagementPolicies {
+		switch a {
+		case "*", "Observe", "Create", "Update", "Delete", "LateInitialize":
+		default:
+			return p, invalid(fmt.Sprintf("spec.managementPolicies[%d]", i), "cannot use %s: must be Observe, Create, Update, Delete, LateInitialize or *", quote(string(a)))
+		}
+	}
+	if spec.PublishConnectionDetailsTo != nil {
+		p.note = notePublish
+	}
 	return p, nil
 }
 
 // desired computes the conditions an object should have at now: the due
-// entries of the schedule, with overrides (Synced=False on errors, Ready=False
-// while deleting) replacing the condition of their type. Every condition
-// observes generation.
+// entries of the schedule, then defaults for the types no due entry sets
+// (Ready=Unknown, Synced=True), then overrides (Synced=False on errors,
+// Ready=False while deleting, Stalled=True), each replacing the condition of
+// its type. Every condition observes generation.
 //
 // A scheduled condition's lastTransitionTime is the moment it fell due
 // (creation + time), even when the reconciler applies it late, so that a
 // restarted controller writes the same status; when the status it replaces
 // began after that moment (an override that ended), it is now.
-func desired(current []metav1.Condition, created time.Time, due []entry, overrides []metav1.Condition, generation int64, now time.Time) []metav1.Condition {
-	out := make([]metav1.Condition, 0, len(due)+len(overrides))
+func desired(current []metav1.Condition, created time.Time, due []entry, defaults, overrides []metav1.Condition, generation int64, now time.Time) []metav1.Condition {
+	out := make([]metav1.Condition, 0, len(due)+len(defaults)+len(overrides))
 	for _, e := range due {
 		c := e.cond
 		c.ObservedGeneration = generation
@@ -91,6 +126,12 @@ func desired(current []metav1.Condition, created time.Time, due []entry, overrid
 		c.LastTransitionTime = metav1.NewTime(at)
 		out = append(out, c)
 	}
+	for _, d := range defaults {
+		if !slices.ContainsFunc(out, func(c metav1.Condition) bool { return c.Type == d.Type }) {
+			d.ObservedGeneration = generation
+			out = append(out, d)
+		}
+	}
 	for _, o := range overrides {
 		o.ObservedGeneration = generation
 		if i := slices.IndexFunc(out, func(c metav1.Condition) bool { return c.Type == o.Type }); i >= 0 {
@@ -100,6 +141,34 @@ func desired(current []metav1.Condition, created time.Time, due []entry, overrid
 		out = append(out, o)
 	}
 	return out
+}
+
+// defaults returns the conditions a resource has when its schedule does not
+// set them (yet): Ready=Unknown (AwaitingSchedule, naming the next Ready entry
+// if any) and Synced=True (ReconcileSuccess, with note as its message).
+func defaults(s schedule, elapsed time.Duration, note string) []metav1.Condition {
+	ready := metav1.Condition{
+		Type: conditions.TypeReady, Status: metav1.ConditionUnknown, Reason: ReasonAwaitingSchedule,
+		Message: "spec.forProvider.conditionAfter schedules no Ready condition",
+	}
+	if e, ok := s.next(conditions.TypeReady, elapsed); ok {
+		ready.Message = fmt.Sprintf("Ready is scheduled %s after creation (spec.forProvider.conditionAfter[%d])", e.after, e.index)
+	}
+	return []metav1.Condition{ready, {
+		Type: conditions.TypeSynced, Status: metav1.ConditionTrue, Reason: ReasonReconcileSuccess, Message: note,
+	}}
+}
+
+// stalled returns the overrides of a resource that cannot make progress until
+// its spec changes: Synced=False and Stalled=True with reason and msg, and
+// Ready=False with the same, so that Ready never claims True for a
+// generation that was not reconciled.
+func stalled(reason, msg string) []metav1.Condition {
+	return []metav1.Condition{
+		{Type: conditions.TypeSynced, Status: metav1.ConditionFalse, Reason: reason, Message: msg},
+		{Type: conditions.TypeReady, Status: metav1.ConditionFalse, Reason: reason, Message: msg},
+		{Type: TypeStalled, Status: metav1.ConditionTrue, Reason: reason, Message: msg},
+	}
 }
 
 // apply makes conds hold exactly want: types not in want are removed, the

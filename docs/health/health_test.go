@@ -82,10 +82,17 @@ func TestNopResourceHealth(t *testing.T) {
 				"conditions": [{"type": "Ready", "status": "True", "reason": "Scheduled", "message": "m", "observedGeneration": 1}]}}`,
 			want: health{"Progressing", "Waiting for generation 2 to be observed"},
 		},
-		"NotScheduledYet": {
-			reason: "Before the first deadline there is no Ready condition.",
+		"NoReady": {
+			reason: "A status without Ready (written by an older version) is Progressing.",
 			obj:    `{"metadata": {"generation": 1}, "status": {"observedGeneration": 1}}`,
-			want:   health{"Progressing", "Ready is not scheduled yet"},
+			want:   health{"Progressing", "Waiting for the Ready condition"},
+		},
+		"AwaitingSchedule": {
+			reason: "Before the schedule sets Ready, Ready is Unknown (AwaitingSchedule): Progressing.",
+			obj: `{"metadata": {"generation": 1}, "status": {"observedGeneration": 1,
+				"conditions": [{"type": "Ready", "status": "Unknown", "reason": "AwaitingSchedule", "message": "Ready is scheduled 3s after creation (spec.forProvider.conditionAfter[0])", "observedGeneration": 1},
+				{"type": "Synced", "status": "True", "reason": "ReconcileSuccess", "observedGeneration": 1}]}}`,
+			want: health{"Progressing", "Ready=Unknown (AwaitingSchedule): Ready is scheduled 3s after creation (spec.forProvider.conditionAfter[0])"},
 		},
 		"ReadyFalse": {
 			reason: "Ready=False is a schedule on its way, not a failure.",
@@ -106,11 +113,27 @@ func TestNopResourceHealth(t *testing.T) {
 			want: health{"Progressing", "Ready=True (Scheduled): m"},
 		},
 		"InvalidSpec": {
-			reason: "Synced=False (the reconciler refused the spec) is Degraded, whatever Ready says.",
+			reason: "Stalled=True (the reconciler refused the spec) is Degraded.",
 			obj: `{"metadata": {"generation": 3}, "status": {"observedGeneration": 3,
-				"conditions": [{"type": "Ready", "status": "True", "reason": "Scheduled", "message": "m", "observedGeneration": 2},
-				{"type": "Synced", "status": "False", "reason": "InvalidSpec", "message": "spec.forProvider.conditionAfter[2].time: bad", "observedGeneration": 3}]}}`,
+				"conditions": [{"type": "Ready", "status": "False", "reason": "InvalidSpec", "message": "spec.forProvider.conditionAfter[2].time: bad", "observedGeneration": 3},
+				{"type": "Synced", "status": "False", "reason": "InvalidSpec", "message": "spec.forProvider.conditionAfter[2].time: bad", "observedGeneration": 3},
+				{"type": "Stalled", "status": "True", "reason": "InvalidSpec", "message": "spec.forProvider.conditionAfter[2].time: bad", "observedGeneration": 3}]}}`,
 			want: health{"Degraded", "InvalidSpec: spec.forProvider.conditionAfter[2].time: bad"},
+		},
+		"StatusTooLarge": {
+			reason: "A status that cannot be stored is Degraded.",
+			obj: `{"metadata": {"generation": 1}, "status": {"observedGeneration": 1,
+				"conditions": [{"type": "Ready", "status": "False", "reason": "StatusTooLarge", "message": "cannot store the status", "observedGeneration": 1},
+				{"type": "Synced", "status": "False", "reason": "StatusTooLarge", "message": "cannot store the status", "observedGeneration": 1},
+				{"type": "Stalled", "status": "True", "reason": "StatusTooLarge", "message": "cannot store the status", "observedGeneration": 1}]}}`,
+			want: health{"Degraded", "StatusTooLarge: cannot store the status"},
+		},
+		"ConnectionSecretFailed": {
+			reason: "Synced=False (a failure the reconciler retries) is Degraded, whatever Ready says.",
+			obj: `{"metadata": {"generation": 1}, "status": {"observedGeneration": 1,
+				"conditions": [{"type": "Ready", "status": "True", "reason": "Scheduled", "message": "m", "observedGeneration": 1},
+				{"type": "Synced", "status": "False", "reason": "ConnectionSecretFailed", "message": "cannot write connection secret default/x", "observedGeneration": 1}]}}`,
+			want: health{"Degraded", "ConnectionSecretFailed: cannot write connection secret default/x"},
 		},
 		"Deleting": {
 			reason: "A deletion held by deleteAfter is Progressing.",

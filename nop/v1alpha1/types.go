@@ -124,7 +124,93 @@ type SecretReference struct {
 	Namespace string `json:"namespace,omitempty"`
 }
 
+// A ProviderConfigReference names a provider configuration. A nop resource
+// has none to use: the reference is accepted and ignored.
+type ProviderConfigReference struct {
+	// Name of the provider configuration.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Kind of the provider configuration (Crossplane v2: ProviderConfig or
+	// ClusterProviderConfig).
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind,omitempty"`
+
+	// Policy of the reference's resolution.
+	// +optional
+	Policy *ReferencePolicy `json:"policy,omitempty"`
+}
+
+// A ReferencePolicy says when and how strictly a reference is resolved, as in
+// Crossplane.
+type ReferencePolicy struct {
+	// Resolution: Required or Optional.
+	// +optional
+	// +kubebuilder:validation:Enum=Required;Optional
+	Resolution string `json:"resolution,omitempty"`
+
+	// Resolve: Always or IfNotPresent.
+	// +optional
+	// +kubebuilder:validation:Enum=Always;IfNotPresent
+	Resolve string `json:"resolve,omitempty"`
+}
+
+// A ManagementAction is what a Crossplane managed resource's controller may
+// do: Observe, Create, Update, Delete, LateInitialize, or * for all.
+// +kubebuilder:validation:Enum=Observe;Create;Update;Delete;LateInitialize;*
+type ManagementAction string
+
+// Management actions a nop resource acts on.
+const (
+	ManagementActionAll    ManagementAction = "*"
+	ManagementActionDelete ManagementAction = "Delete"
+)
+
+// A DeletionPolicy says what happens to the external resource when the
+// managed resource is deleted.
+// +kubebuilder:validation:Enum=Orphan;Delete
+type DeletionPolicy string
+
+// Deletion policies.
+const (
+	DeletionDelete DeletionPolicy = "Delete"
+	DeletionOrphan DeletionPolicy = "Orphan"
+)
+
+// PublishConnectionDetailsTo names an external secret store for the
+// connection details, as in Crossplane. A nop resource accepts it and
+// publishes nowhere but to writeConnectionSecretToRef; its Synced condition
+// says so.
+type PublishConnectionDetailsTo struct {
+	// Name of the connection secret in the store.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Metadata of the connection secret.
+	// +optional
+	Metadata *ConnectionSecretMetadata `json:"metadata,omitempty"`
+
+	// ConfigRef names the StoreConfig of the store.
+	// +optional
+	ConfigRef *ProviderConfigReference `json:"configRef,omitempty"`
+}
+
+// ConnectionSecretMetadata is the metadata of a published connection secret.
+type ConnectionSecretMetadata struct {
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// +optional
+	Type *string `json:"type,omitempty"`
+}
+
 // NopResourceSpec is the desired state of a NopResource or ClusterNopResource.
+// Beside forProvider it holds every field of a Crossplane managed resource's
+// spec, so that manifests written for provider-nop are admitted as they are.
 type NopResourceSpec struct {
 	// ForProvider says what the resource does.
 	// +optional
@@ -135,6 +221,33 @@ type NopResourceSpec struct {
 	// resource; an existing Secret it does not own is left alone.
 	// +optional
 	WriteConnectionSecretToRef *SecretReference `json:"writeConnectionSecretToRef,omitempty"`
+
+	// PublishConnectionDetailsTo is accepted and not acted on: connection
+	// details are written only to writeConnectionSecretToRef, and the Synced
+	// condition's message says so.
+	// +optional
+	PublishConnectionDetailsTo *PublishConnectionDetailsTo `json:"publishConnectionDetailsTo,omitempty"`
+
+	// ProviderConfigRef is accepted and ignored: a nop resource has no
+	// provider configuration.
+	// +optional
+	ProviderConfigRef *ProviderConfigReference `json:"providerConfigRef,omitempty"`
+
+	// ManagementPolicies say what the controller may do; "*" (the default,
+	// also when empty) allows everything. Without "*" or "Delete" the
+	// deletion behaviour (deleteAfter, deleteError) is skipped: the resource
+	// is released at once when deleted. Other actions change nothing: a nop
+	// resource has no external resource to observe, create or update.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=6
+	ManagementPolicies []ManagementAction `json:"managementPolicies,omitempty"`
+
+	// DeletionPolicy: Delete (the default, also when empty) honours
+	// deleteAfter and deleteError; Orphan skips them and releases the
+	// resource at once when it is deleted.
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 }
 
 // NopResourceObservation mirrors spec.forProvider's observable fields.
@@ -179,7 +292,7 @@ type NopResourceStatus struct {
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Namespaced,categories={managed,nop}
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,nop}
 // +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
@@ -206,7 +319,7 @@ type NopResourceList struct {
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Cluster,categories={managed,nop}
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,managed,nop}
 // +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
