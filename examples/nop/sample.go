@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -19,6 +20,14 @@ import (
 //go:embed example.yaml
 var exampleYAML []byte
 
+// sampleLabel marks the sample as this example's: it replaces only an
+// object that carries it.
+const sampleLabel = "nop.ctrlkit.dev/sample"
+
+// errNotOurs is returned when an object of the sample's name exists and is
+// not the example's.
+var errNotOurs = errors.New("not created by this example")
+
 // sample is the design's NopResource (example.yaml), and what has become of
 // its schedule.
 type sample struct {
@@ -26,6 +35,9 @@ type sample struct {
 	last   int           // the index of its schedule's last entry
 	done   chan struct{} // closed when the last entry has landed
 	finish func()
+
+	mu      sync.Mutex
+	created time.Time // when the sample's creation returned: its first observation
 }
 
 func readSample() (*sample, error) {
@@ -40,19 +52,56 @@ func readSample() (*sample, error) {
 
 // print prints a transition of any object, and notes the sample's last.
 func (s *sample) print(t nop.Transition) {
-	fmt.Printf("%s  %s %s  %s=%s (%s)  due %s, %s late\n", t.Landed.Format("15:04:05.000"), t.Kind, t.Object,
-		t.Condition.Type, t.Condition.Status, t.Condition.Reason, t.Due.Format("15:04:05"), t.Lateness().Round(time.Millisecond))
-	if t.Object == client.ObjectKeyFromObject(s.obj) && t.Entry == s.last {
+	ours := t.Object == client.ObjectKeyFromObject(s.obj)
+	s.mu.Lock()
+	created := s.created
+	s.mu.Unlock()
+	if !ours {
+		created = time.Time{}
+	}
+	fmt.Println(describe(t, created))
+	if ours && t.Entry == s.last {
 		s.finish()
 	}
 }
 
+// describe says when t landed and how late. creationTimestamp has a
+// precision of one second, so an entry due within a resource's first second
+// may be due before the resource existed: its lateness is measured from
+// firstSeen (when the resource was first observed), or, when that is
+// unknown (zero), the entry is said to be due at creation.
+func describe(t nop.Transition, firstSeen time.Time) string {
+	head := fmt.Sprintf("%s  %s %s  %s=%s (%s)  ", t.Landed.Format("15:04:05.000"), t.Kind, t.Object,
+		t.Condition.Type, t.Condition.Status, t.Condition.Reason)
+	switch {
+	case !firstSeen.IsZero() && t.Due.Before(firstSeen):
+		return head + fmt.Sprintf("due before the resource was first observed (%s), %s after that", firstSeen.Format("15:04:05.000"), t.Landed.Sub(firstSeen).Round(time.Millisecond))
+	case firstSeen.IsZero() && t.Due.Before(t.Created.Add(time.Second)):
+		return head + "due at creation"
+	}
+	return head + fmt.Sprintf("due %s, %s late", t.Due.Format("15:04:05"), t.Lateness().Round(time.Millisecond))
+}
+
 // recreate deletes a sample left by an earlier run, since its schedule has
-// passed, and creates it anew.
+// passed, and creates it anew. An object of the sample's name that does not
+// carry the sample's label is someone else's: it is left alone, and recreate
+// fails with errNotOurs.
 func (s *sample) recreate(ctx context.Context, c client.Client) error {
 	obj := s.obj.DeepCopy()
-	if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("cannot delete the old sample: %w", err)
+	old := &v1alpha1.NopResource{}
+	switch err := c.Get(ctx, client.ObjectKeyFromObject(obj), old); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("cannot read NopResource %s: %w", client.ObjectKeyFromObject(obj), err)
+	case old.Labels[sampleLabel] != obj.Labels[sampleLabel]:
+		return fmt.Errorf("cannot create the sample: NopResource %s exists and was %w (it has no label %s=%s); delete or rename it",
+			client.ObjectKeyFromObject(obj), errNotOurs, sampleLabel, obj.Labels[sampleLabel])
+	default:
+		// The sample of an earlier run: its UID is the precondition, so that
+		// an object created in its place meanwhile is not deleted.
+		if err := c.Delete(ctx, old, client.Preconditions{UID: &old.UID}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("cannot delete the old sample: %w", err)
+		}
 	}
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(obj), &v1alpha1.NopResource{})
@@ -65,6 +114,9 @@ func (s *sample) recreate(ctx context.Context, c client.Client) error {
 	if err := c.Create(ctx, obj); err != nil {
 		return fmt.Errorf("cannot create the sample: %w", err)
 	}
+	s.mu.Lock()
+	s.created = time.Now()
+	s.mu.Unlock()
 	fmt.Printf("created NopResource %s at %s; its schedule: Ready False at 5s, True at 10s, Synced False at 15s, True at 20s\n",
 		client.ObjectKeyFromObject(obj), obj.CreationTimestamp.Format("15:04:05"))
 	return nil
