@@ -198,53 +198,9 @@
 // paths are parsed every time), so memory stays bounded whatever paths a
 // program sees, and a hit allocates nothing. Eviction gives a second chance
 // to paths read since the last eviction, so the paths a controller uses on
-// every reconcile survive a stream of paths used once. A compiled Path skips
-// even the lookup.
-//
-// Measured on this project's machine (2 cores of an Intel Xeon, Go 1.26),
-// quiet: nothing else running, in one run on 2026-11-22, on a small managed
-// resource. From `go test -bench . ./fieldpath/`:
-//
-//	operation                                                 ns/op  allocs/op
-//	Parse, the 6-segment path below                             167   1 (256 B)
-//	Segments.String, same path                                  130   1
-//	Path.Get, same path (compiled)                               51   0
-//	Paved.GetValue, same path (cached)                           66   0
-//	Paved.GetValue, 3 fields (cached)                            42   0
-//	Paved.GetValue, missing field                                77   1 (the error)
-//	Paved.SetString, existing leaf, constant string              50   0
-//	Paved.SetString, existing leaf, other string                 68   1 (16 B: the value's box)
-//	Paved.SetValue, same path, value already in an interface     76   0
-//	Paved.SetValue, 4 new parents and an array                  885  11
-//	Paved.SetValue, a struct                                    898  11
-//	Paved.ExpandWildcards, spec.forProvider.containers[*].name  688   8
-//
-// where the path is spec.forProvider.containers[3].env[app.kubernetes.io/name].
-//
-// From one run of `cd bench && go test -bench FieldpathVsPeers -v`, which
-// reads and writes the same fields of the same object with each library,
-// three rounds of peer then ctrlkit, best round of each (ratio below 1 means
-// ctrlkit is faster):
-//
-//	comparison                 path       ctrlkit ns  peer ns  ratio  peer
-//	Path.Get                   3 fields        31.50    24.12  1.31x  unstructured.NestedFieldNoCopy
-//	Path.Get                   dotted key      33.05    24.75  1.34x  unstructured.NestedFieldNoCopy
-//	Paved.GetValue (cached)    3 fields        42.33    24.07  1.76x  unstructured.NestedFieldNoCopy
-//	Paved.GetValue (cached)    dotted key      45.17    25.31  1.78x  unstructured.NestedFieldNoCopy
-//	Paved.SetString            3 fields        46.92    28.95  1.62x  unstructured.SetNestedField
-//	Paved.SetString            dotted key      50.16    29.22  1.72x  unstructured.SetNestedField
-//	Path.Get                   3 fields        31.45    494.9  0.06x  jsonpath FindResults (11 allocs)
-//	Path.Get                   dotted key      32.98    495.4  0.07x  jsonpath FindResults (11 allocs)
-//	Path.Get                   with an index   52.43    887.0  0.06x  jsonpath FindResults (19 allocs)
-//	Parse                      3 fields        101.8     1224  0.08x  jsonpath Parse (22 allocs)
-//	Parse                      dotted key      146.2     2670  0.05x  jsonpath Parse (40 allocs)
-//	Parse                      with an index   167.7     2466  0.07x  jsonpath Parse (38 allocs)
-//
-// Every ctrlkit read above allocates nothing, and so do the peers' unstructured
-// helpers; NestedFieldNoCopy takes a []string of map keys and cannot index
-// arrays or address a key with dots by a single string, which is what the
-// small margin buys.
-//
-// crossplane-runtime's parser takes about 4 µs and 6 allocations for the
-// first path (earlier run, busy machine), since it lexes in a goroutine.
+// every reconcile survive a stream of paths used once. A table of 512 recent
+// paths, indexed by the address of the caller's string, finds a path passed
+// as the same string again (a constant, say) without hashing it. A compiled
+// Path skips even the lookup. The project's docs/benchmarks.md has the
+// figures.
 package fieldpath

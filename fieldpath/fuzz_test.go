@@ -39,6 +39,9 @@ func resetCache() {
 		paths.slots[i].Store(nil)
 		paths.used[i].Store(false)
 	}
+	for i := range paths.recent {
+		paths.recent[i].Store(nil)
+	}
 	paths.hand.Store(0)
 }
 
@@ -91,7 +94,7 @@ func FuzzParse(f *testing.F) {
 		}
 
 		// The cached path is the same.
-		c, err := lookup(path, DefaultMaxIndex)
+		c, err := paths.lookup(path, DefaultMaxIndex)
 		if err != nil {
 			t.Fatalf("lookup(%q): %v", path, err)
 		}

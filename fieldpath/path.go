@@ -11,8 +11,9 @@ import (
 type Path struct {
 	text     string
 	segs     Segments
-	maxIndex uint // the largest index in segs, zero when it has none
-	wildcard int  // the first wildcard segment, or -1
+	maxIndex uint   // the largest index in segs, zero when it has none
+	wildcard int    // the first wildcard segment, or -1
+	slot     uint32 // where the path cache stored it, if it did
 }
 
 // A CompileOption configures Compile.

@@ -114,7 +114,7 @@ func (p *Paved) UnmarshalJSON(data []byte) error {
 }
 
 func (p *Paved) path(path string) (*Path, error) {
-	return lookup(path, limit(p.maxIndex))
+	return paths.lookup(path, p.maxIndex)
 }
 
 // GetValue returns the value at path, without copying it: changes to a
@@ -268,12 +268,23 @@ func (p *Paved) set(fp *Path, v any, op string) error {
 
 // SetString stores a string at path.
 func (p *Paved) SetString(path, value string) error {
-	return p.SetValue(path, value)
+	return p.setJSON(path, value)
 }
 
 // SetBool stores a boolean at path.
 func (p *Paved) SetBool(path string, value bool) error {
-	return p.SetValue(path, value)
+	return p.setJSON(path, value)
+}
+
+// setJSON stores v, already in JSON form, at path. The typed setters call it
+// from functions small enough to inline, so that a constant argument is
+// boxed without allocating.
+func (p *Paved) setJSON(path string, v any) error {
+	fp, err := p.path(path)
+	if err != nil {
+		return err
+	}
+	return p.set(fp, v, "set")
 }
 
 // SetNumber stores a number at path: int64 when it is whole and fits, float64

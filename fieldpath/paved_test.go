@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -640,6 +641,35 @@ func TestCacheKeepsHotPaths(t *testing.T) {
 		if got := c.load("hot"); got != hot {
 			t.Fatalf("after %d paths used once, the hot path was evicted", i+1)
 		}
+	}
+}
+
+func TestCacheRecentAddressIsOnlyAHint(t *testing.T) {
+	c := newPathCache()
+	// Two strings at the same address with different text, as when a string
+	// is freed and its memory reused: the second must not get the first's
+	// path.
+	buf := []byte("a.b")
+	first := unsafe.String(&buf[0], len(buf))
+	p1, err := c.lookup(first, 0)
+	if err != nil || p1.String() != "a.b" {
+		t.Fatalf("lookup(a.b): %v, %v", p1, err)
+	}
+	buf = append(buf[:0], "c.d"...)
+	second := unsafe.String(&buf[0], len(buf))
+	p2, err := c.lookup(second, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Segments{field("c"), field("d")}, p2.segs); diff != "" {
+		t.Errorf("lookup of another text at the same address: -want, +got:\n%s", diff)
+	}
+	// A path found through the table is checked against the index limit too.
+	if _, err := c.lookup("x[5]", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.lookup("x[5]", 4); !errors.Is(err, ErrInvalidPath) {
+		t.Errorf("lookup(x[5]) under a limit of 4: got %v, want an error wrapping ErrInvalidPath", err)
 	}
 }
 
