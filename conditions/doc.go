@@ -77,6 +77,14 @@
 // something is unknown, missing or stale, and True otherwise, which is what
 // kstatus, `kubectl wait --for=condition=Ready`, Argo CD and Flux expect.
 //
+// # Progress
+//
+// SetProgress writes the abnormal-true conditions kstatus and Flux read beside
+// Ready: Reconciling=True while a controller works (Working, and whenever Ready
+// is Unknown), Stalled=True when only a spec change can help (Stalled, with
+// Ready False), and neither when it is done (Done). A condition that no longer
+// applies is removed, not left False.
+//
 // # Decisions
 //
 // Where the issue left room, the package decided:

@@ -63,7 +63,8 @@ type kind struct {
 	// script is the Argo CD health check in docs/health.
 	script string
 	// ready is the body (everything but apiVersion, kind and metadata) of an
-	// object that becomes Ready=True.
+	// object that becomes Ready=True. In every body and patch, $NAME is the
+	// object's name.
 	ready string
 	// working is the body of one that stays reconciled but not Ready, with
 	// the controller still at work; empty when the kind has no such state.
@@ -127,7 +128,9 @@ func TestHealth(t *testing.T) {
 		if body == "" {
 			return nil
 		}
-		u := parse(t, fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata: {name: %s}\n%s", k.apiVersion, k.name, strings.ToLower(k.name)+"-"+role, body))
+		name := strings.ToLower(k.name) + "-" + role
+		body = strings.ReplaceAll(body, "$NAME", name)
+		u := parse(t, fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata: {name: %s}\n%s", k.apiVersion, k.name, name, body))
 		if k.namespaced {
 			u.SetNamespace(ns)
 		}
@@ -144,7 +147,9 @@ func TestHealth(t *testing.T) {
 	// Phase 1: no controller runs. Every object is created, not reconciled.
 	for _, k := range kinds {
 		create(k, "ready", k.ready)
-		create(k, "broken", k.ready)
+		if k.breakPatch != "" {
+			create(k, "broken", k.ready)
+		}
 		create(k, "working", k.working)
 		create(k, "notready", k.notReady)
 		create(k, "invalid", k.invalid)
@@ -256,6 +261,7 @@ func patch(t *testing.T, c client.Client, u *unstructured.Unstructured, body str
 	if u == nil || body == "" {
 		return
 	}
+	body = strings.ReplaceAll(body, "$NAME", u.GetName())
 	js, err := yaml.YAMLToJSON([]byte(body))
 	if err != nil {
 		t.Fatal(err)

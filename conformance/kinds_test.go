@@ -1,8 +1,16 @@
 package conformance
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
+	extrefcontroller "github.com/ctrlkit/ctrlkit/examples/extref/controller"
+	extrefcrds "github.com/ctrlkit/ctrlkit/examples/extref/crds"
+	extrefv1alpha1 "github.com/ctrlkit/ctrlkit/examples/extref/v1alpha1"
+	healthcontrollers "github.com/ctrlkit/ctrlkit/examples/healthscope/controllers"
+	healthcrds "github.com/ctrlkit/ctrlkit/examples/healthscope/crds"
+	healthv1alpha1 "github.com/ctrlkit/ctrlkit/examples/healthscope/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 	"github.com/ctrlkit/ctrlkit/nop"
 	"github.com/ctrlkit/ctrlkit/nop/crds"
@@ -11,8 +19,8 @@ import (
 
 func TestMain(m *testing.M) {
 	testenv.Main(m,
-		testenv.CRDs(crds.FS),
-		testenv.WithScheme(nopv1alpha1.AddToScheme),
+		testenv.CRDs(crds.FS, extrefcrds.FS, healthcrds.FS),
+		testenv.WithScheme(nopv1alpha1.AddToScheme, extrefv1alpha1.AddToScheme, healthv1alpha1.AddToScheme),
 	)
 }
 
@@ -22,6 +30,12 @@ func startControllers(t *testing.T, env *testenv.Env) (stop func()) {
 	t.Helper()
 	mgr := newManager(t, env)
 	if err := nop.Setup(mgr, nop.Options{MaxConcurrentReconciles: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if err := extrefcontroller.Setup(mgr, extrefcontroller.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := healthcontrollers.Setup(mgr, healthcontrollers.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return runManager(t, mgr)
@@ -50,6 +64,13 @@ var nopKind = kind{
 }
 
 var kinds = []kind{
+	vpcKind,
+	subnetKind,
+	healthScopeKind,
+	applicationKind,
+}
+
+var nopKinds = []kind{
 	func() kind {
 		k := nopKind
 		k.name, k.apiVersion, k.namespaced = "NopResource", "nop.ctrlkit.dev/v1alpha1", true
@@ -60,4 +81,98 @@ var kinds = []kind{
 		k.name, k.apiVersion = "ClusterNopResource", "nop.ctrlkit.dev/v1alpha1"
 		return k
 	}(),
+}
+
+// The extref example's kinds: a VPC, which is Ready at once, and a Subnet,
+// which reads the VPC.
+var (
+	vpcKind = kind{
+		name: "VPC", apiVersion: "example.extref.ctrlkit.dev/v1alpha1", script: "ctrlkit.lua",
+		ready: `spec: {forProvider: {cidrBlock: 10.1.0.0/16}}`,
+		edit:  `{spec: {forProvider: {cidrBlock: 10.2.0.0/16}}}`,
+	}
+	subnetKind = kind{
+		name: "Subnet", apiVersion: "example.extref.ctrlkit.dev/v1alpha1", script: "ctrlkit.lua",
+		deps: `apiVersion: example.extref.ctrlkit.dev/v1alpha1
+kind: VPC
+metadata: {name: health-vpc}
+spec: {forProvider: {cidrBlock: 10.3.0.0/16}}
+`,
+		ready: subnetOf("health-vpc"),
+		// The VPC it reads does not exist: the controller waits for it.
+		working: subnetOf("no-such-vpc"),
+		edit:    `{spec: {forProvider: {region: eu-west-1}}}`,
+		// A read the example's source policy denies.
+		invalid: `spec:
+  forProvider: {region: us-east-1}
+  externalValues:
+  - fromObject: {version: v1, resource: secrets, name: other, namespace: default, fieldPath: data.x}
+    toFieldPath: spec.cidrBlock
+`,
+		// A region of "" leaves the Subnet without a value it needs.
+		breakPatch: `{spec: {forProvider: {region: ""}}}`,
+	}
+)
+
+func subnetOf(vpc string) string {
+	return `spec:
+  forProvider: {region: us-east-1}
+  externalValues:
+  - fromObject: {group: example.extref.ctrlkit.dev, version: v1alpha1, resource: vpcs, name: ` + vpc + `, fieldPath: spec.forProvider.cidrBlock}
+    toFieldPath: spec.cidrBlock
+  - fromObject: {group: example.extref.ctrlkit.dev, version: v1alpha1, resource: vpcs, name: ` + vpc + `, fieldPath: status.atProvider.vpcId}
+    toFieldPath: spec.forProvider.vpcId
+`
+}
+
+// The healthscope example's kinds. A workload with no replicas is healthy
+// without a kube-controller-manager; one with a replica never is.
+var (
+	healthScopeKind = kind{
+		name: "HealthScope", apiVersion: "healthscope.example.ctrlkit.dev/v1alpha1", namespaced: true, script: "ctrlkit.lua",
+		deps: statefulSet("zero", 0) + "---\n" + statefulSet("zero-2", 0) + "---\n" + statefulSet("one", 1),
+		ready: `spec: {workloadRefs: [{apiVersion: apps/v1, kind: StatefulSet, name: zero}]}`,
+		// No workloads: the scope's health is unknown until it has some.
+		working:  `spec: {}`,
+		notReady: `spec: {workloadRefs: [{apiVersion: apps/v1, kind: StatefulSet, name: one}]}`,
+		edit:     `{spec: {workloadRefs: [{apiVersion: apps/v1, kind: StatefulSet, name: zero}, {apiVersion: apps/v1, kind: StatefulSet, name: zero-2}]}}`,
+	}
+	applicationKind = kind{
+		name: "Application", apiVersion: "healthscope.example.ctrlkit.dev/v1alpha1", namespaced: true, script: "ctrlkit.lua",
+		ready: "spec: {components: [" + component("$NAME", "") + "]}",
+		// A scope that does not exist (yet): the controller retries.
+		working: "spec: {components: [" + component("$NAME", "no-such-scope") + "]}",
+		edit:    "{spec: {components: [" + component("$NAME", "") + ", " + component("$NAME-2", "") + "]}}",
+		// A workload the API server refuses (a StatefulSet needs a selector).
+		invalid:    "spec: {components: [" + badComponent("$NAME") + "]}",
+		breakPatch: "{spec: {components: [" + component("$NAME", "") + ", " + badComponent("$NAME-bad") + "]}}",
+	}
+)
+
+func statefulSet(name string, replicas int) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: %s}
+spec:
+  replicas: %d
+  serviceName: %s
+  selector: {matchLabels: {app: %s}}
+  template:
+    metadata: {labels: {app: %s}}
+    spec: {containers: [{name: c, image: "registry.k8s.io/pause:3.10"}]}
+`, name, replicas, name, name, name)
+}
+
+// component is an Application component whose workload is a StatefulSet with
+// no replicas, in scope when scope is not empty.
+func component(name, scope string) string {
+	c := fmt.Sprintf(`{name: %s, workload: {apiVersion: apps/v1, kind: StatefulSet, metadata: {name: %s}, spec: {replicas: 0, serviceName: %s, selector: {matchLabels: {app: %s}}, template: {metadata: {labels: {app: %s}}, spec: {containers: [{name: c, image: "registry.k8s.io/pause:3.10"}]}}}}}`, name, name, name, name, name)
+	if scope != "" {
+		c = strings.TrimSuffix(c, "}") + fmt.Sprintf(`, scopes: [{scopeRef: {apiVersion: healthscope.example.ctrlkit.dev/v1alpha1, kind: HealthScope, name: %s}}]}`, scope)
+	}
+	return c
+}
+
+func badComponent(name string) string {
+	return fmt.Sprintf(`{name: %s, workload: {apiVersion: apps/v1, kind: StatefulSet, metadata: {name: %s}, spec: {replicas: 0}}}`, name, name)
 }

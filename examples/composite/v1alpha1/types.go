@@ -35,6 +35,7 @@ type AppSpec struct {
 type AppStatus struct {
 	// ObservedGeneration is the generation the status describes.
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions of the claim: Ready and Synced, set by the claim
@@ -69,7 +70,8 @@ type App struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   AppSpec   `json:"spec"`
+	Spec AppSpec `json:"spec"`
+	// +kubebuilder:default={}
 	Status AppStatus `json:"status,omitempty"`
 }
 
@@ -103,6 +105,7 @@ type XAppSpec struct {
 type XAppStatus struct {
 	// ObservedGeneration is the generation the status describes.
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions of the XApp: Ready and Synced, set by the XR controller,
@@ -136,7 +139,8 @@ type XApp struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   XAppSpec   `json:"spec"`
+	Spec XAppSpec `json:"spec"`
+	// +kubebuilder:default={}
 	Status XAppStatus `json:"status,omitempty"`
 }
 

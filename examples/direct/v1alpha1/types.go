@@ -49,6 +49,7 @@ type Access struct {
 type DatasetStatus struct {
 	// ObservedGeneration is the generation the status describes.
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions of the Dataset. Ready says whether the cloud dataset matches
@@ -73,7 +74,8 @@ type Dataset struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   DatasetSpec   `json:"spec,omitempty"`
+	Spec DatasetSpec `json:"spec,omitempty"`
+	// +kubebuilder:default={}
 	Status DatasetStatus `json:"status,omitempty"`
 }
 

@@ -7,6 +7,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -147,7 +148,9 @@ func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) er
 	before := s.Status.DeepCopy()
 	s.Status.ObservedGeneration = s.Generation
 	resolvedChanged := r.setter.Set(&s.Status.Conditions, resolved)
-	r.setter.Set(&s.Status.Conditions, r.observe(s, out, resolveErr))
+	ready, progress := r.observe(s, out, resolveErr)
+	r.setter.Set(&s.Status.Conditions, ready)
+	r.setter.SetProgress(&s.Status.Conditions, s.Generation, progress, ready.Reason, ready.Message)
 	if reflect.DeepEqual(before, &s.Status) {
 		return nil
 	}
@@ -161,17 +164,26 @@ func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) er
 }
 
 // observe "creates" the subnet when its values are known, and returns its
-// Ready condition.
-func (r *subnetReconciler) observe(s *v1alpha1.Subnet, out extref.Outcome, resolveErr error) metav1.Condition {
+// Ready condition and how far the controller got: working while a source it
+// reads is missing (it may appear), stalled when only a spec change can help.
+func (r *subnetReconciler) observe(s *v1alpha1.Subnet, out extref.Outcome, resolveErr error) (metav1.Condition, conditions.Progress) {
 	ready := metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionFalse, Reason: "Waiting", ObservedGeneration: s.Generation}
 	p := s.Spec.ForProvider
 	switch {
+	case resolveErr != nil && waiting(resolveErr):
+		ready.Message = "waiting for external values: " + extref.Condition(out, resolveErr, s.Generation).Message
+		return ready, conditions.Working
 	case resolveErr != nil:
-		ready.Message = "waiting for external values"
-		return ready
+		resolved := extref.Condition(out, resolveErr, s.Generation)
+		if extref.WriteRejected(resolveErr) {
+			resolved = extref.RejectedCondition(resolveErr, s.Generation)
+		}
+		ready.Reason, ready.Message = resolved.Reason, resolved.Message
+		return ready, conditions.Stalled
 	case s.Spec.CIDRBlock == "" || p.Region == "" || p.VPCID == "":
+		ready.Reason = ReasonInvalidSpec
 		ready.Message = "cidrBlock, forProvider.region and forProvider.vpcId are required"
-		return ready
+		return ready, conditions.Stalled
 	}
 	s.Status.AtProvider.SubnetID = "subnet-" + digest(p.VPCID, s.Spec.CIDRBlock, p.Region)[:12]
 	// Only that the password is there: it, and anything derived from it,
@@ -180,7 +192,25 @@ func (r *subnetReconciler) observe(s *v1alpha1.Subnet, out extref.Outcome, resol
 	s.Status.AtProvider.CredentialsReceived = pw != ""
 	ready.Status, ready.Reason = metav1.ConditionTrue, conditions.ReasonAvailable
 	ready.Message = fmt.Sprintf("subnet %s exists in %s", s.Status.AtProvider.SubnetID, p.VPCID)
-	return ready
+	return ready, conditions.Done
+}
+
+// ReasonInvalidSpec: the Subnet lacks a value it needs, and only a spec
+// change can give it.
+const ReasonInvalidSpec = "InvalidSpec"
+
+// waiting reports whether the Subnet may still resolve without a change of
+// its own: false when a reference is invalid, a read is denied, a value
+// cannot be transformed or written, or the API server rejected the values;
+// true otherwise (a source, a field of it or its kind does not exist yet, or
+// a transient error).
+func waiting(err error) bool {
+	for _, permanent := range []error{extref.ErrInvalid, extref.ErrDenied, extref.ErrTransform, extref.ErrTarget} {
+		if errors.Is(err, permanent) {
+			return false
+		}
+	}
+	return !extref.WriteRejected(err)
 }
 
 func digest(parts ...string) string {

@@ -15,6 +15,7 @@ var GroupVersion = schema.GroupVersion{Group: "example.extref.ctrlkit.dev", Vers
 type Status struct {
 	// ObservedGeneration is the generation the status describes.
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions: Ready, and for a Subnet ReferencesResolved.
@@ -63,7 +64,8 @@ type VPC struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   VPCSpec   `json:"spec"`
+	Spec VPCSpec `json:"spec"`
+	// +kubebuilder:default={}
 	Status VPCStatus `json:"status,omitempty"`
 }
 
@@ -152,7 +154,8 @@ type Subnet struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   SubnetSpec   `json:"spec,omitempty"`
+	Spec SubnetSpec `json:"spec,omitempty"`
+	// +kubebuilder:default={}
 	Status SubnetStatus `json:"status,omitempty"`
 }
 

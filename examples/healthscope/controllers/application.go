@@ -186,11 +186,17 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	}
 	ready := metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionTrue, Reason: ReasonAvailable,
 		Message: fmt.Sprintf("%d workloads exist and are in the scopes their components name", len(app.Spec.Components)), ObservedGeneration: app.Generation}
+	progress := conditions.Done
 	if len(problems) > 0 {
 		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, problems[0].reason, joinProblems(problems)
 		r.events.Eventf(app, nil, "Warning", problems[0].reason, "Reconcile", "%s", ready.Message)
+		progress = conditions.Working
+		if stuck(problems) {
+			progress = conditions.Stalled
+		}
 	}
 	r.setter.Set(&status.Conditions, ready)
+	r.setter.SetProgress(&status.Conditions, app.Generation, progress, ready.Reason, ready.Message)
 	if err := r.writeStatus(ctx, app, status); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -403,4 +409,20 @@ func joinProblems(ps []problem) string {
 		msgs[i] = p.err.Error()
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// stuck reports whether any problem needs a change of the Application (or of
+// a scope it names) before it can pass: the API server refused a workload,
+// a scope's references are malformed, its definition declares no path, or a
+// workload is already in another exclusive scope. The others (a scope or
+// definition not there yet, an API error) are retried.
+func stuck(problems []problem) bool {
+	for _, p := range problems {
+		if apierrors.IsInvalid(p.err) || apierrors.IsBadRequest(p.err) ||
+			errors.Is(p.err, scopes.ErrMalformed) || errors.Is(p.err, scopes.ErrInvalidRef) ||
+			errors.Is(p.err, scopes.ErrNoRefPath) || errors.Is(p.err, scopes.ErrOverlap) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -70,16 +71,28 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 
 	status := v1alpha1.HealthScopeStatus{ObservedGeneration: hs.Generation, Conditions: slices.Clone(hs.Status.Conditions)}
 	var ready metav1.Condition
-	if located == nil && locateErr != nil {
+	progress := conditions.Done
+	switch {
+	case located == nil && locateErr != nil && stalled(locateErr):
+		// The references cannot be read as they are: only a change of
+		// the scope helps.
+		status.ScopeHealthCondition, status.HealthConditions = hs.Status.ScopeHealthCondition, hs.Status.HealthConditions
+		ready = metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionFalse, Reason: ReasonLocateFailed, Message: locateErr.Error(), ObservedGeneration: hs.Generation}
+		progress = conditions.Stalled
+	case located == nil && locateErr != nil:
 		// The references themselves could not be read: keep the last
 		// health seen, and say why it may be stale.
 		status.ScopeHealthCondition, status.HealthConditions = hs.Status.ScopeHealthCondition, hs.Status.HealthConditions
 		ready = metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionUnknown, Reason: ReasonLocateFailed, Message: locateErr.Error(), ObservedGeneration: hs.Generation}
-	} else {
+	default:
 		status.ScopeHealthCondition, status.HealthConditions = Assess(located)
 		ready = readyCondition(status.ScopeHealthCondition, hs.Generation)
 	}
+	if ready.Status == metav1.ConditionUnknown {
+		progress = conditions.Working
+	}
 	r.setter.Set(&status.Conditions, ready)
+	r.setter.SetProgress(&status.Conditions, hs.Generation, progress, ready.Reason, ready.Message)
 
 	if !equality.Semantic.DeepEqual(hs.Status, status) {
 		hs.Status = status
@@ -197,4 +210,12 @@ func (w *kindWatcher) watch(gvk schema.GroupVersionKind) {
 		return
 	}
 	w.watched[gvk] = true
+}
+
+// stalled reports whether a scope's references cannot be read without a
+// change of the scope: an entry that is not a reference, or a definition
+// that declares no reference path. Anything else (a definition not yet
+// installed, an API error) may pass.
+func stalled(err error) bool {
+	return errors.Is(err, scopes.ErrMalformed) || errors.Is(err, scopes.ErrInvalidRef) || errors.Is(err, scopes.ErrNoRefPath)
 }

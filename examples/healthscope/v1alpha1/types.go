@@ -199,6 +199,7 @@ type WorkloadHealthCondition struct {
 type HealthScopeStatus struct {
 	// ObservedGeneration is the generation the status describes.
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions: Ready is True when every workload is healthy.
@@ -232,7 +233,8 @@ type HealthScope struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   HealthScopeSpec   `json:"spec,omitempty"`
+	Spec HealthScopeSpec `json:"spec,omitempty"`
+	// +kubebuilder:default={}
 	Status HealthScopeStatus `json:"status,omitempty"`
 }
 
@@ -306,6 +308,7 @@ type WorkloadStatus struct {
 type ApplicationStatus struct {
 	// ObservedGeneration is the generation the status describes.
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions: Ready is True when every workload exists and is in every
@@ -333,7 +336,8 @@ type Application struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   ApplicationSpec   `json:"spec"`
+	Spec ApplicationSpec `json:"spec"`
+	// +kubebuilder:default={}
 	Status ApplicationStatus `json:"status,omitempty"`
 }
 
