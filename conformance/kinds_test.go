@@ -130,7 +130,7 @@ func subnetOf(vpc string) string {
 var (
 	healthScopeKind = kind{
 		name: "HealthScope", apiVersion: "healthscope.example.ctrlkit.dev/v1alpha1", namespaced: true, script: "ctrlkit.lua",
-		deps: statefulSet("zero", 0) + "---\n" + statefulSet("zero-2", 0) + "---\n" + statefulSet("one", 1),
+		deps:  statefulSet("zero", 0) + "---\n" + statefulSet("zero-2", 0) + "---\n" + statefulSet("one", 1),
 		ready: `spec: {workloadRefs: [{apiVersion: apps/v1, kind: StatefulSet, name: zero}]}`,
 		// No workloads: the scope's health is unknown until it has some.
 		working:  `spec: {}`,
