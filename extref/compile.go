@@ -180,7 +180,7 @@ func checkRef(ref v1alpha1.ObjectFieldRef) *compileError {
 		}
 		return invalid(".fieldPath", "%v", err)
 	}
-	return nil
+	return checkVolatile(ref.FieldPath)
 }
 
 // checkTarget checks that a target lies under spec, outside the external

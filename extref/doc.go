@@ -61,7 +61,10 @@
 //
 // Field paths (fieldPath, toFieldPath) use package fieldpath's syntax,
 // Crossplane's: spec.containers[0].name, metadata.labels[app.kubernetes.io/name].
-// A source's path may not hold wildcards. A target (toFieldPath) must lie
+// A source's path may not hold wildcards, nor reach a field that changes
+// whenever its object is written (metadata.resourceVersion, .generation,
+// .managedFields, status.observedGeneration and a condition's), nor hold one
+// (metadata or status as a whole): ErrInvalid. A target (toFieldPath) must lie
 // under spec, outside the external values themselves, or be one label or
 // annotation (which take strings, in either notation:
 // metadata.labels[x] or metadata[labels][x]); anything else is invalid.
@@ -159,6 +162,12 @@
 // the status subresource, with a Warning event, and do not retry until a
 // spec or source change; WriteRejected and RejectedCondition do the same
 // for other controllers.
+//
+// SetupReconciler bounds the writes to each referencer (WriteBudget): at most
+// 10 in any 30 seconds; past that it is held, as ReferencesResolved=False
+// with reason Oscillating and a Warning event, and not written until its
+// spec changes, or until the hold (30 seconds, doubling up to 8 minutes) has
+// passed and its resolved values change.
 //
 // # Composite resources
 //

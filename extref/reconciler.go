@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
@@ -38,8 +39,13 @@ type Options struct {
 	// Name of the controller; defaults to "extref-" and the lower-case kind.
 	Name string
 
-	// Clock stamps condition transitions; nil means the real clock.
+	// Clock stamps condition transitions and times the write budget; nil
+	// means the real clock.
 	Clock clock.PassiveClock
+
+	// Writes bounds the writes to each referencer; the zero value is
+	// DefaultBudgetWrites in DefaultBudgetWindow.
+	Writes WriteBudget
 }
 
 // SetupReconciler adds to mgr a controller that resolves the external
@@ -84,6 +90,7 @@ func setupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options
 		watcher:  w,
 		recorder: mgr.GetEventRecorder(name),
 		setter:   conditions.Setter{Clock: o.Clock},
+		guard:    newWriteGuard(o.Writes, o.Clock),
 	}
 	if wrap != nil {
 		r = wrap(r)
@@ -103,6 +110,7 @@ type reconciler struct {
 	watcher  *Watcher
 	recorder events.EventRecorder // may be nil
 	setter   conditions.Setter
+	guard    *writeGuard
 
 	// written is the resourceVersion of each referencer after this
 	// reconciler's last write, so that a reconcile from a cache that has
@@ -123,6 +131,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		condChanged  bool
 		rejected     error // the API server rejected the resolved values
 		cond         metav1.Condition
+		held         verdict // the write budget's, when it holds the referencer
 	)
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		rejected = nil
@@ -137,6 +146,9 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return nil
 		}
 		out, resolveErr = r.resolver.Resolve(ctx, obj)
+		if held, err = r.admit(ctx, obj, out, resolveErr); err != nil || held.held {
+			return err
+		}
 		if resolveErr == nil && out.Changed {
 			// A write the API server rejects (e.g. a string for an
 			// integer field) would be rejected again: report it, through
@@ -148,6 +160,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 				return err
 			default:
 				r.written.Record(req.NamespacedName, obj.GetResourceVersion())
+				r.guard.wrote(req.NamespacedName)
 			}
 		}
 		cond = Condition(out, resolveErr, obj.GetGeneration())
@@ -163,6 +176,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 				return err
 			}
 			r.written.Record(req.NamespacedName, obj.GetResourceVersion())
+			r.guard.wrote(req.NamespacedName)
 		}
 		return nil
 	})
@@ -170,11 +184,17 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	case apierrors.IsNotFound(err):
 		r.written.Forget(req.NamespacedName)
 		r.watcher.Forget(req.NamespacedName)
+		r.guard.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	case err != nil:
 		return reconcile.Result{}, err
 	case stale:
 		return reconcile.Result{RequeueAfter: staleRetry}, nil
+	case held.held:
+		if held.report && r.recorder != nil {
+			r.recorder.Eventf(obj, nil, "Warning", ReasonOscillating, "ResolveExternalValues", "%s", oscillatingCondition(held, r.guard.budget.Window, obj.GetGeneration()).Message)
+		}
+		return reconcile.Result{RequeueAfter: held.wait}, nil
 	case resolveErr == nil && rejected == nil:
 		return reconcile.Result{}, nil
 	}
@@ -193,6 +213,52 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{RequeueAfter: UnknownResourceRetry}, nil
 	}
 	return reconcile.Result{}, nil
+}
+
+// admit asks the write budget whether the reconcile of obj, which Resolve
+// returned out and resolveErr for, may write what it would. When the
+// budget holds the referencer nothing is written, but the Oscillating
+// condition once.
+func (r *reconciler) admit(ctx context.Context, obj *unstructured.Unstructured, out Outcome, resolveErr error) (verdict, error) {
+	cond := Condition(out, resolveErr, obj.GetGeneration())
+	need := 0
+	if resolveErr == nil && out.Changed {
+		need = 2 // the spec, then the condition's observedGeneration
+	} else if conditionDiffers(obj, cond) {
+		need = 1
+	}
+	if need == 0 {
+		return verdict{}, nil
+	}
+	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	v := r.guard.admit(key, obj.GetGeneration(), need, func() uint64 { return r.guard.fingerprint(obj, cond) })
+	if !v.held || !v.report {
+		return v, nil
+	}
+	// obj holds the resolved values, which the status subresource ignores.
+	changed, err := r.setter.SetUnstructured(obj, oscillatingCondition(v, r.guard.budget.Window, obj.GetGeneration()))
+	if err != nil {
+		return v, fmt.Errorf("cannot set the %s condition: %w", TypeReferencesResolved, err)
+	}
+	if changed {
+		if err := r.client.Status().Update(ctx, obj); err != nil {
+			return v, err
+		}
+		r.written.Record(key, obj.GetResourceVersion())
+	}
+	r.guard.reported(key)
+	return v, nil
+}
+
+// conditionDiffers reports whether obj's ReferencesResolved condition is
+// not c.
+func conditionDiffers(obj *unstructured.Unstructured, c metav1.Condition) bool {
+	conds, err := conditions.FromUnstructured(obj)
+	if err != nil {
+		return true
+	}
+	old := conditions.Get(conds, c.Type)
+	return old == nil || old.Status != c.Status || old.Reason != c.Reason || old.Message != c.Message || old.ObservedGeneration != c.ObservedGeneration
 }
 
 // transient reports whether a failure may go away without any change that a

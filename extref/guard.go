@@ -1,0 +1,227 @@
+package extref
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+)
+
+// The defaults of WriteBudget.
+const (
+	DefaultBudgetWrites  = 10
+	DefaultBudgetWindow  = 30 * time.Second
+	DefaultBudgetMaxHold = 8 * time.Minute
+)
+
+// A WriteBudget bounds the writes SetupReconciler's controller makes to each
+// referencer, so that a loop validation cannot see (referencers that read
+// each other's ordinary fields in a cycle, a source another controller
+// rewrites whenever the referencer changes) cannot have it written for ever.
+//
+// A referencer may take Writes writes (of its spec or its status) in any
+// Window. A reconcile that would go past the budget trips it: nothing is
+// written but the ReferencesResolved condition, False with reason
+// Oscillating (and a Warning event), and the referencer is held: nothing is
+// written to it until its spec changes (its generation moves), or until the
+// hold has passed and what it would write differs from what the trip held
+// back. Then one reconcile's writes are let through on probation: another
+// write within a Window trips it again. The hold is a Window at the first
+// trip and doubles at each trip that follows, up to MaxHold.
+type WriteBudget struct {
+	// Writes a referencer may take in any Window; 0 means
+	// DefaultBudgetWrites. A reconcile writes the spec and the status, so
+	// it takes two.
+	Writes int
+	// Window is the period the budget applies to; 0 means
+	// DefaultBudgetWindow.
+	Window time.Duration
+	// MaxHold caps the hold after a trip; 0 means DefaultBudgetMaxHold.
+	MaxHold time.Duration
+}
+
+func (b WriteBudget) withDefaults() WriteBudget {
+	if b.Writes <= 0 {
+		b.Writes = DefaultBudgetWrites
+	}
+	if b.Writes < probeWrites {
+		b.Writes = probeWrites
+	}
+	if b.Window <= 0 {
+		b.Window = DefaultBudgetWindow
+	}
+	if b.MaxHold <= 0 {
+		b.MaxHold = DefaultBudgetMaxHold
+	}
+	b.MaxHold = max(b.MaxHold, b.Window)
+	return b
+}
+
+// ReasonOscillating: the referencer took more writes than its WriteBudget
+// allows, as it would in a loop, and nothing more is written to it until its
+// spec changes or its hold has passed.
+const ReasonOscillating = "Oscillating"
+
+// probeWrites are the writes of one reconcile (spec and status), let through
+// after a hold.
+const probeWrites = 2
+
+// writeGuard keeps the WriteBudget of each referencer.
+type writeGuard struct {
+	budget WriteBudget
+	clock  clock.PassiveClock
+	seed   maphash.Seed
+
+	mu   sync.Mutex
+	refs map[types.NamespacedName]*writeRecord
+}
+
+// writeRecord is what the guard knows of one referencer.
+type writeRecord struct {
+	writes    []time.Time // the latest writes, oldest first, at most budget.Writes
+	probation time.Time   // until then the budget is probeWrites
+	trips     int         // for the back-off
+	lastTrip  time.Time
+
+	held       bool
+	until      time.Time // the hold's end
+	hold       time.Duration
+	generation int64  // the referencer's, at the trip
+	withheld   uint64 // what the trip held back: fingerprint's value
+	reported   bool   // the Oscillating condition was written
+}
+
+func newWriteGuard(b WriteBudget, c clock.PassiveClock) *writeGuard {
+	if c == nil {
+		c = clock.RealClock{}
+	}
+	return &writeGuard{budget: b.withDefaults(), clock: c, seed: maphash.MakeSeed(), refs: make(map[types.NamespacedName]*writeRecord)}
+}
+
+// A verdict is whether a reconcile may write.
+type verdict struct {
+	held   bool          // write nothing (but the Oscillating condition, when report)
+	report bool          // the Oscillating condition is still to be written
+	wait   time.Duration // until the hold passes; 0 when only a change ends it
+	hold   time.Duration // the hold of the trip
+	writes int           // the budget that tripped
+}
+
+// admit decides whether a reconcile that would write need writes to the
+// referencer key, of the given generation, may make them; fingerprint
+// returns what it would write, and is called only for a trip or a hold.
+func (g *writeGuard) admit(key types.NamespacedName, generation int64, need int, fingerprint func() uint64) verdict {
+	now := g.clock.Now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	rec := g.refs[key]
+	if rec == nil {
+		rec = &writeRecord{}
+		g.refs[key] = rec
+	}
+	if rec.held {
+		switch {
+		case generation != rec.generation:
+			// Its spec changed: a fresh budget (the back-off stays).
+			rec.held, rec.writes, rec.probation = false, rec.writes[:0], time.Time{}
+		case now.Before(rec.until):
+			return verdict{held: true, report: !rec.reported, wait: rec.until.Sub(now), hold: rec.hold, writes: g.budget.Writes}
+		case fingerprint() == rec.withheld:
+			// The sources hold still where the trip left them: a write
+			// would go on with the loop.
+			return verdict{held: true, report: !rec.reported, hold: rec.hold, writes: g.budget.Writes}
+		default:
+			rec.held, rec.writes, rec.probation = false, rec.writes[:0], now.Add(g.budget.Window)
+		}
+	}
+	if rec.trips > 0 && now.Sub(rec.lastTrip) > 2*g.budget.MaxHold {
+		rec.trips = 0
+	}
+	limit := g.budget.Writes
+	if now.Before(rec.probation) {
+		limit = probeWrites
+	}
+	used := 0
+	for _, t := range rec.writes {
+		if now.Sub(t) < g.budget.Window {
+			used++
+		}
+	}
+	if used+need <= limit {
+		return verdict{}
+	}
+	rec.trips++
+	rec.lastTrip = now
+	rec.hold = g.budget.Window
+	for i := 1; i < rec.trips && rec.hold < g.budget.MaxHold; i++ {
+		rec.hold *= 2
+	}
+	rec.hold = min(rec.hold, g.budget.MaxHold)
+	rec.held, rec.reported = true, false
+	rec.until = now.Add(rec.hold)
+	rec.generation = generation
+	rec.withheld = fingerprint()
+	return verdict{held: true, report: true, wait: rec.hold, hold: rec.hold, writes: g.budget.Writes}
+}
+
+// wrote records a write to the referencer key.
+func (g *writeGuard) wrote(key types.NamespacedName) {
+	now := g.clock.Now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	rec := g.refs[key]
+	if rec == nil {
+		rec = &writeRecord{}
+		g.refs[key] = rec
+	}
+	if len(rec.writes) >= g.budget.Writes {
+		rec.writes = append(rec.writes[:0], rec.writes[1:]...)
+	}
+	rec.writes = append(rec.writes, now)
+}
+
+// reported records that the Oscillating condition of the referencer key was
+// written.
+func (g *writeGuard) reported(key types.NamespacedName) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if rec := g.refs[key]; rec != nil {
+		rec.reported = true
+	}
+}
+
+// forget drops what is known of a referencer that is gone.
+func (g *writeGuard) forget(key types.NamespacedName) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.refs, key)
+}
+
+// fingerprint identifies what a reconcile would write: the resolved spec,
+// labels and annotations, and the condition's state.
+func (g *writeGuard) fingerprint(obj *unstructured.Unstructured, c metav1.Condition) uint64 {
+	var h maphash.Hash
+	h.SetSeed(g.seed)
+	b, _ := json.Marshal([]any{obj.Object["spec"], obj.GetLabels(), obj.GetAnnotations(), c.Status, c.Reason, c.Message})
+	_, _ = h.Write(b)
+	return h.Sum64()
+}
+
+// oscillatingCondition returns the ReferencesResolved condition of a
+// referencer held by its write budget: False with reason Oscillating.
+func oscillatingCondition(v verdict, window time.Duration, generation int64) metav1.Condition {
+	return metav1.Condition{
+		Type:               TypeReferencesResolved,
+		Status:             metav1.ConditionFalse,
+		Reason:             ReasonOscillating,
+		ObservedGeneration: generation,
+		Message: fmt.Sprintf("the referencer needed more than %d writes in %s, as in a loop (a cycle of references, or a source rewritten whenever the referencer changes): "+
+			"nothing more is written until its spec changes, or until %s have passed and its resolved values change", v.writes, window, v.hold),
+	}
+}
