@@ -123,7 +123,11 @@
 // if that read finds a new generation, the condition, decided for the old
 // spec, is not written (ErrGenerationChanged) and the reconcile starts again.
 // An Operation, from StartUpdate or StartCreate, carries the first field
-// path from the Updating condition to the UpdateFailure one.
+// path from the Updating condition to the UpdateFailure one. Typed objects
+// may use metav1.Condition or any condition struct with the conventional JSON
+// fields (Config Connector's v1alpha1.Condition); a field the CRD prunes
+// (Config Connector's conditions have no observedGeneration) is not counted
+// as a change, so a settled object takes zero writes on any schema.
 //
 // # Decisions
 //

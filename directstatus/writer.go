@@ -20,8 +20,8 @@ import (
 )
 
 // ErrNoStatus is wrapped by the Writer's errors about a typed object whose
-// status has no conditions list of metav1.Conditions or no
-// observedGeneration integer, which the Writer needs to write.
+// status has no conditions list (see Writer) or no observedGeneration
+// integer, which the Writer needs to write.
 var ErrNoStatus = errors.New("object has no status.conditions and status.observedGeneration")
 
 // ErrGenerationChanged is wrapped by the Writer's error when, after a
@@ -43,14 +43,29 @@ var ErrGenerationChanged = errors.New("the object's generation changed")
 // concurrent writer's changes are kept, not overwritten.
 //
 // Objects may be typed or *unstructured.Unstructured. A typed object needs
-// a status with a []metav1.Condition "conditions" field and an integer
+// a status with a "conditions" list and an integer (or pointer to one)
 // "observedGeneration" field (JSON names), as Kubernetes API conventions have
-// it; a typed object without them is an error wrapping ErrNoStatus.
+// it; a typed object without them is an error wrapping ErrNoStatus. The
+// conditions may be metav1.Conditions or any struct with the conventional
+// JSON fields: string-kinded type and status, and optional string reason
+// and message, lastTransitionTime a string or a metav1.Time, as Config
+// Connector's v1alpha1.Condition has them; fields the struct lacks
+// (observedGeneration) are not written.
+//
+// A CRD whose schema lacks a field the Writer writes (Config Connector's
+// conditions have no observedGeneration) makes the API server prune it. The
+// Writer does not count such a field as a change: it learns from the
+// response to each write whether the kind of object keeps the condition's
+// observedGeneration and status.observedGeneration, and before its first
+// write it takes a field missing from a Ready condition that otherwise
+// matches as not kept. A settled object therefore takes no write on any
+// schema, from a Writer just started too.
 type Writer struct {
 	client  client.Client
 	reader  client.Reader
 	setter  conditions.Setter
 	backoff wait.Backoff
+	schemas sync.Map // schemaKey -> schema
 }
 
 // A WriterOption configures a Writer.
@@ -138,6 +153,7 @@ func (w *Writer) SetReady(ctx context.Context, obj client.Object, c metav1.Condi
 			return err
 		}
 		written = true
+		w.learn(obj)
 		return nil
 	})
 	if err != nil {
@@ -175,7 +191,7 @@ func (w *Writer) record(obj client.Object, c metav1.Condition) (bool, error) {
 	gen := obj.GetGeneration()
 	c.ObservedGeneration = gen
 	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return w.recordUnstructured(u, c, gen)
+		return w.recordUnstructured(u, c, gen, w.schemaOf(obj))
 	}
 
 	if err := checkStatus(obj); err != nil {
@@ -186,7 +202,7 @@ func (w *Writer) record(obj client.Object, c metav1.Condition) (bool, error) {
 		return false, fmt.Errorf("cannot convert %s to unstructured content: %w", describe(obj), err)
 	}
 	u := &unstructured.Unstructured{Object: content}
-	changed, err := w.recordUnstructured(u, c, gen)
+	changed, err := w.recordUnstructured(u, c, gen, w.schemaOf(obj))
 	if err != nil || !changed {
 		return false, err
 	}
@@ -198,17 +214,41 @@ func (w *Writer) record(obj client.Object, c metav1.Condition) (bool, error) {
 	return true, nil
 }
 
-func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condition, gen int64) (bool, error) {
-	changed, err := w.setter.SetUnstructured(u, c)
-	if err != nil {
-		return false, err
-	}
+// recordUnstructured records c and gen on u. A field the object's schema
+// does not keep (see schema) is not compared: the API server would prune it
+// from every write, and the next call would see a change again.
+func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condition, gen int64, sch schema) (bool, error) {
 	old, found, err := unstructured.NestedFieldNoCopy(u.Object, "status", "observedGeneration")
 	if err != nil {
 		return false, fmt.Errorf("cannot read status.observedGeneration of %s: %w", describe(u), err)
 	}
 	// A whole float64 is how encoding/json decodes an integer into any.
-	if i, ok := jsonvalue.WholeInt64(old); found && ok && i == gen {
+	i, ok := jsonvalue.WholeInt64(old)
+	rootSame := found && ok && i == gen
+	conds, err := conditions.FromUnstructured(u)
+	if err != nil {
+		return false, err
+	}
+	if prev := conditions.Get(conds, conditions.TypeReady); prev != nil &&
+		prev.Status == c.Status && prev.Reason == c.Reason && prev.Message == c.Message {
+		// The Ready condition holds c but for its observedGeneration: the
+		// stored object has it right, or does not keep it.
+		condSame := prev.ObservedGeneration == gen ||
+			sch.condGen == pruned || sch.condGen == unknown && !readyHasGeneration(u)
+		// Without status.observedGeneration beside a Ready condition the
+		// Writer wrote (it writes both), the schema does not keep it.
+		rootSettled := rootSame || sch.rootGen == pruned || sch.rootGen == unknown && !found
+		if condSame && rootSettled {
+			return false, nil
+		}
+	}
+	// A write stamps both observedGenerations, kept or not, so that its
+	// response tells which the schema keeps.
+	changed, err := w.setter.SetUnstructured(u, c)
+	if err != nil {
+		return false, err
+	}
+	if rootSame {
 		return changed, nil
 	}
 	// SetUnstructured made sure that status is an object.
@@ -242,8 +282,8 @@ func checkStatus(obj client.Object) error {
 		default:
 			ct, okC := jsonField(st, "conditions")
 			gt, okG := jsonField(st, "observedGeneration")
-			if !okC || ct != reflect.TypeFor[[]metav1.Condition]() {
-				err = fmt.Errorf("the status of %s has no conditions field of type []metav1.Condition: %w", t, ErrNoStatus)
+			if !okC || !conditionList(ct) {
+				err = fmt.Errorf("the status of %s has no conditions field that is a list of conditions (structs with string type and status fields, as metav1.Condition): %w", t, ErrNoStatus)
 			} else if !okG || gt.Kind() < reflect.Int || gt.Kind() > reflect.Int64 {
 				err = fmt.Errorf("the status of %s has no integer observedGeneration field: %w", t, ErrNoStatus)
 			}
@@ -255,6 +295,35 @@ func checkStatus(obj client.Object) error {
 		statusChecks.Store(t, err)
 	}
 	return err
+}
+
+// conditionList reports whether t is a list of conditions the Writer can
+// write: a slice of structs (or pointers to them) with string-kinded "type"
+// and "status" fields, and "reason", "message" and "lastTransitionTime"
+// fields, if any, of types the JSON of a condition converts to:
+// metav1.Condition, Config Connector's v1alpha1.Condition (status a
+// corev1.ConditionStatus, lastTransitionTime a string), Crossplane's.
+func conditionList(t reflect.Type) bool {
+	if t.Kind() != reflect.Slice {
+		return false
+	}
+	e := t.Elem()
+	if e.Kind() == reflect.Pointer {
+		e = e.Elem()
+	}
+	if e.Kind() != reflect.Struct {
+		return false
+	}
+	for _, name := range []string{"type", "status", "reason", "message"} {
+		ft, ok := jsonField(e, name)
+		if ok && ft.Kind() != reflect.String || !ok && (name == "type" || name == "status") {
+			return false
+		}
+	}
+	if ft, ok := jsonField(e, "lastTransitionTime"); ok && ft.Kind() != reflect.String && ft != reflect.TypeFor[metav1.Time]() {
+		return false
+	}
+	return true
 }
 
 // jsonField finds the field of struct type t with the JSON name name,
@@ -282,6 +351,88 @@ func jsonFieldIn(t reflect.Type, fields []fieldInfo, name string) (reflect.Type,
 		}
 	}
 	return nil, false
+}
+
+// What the Writer knows about whether a kind of object keeps a field it
+// writes: a CRD whose schema lacks the field prunes it from every write.
+// Config Connector's CRDs, for one, have no observedGeneration in their
+// conditions.
+type keeps int8
+
+const (
+	unknown keeps = iota // no write has told yet
+	kept
+	pruned
+)
+
+// schema is what the Writer learned about one kind of object from the API
+// server's responses to its writes.
+type schema struct {
+	condGen keeps // the Ready condition's observedGeneration
+	rootGen keeps // status.observedGeneration
+}
+
+// schemaKey identifies a kind of object: its Go type, and for unstructured
+// objects its group, version and kind.
+type schemaKey struct {
+	t   reflect.Type
+	gvk string
+}
+
+func keyOf(obj client.Object) schemaKey {
+	k := schemaKey{t: reflect.TypeOf(obj)}
+	if _, ok := obj.(*unstructured.Unstructured); ok {
+		k.gvk = obj.GetObjectKind().GroupVersionKind().String()
+	}
+	return k
+}
+
+func (w *Writer) schemaOf(obj client.Object) schema {
+	if v, ok := w.schemas.Load(keyOf(obj)); ok {
+		return v.(schema)
+	}
+	return schema{}
+}
+
+// learn records, from obj as the API server returned it after a write that
+// set both observedGenerations, whether its kind keeps them. Every write
+// tells again, so a CRD that changes its schema is followed.
+func (w *Writer) learn(obj client.Object) {
+	if obj.GetGeneration() == 0 {
+		return // nothing was stamped that could tell
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return
+		}
+		u = &unstructured.Unstructured{Object: content}
+	}
+	sch := schema{condGen: pruned, rootGen: pruned}
+	if readyHasGeneration(u) {
+		sch.condGen = kept
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "observedGeneration"); found {
+		sch.rootGen = kept
+	}
+	w.schemas.Store(keyOf(obj), sch)
+}
+
+// readyHasGeneration reports whether u's Ready condition holds an
+// observedGeneration other than 0 (which typed objects omit).
+func readyHasGeneration(u *unstructured.Unstructured) bool {
+	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "conditions")
+	list, _ := v.([]any)
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok || m["type"] != conditions.TypeReady {
+			continue
+		}
+		i, ok := jsonvalue.WholeInt64(m["observedGeneration"])
+		return ok && i != 0
+	}
+	return false
 }
 
 // describe names an object for an error message: kind namespace/name.

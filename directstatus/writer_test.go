@@ -29,7 +29,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.CRDs(testapicrds.FS), testenv.WithScheme(v1alpha1.AddToScheme))
+	testenv.Main(m, testenv.CRDs(testapicrds.FS, kccCRDs()), testenv.WithScheme(v1alpha1.AddToScheme, addKCCWidget))
 }
 
 var (
