@@ -18,7 +18,7 @@ help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: test
-test: fmt-check vet verify test-floor controlplane test-go test-newest fuzz ## The whole check: gofmt, vet, generated-file drift, the version floor, unit + envtest tests with -race, unit tests at the newest versions, a short run of every fuzzer.
+test: fmt-check vet lint verify test-floor controlplane test-go test-newest fuzz ## The whole check: gofmt, vet, staticcheck, generated-file drift, the version floor, unit + envtest tests with -race, unit tests at the newest versions, a short run of every fuzzer.
 	@echo "make test: all checks passed"
 
 .PHONY: fmt-check
@@ -72,7 +72,7 @@ $(BIN)/protoc-gen-go: tools/gen/go.mod tools/gen/go.sum
 	$(GO) build -C tools/gen -o $@ google.golang.org/protobuf/cmd/protoc-gen-go
 
 .PHONY: lint
-lint: ## staticcheck on top of vet.
+lint: ## staticcheck (pinned, fetched from the module proxy) on top of vet.
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 STATICCHECK_VERSION ?= v0.8.2
 

@@ -219,7 +219,7 @@ func playDirect(ctx context.Context, e *env) (string, error) {
 	}
 	observed := fmt.Sprintf("Updating %q -> UpToDate; UpdateFailure %q", up.Condition.Message, oneLine(fail.Condition.Message))
 	if !strings.Contains(up.Condition.Message, "first field path") {
-		return observed, errors.New("Updating does not name the first field path")
+		return observed, errors.New("the Updating reason's message does not name the first field path")
 	}
 	return observed, nil
 }
