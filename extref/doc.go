@@ -149,7 +149,10 @@
 // resolves when it appears (the referencer is indexed before each read, so
 // a source created during a Resolve still wakes it), and an unknown
 // resource is watched through CRD metadata, so it resolves when its CRD is
-// installed.
+// installed. Only kinds the source policy allowed a read of are watched (a
+// CRD only when the policy could allow its resource). SetupReconciler reads
+// sources through a cache of its own (NewSourceCache) and stops an informer
+// that no referencer has needed for InformerIdle (a minute by default).
 //
 // Condition reports a Resolve as the ReferencesResolved condition: True
 // (Resolved) or False with ResolutionDenied (a read was denied) or

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,11 +52,13 @@ func TestMain(m *testing.M) {
 const testLabel = "extref.ctrlkit.dev/test"
 
 // requestCounter counts the write requests a rest.Config makes to
-// referencers (widgets, clusterwidgets, their status).
+// referencers (widgets, clusterwidgets, their status), and the watches it
+// holds open.
 type requestCounter struct {
-	writes atomic.Int64
-	mu     sync.Mutex
-	log    []string
+	writes  atomic.Int64
+	mu      sync.Mutex
+	log     []string
+	watches map[string]int // open watch requests, by path
 }
 
 func (c *requestCounter) wrap(cfg *rest.Config) *rest.Config {
@@ -67,10 +71,52 @@ func (c *requestCounter) wrap(cfg *rest.Config) *rest.Config {
 				c.log = append(c.log, req.Method+" "+req.URL.Path)
 				c.mu.Unlock()
 			}
-			return rt.RoundTrip(req)
+			resp, err := rt.RoundTrip(req)
+			if err == nil && req.URL.Query().Get("watch") == "true" {
+				path := req.URL.Path
+				c.mu.Lock()
+				if c.watches == nil {
+					c.watches = map[string]int{}
+				}
+				c.watches[path]++
+				c.mu.Unlock()
+				resp.Body = &watchBody{ReadCloser: resp.Body, closed: func() {
+					c.mu.Lock()
+					if c.watches[path]--; c.watches[path] <= 0 {
+						delete(c.watches, path)
+					}
+					c.mu.Unlock()
+				}}
+			}
+			return resp, err
 		})
 	})
 	return cfg
+}
+
+// openWatches returns the paths of the watches held open, sorted.
+func (c *requestCounter) openWatches() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.watches))
+	for p := range c.watches {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// watchBody calls closed once when the body of a watch is closed.
+type watchBody struct {
+	io.ReadCloser
+	once   sync.Once
+	closed func()
+}
+
+func (b *watchBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.closed)
+	return err
 }
 
 type roundTripper func(*http.Request) (*http.Response, error)

@@ -163,6 +163,22 @@ func (p *SourcePolicy) check(ns string, s Source, namespaced bool) error {
 	return fmt.Errorf("%w by the default source policy: %s, and none of the %d allow rules does%s", ErrDenied, why, len(p.Allow), near.String())
 }
 
+// couldAllow reports whether the policy could allow a referencer in
+// namespace ns (empty when it is cluster-scoped) to read some object of the
+// given group and resource, whose scope is not known yet.
+func (p *SourcePolicy) couldAllow(ns, group, resource string) bool {
+	s := Source{Group: group, Resource: resource}
+	if ns != "" && (!isSecret(s) || p.OwnNamespaceSecrets) {
+		return true
+	}
+	for _, r := range p.Allow {
+		if r.matchesResource(s) && (len(r.ReferencerNamespaces) == 0 || slices.Contains(r.ReferencerNamespaces, ns)) {
+			return true
+		}
+	}
+	return false
+}
+
 // maxNearRules bounds the rules a denial names.
 const maxNearRules = 8
 

@@ -46,6 +46,10 @@ type Options struct {
 	// Writes bounds the writes to each referencer; the zero value is
 	// DefaultBudgetWrites in DefaultBudgetWindow.
 	Writes WriteBudget
+
+	// InformerIdle is how long an informer of sources that no referencer
+	// needs any more keeps running; 0 means DefaultInformerIdle.
+	InformerIdle time.Duration
 }
 
 // SetupReconciler adds to mgr a controller that resolves the external
@@ -67,8 +71,11 @@ type Options struct {
 // (makeAvailableAs) are resolved, so that their failures show, and
 // discarded: a controller that uses them calls Resolve itself.
 //
-// The manager's cache must be able to list and watch every kind the
-// referencers read; reads go through the cache only.
+// Sources are read through a cache of the controller's own
+// (NewSourceCache), with the manager's credentials, which must be able to
+// list and watch every kind the referencers read. An informer is started
+// only for a kind a referencer's read was allowed, and stopped when no
+// referencer has needed it for Options.InformerIdle.
 func SetupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) error {
 	return setupReconciler(mgr, gvk, o, nil)
 }
@@ -80,13 +87,21 @@ func setupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options
 	if name == "" {
 		name = "extref-" + strings.ToLower(gvk.Kind)
 	}
-	w := NewWatcher(mgr.GetCache())
+	sources, err := NewSourceCache(mgr)
+	if err != nil {
+		return err
+	}
+	idle := o.InformerIdle
+	if idle <= 0 {
+		idle = DefaultInformerIdle
+	}
+	w := NewWatcher(sources, StopIdleInformers(idle))
 	var r reconcile.Reconciler = &reconciler{
 		gvk:      gvk,
 		cache:    mgr.GetCache(),
 		api:      mgr.GetAPIReader(),
 		client:   mgr.GetClient(),
-		resolver: NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), append(slices.Clip(o.Resolver), w)...),
+		resolver: NewResolver(sources, mgr.GetRESTMapper(), append(slices.Clip(o.Resolver), w)...),
 		watcher:  w,
 		recorder: mgr.GetEventRecorder(name),
 		setter:   conditions.Setter{Clock: o.Clock},

@@ -526,8 +526,12 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (any, *ReferenceError) {
 	gvr := schema.GroupVersionResource{Group: ref.Group, Version: ref.Version, Resource: ref.Resource}
 	m := rs.mapping(gvr)
 	if m.err != nil {
-		// A CRD is named <plural>.<group>, in lower case.
-		rs.watch(watchKey{crd: schema.GroupResource{Group: strings.ToLower(gvr.Group), Resource: strings.ToLower(gvr.Resource)}})
+		// A CRD is named <plural>.<group>, in lower case. Its CRD is
+		// watched only if the policy could allow the read.
+		gr := schema.GroupResource{Group: strings.ToLower(gvr.Group), Resource: strings.ToLower(gvr.Resource)}
+		if rs.r.policy.couldAllow(rs.namespace, gr.Group, gr.Resource) {
+			rs.watch(watchKey{crd: gr})
+		}
 		return fail(m.err)
 	}
 	src.Group, src.Resource = m.resource.Group, m.resource.Resource

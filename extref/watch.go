@@ -3,6 +3,7 @@ package extref
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
@@ -44,17 +46,63 @@ import (
 //
 // One Watcher serves one controller (one referencer kind). A reconciler
 // should call Forget when a referencer is gone; until then a stale entry
-// costs only a reconcile that finds nothing.
+// costs only a reconcile that finds nothing, and keeps its informers.
+//
+// With the StopIdleInformers option, an informer no referencer needs any
+// more is removed from the cache, and stops, after that long: the cache
+// must then be the Watcher's and its Resolver's alone (NewSourceCache), since
+// other users of a shared cache would lose their informers.
 type Watcher struct {
 	informers cache.Informers
+	idle      time.Duration // StopIdleInformers; 0 keeps informers
 
+	ops          sync.Mutex // serialises adding handlers and removing informers
 	mu           sync.Mutex
 	bySource     map[watchKey]map[types.NamespacedName]struct{}
 	byReferencer map[types.NamespacedName][]watchKey
 	kinds        map[informerKind]bool // true once its handler is added
+	users        map[informerKind]int  // referencers that depend on each kind
+	lastUsed     map[informerKind]time.Time
 	queue        workqueue.TypedRateLimitingInterface[reconcile.Request]
 	ctx          context.Context
 }
+
+// A WatcherOption configures a Watcher.
+type WatcherOption interface {
+	applyToWatcher(w *Watcher)
+}
+
+// StopIdleInformers is an option of NewWatcher: an informer that no
+// referencer has needed for this long is removed from the cache, which
+// stops it. Use it only with a cache of the Watcher's own (NewSourceCache).
+type StopIdleInformers time.Duration
+
+func (d StopIdleInformers) applyToWatcher(w *Watcher) { w.idle = time.Duration(d) }
+
+// DefaultInformerIdle is how long SetupReconciler keeps an informer of
+// sources that no referencer needs any more.
+const DefaultInformerIdle = time.Minute
+
+// NewSourceCache returns a cache for the sources of external values, added
+// to mgr so that it starts with the manager's other caches: give it to the
+// Resolver and to a Watcher with StopIdleInformers. It reads with the
+// manager's credentials and HTTP client, and starts an informer only for a
+// kind a referencer is allowed to read.
+func NewSourceCache(mgr manager.Manager) (cache.Cache, error) {
+	c, err := cache.New(mgr.GetConfig(), cache.Options{HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the cache of external values' sources: %w", err)
+	}
+	if err := mgr.Add(sourceCache{c}); err != nil {
+		return nil, fmt.Errorf("cannot add the cache of external values' sources to the manager: %w", err)
+	}
+	return c, nil
+}
+
+// sourceCache is a cache the manager starts, and waits for, with its own.
+type sourceCache struct{ cache.Cache }
+
+func (c sourceCache) GetCache() cache.Cache { return c.Cache }
 
 var _ source.Source = &Watcher{}
 
@@ -91,13 +139,19 @@ func (k watchKey) informer() informerKind {
 
 // NewWatcher returns a Watcher that adds handlers to informers, normally a
 // manager's GetCache(), the same cache the Resolver reads.
-func NewWatcher(informers cache.Informers) *Watcher {
-	return &Watcher{
+func NewWatcher(informers cache.Informers, opts ...WatcherOption) *Watcher {
+	w := &Watcher{
 		informers:    informers,
 		bySource:     make(map[watchKey]map[types.NamespacedName]struct{}),
 		byReferencer: make(map[types.NamespacedName][]watchKey),
 		kinds:        make(map[informerKind]bool),
+		users:        make(map[informerKind]int),
+		lastUsed:     make(map[informerKind]time.Time),
 	}
+	for _, o := range opts {
+		o.applyToWatcher(w)
+	}
+	return w
 }
 
 func (w *Watcher) applyToResolver(r *Resolver) { r.watcher = w }
@@ -139,6 +193,9 @@ func (w *Watcher) Forget(referencer types.NamespacedName) {
 func (w *Watcher) expect(ref types.NamespacedName, k watchKey) {
 	ik := k.index()
 	w.mu.Lock()
+	// The read that follows may start the kind's informer: not one to stop
+	// for a while.
+	w.lastUsed[k.informer()] = time.Now()
 	set := w.bySource[ik]
 	if set == nil {
 		set = make(map[types.NamespacedName]struct{})
@@ -171,7 +228,17 @@ func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {
 	} else {
 		w.byReferencer[ref] = slices.Clone(keys)
 	}
-	var add []informerKind
+	var add, idle []informerKind
+	for _, k := range kindsOf(keys) {
+		w.users[k]++
+	}
+	for _, k := range kindsOf(old) {
+		if w.users[k]--; w.users[k] <= 0 {
+			delete(w.users, k)
+			w.lastUsed[k] = time.Now()
+			idle = append(idle, k)
+		}
+	}
 	for _, k := range keys {
 		ik := k.index()
 		set := w.bySource[ik]
@@ -192,22 +259,71 @@ func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {
 	for _, k := range add {
 		w.add(k)
 	}
+	if w.idle > 0 {
+		for _, k := range idle {
+			time.AfterFunc(w.idle, func() { w.stopIdle(k) })
+		}
+	}
+}
+
+// kindsOf returns the informer kinds of keys, each once.
+func kindsOf(keys []watchKey) []informerKind {
+	var out []informerKind
+	for _, k := range keys {
+		if ik := k.informer(); !slices.Contains(out, ik) {
+			out = append(out, ik)
+		}
+	}
+	return out
+}
+
+// stopIdle removes the informer of kind k from the cache when no referencer
+// has needed it for the idle time.
+func (w *Watcher) stopIdle(k informerKind) {
+	w.ops.Lock()
+	defer w.ops.Unlock()
+	w.mu.Lock()
+	if _, used := w.users[k]; used {
+		w.mu.Unlock()
+		return
+	}
+	if left := w.idle - time.Since(w.lastUsed[k]); left > 0 {
+		w.mu.Unlock()
+		time.AfterFunc(left, func() { w.stopIdle(k) })
+		return
+	}
+	delete(w.kinds, k)
+	delete(w.lastUsed, k)
+	ctx := w.ctx
+	w.mu.Unlock()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// A read may have started the informer even if no handler was added.
+	if err := w.informers.RemoveInformer(ctx, k.object()); err != nil {
+		log.FromContext(ctx).Error(err, "cannot stop the informer of sources no referencer reads", "kind", k.gvk.String())
+	}
+}
+
+// Informers returns how many informers the Watcher has handlers on.
+func (w *Watcher) Informers() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.kinds)
 }
 
 // add adds the Watcher's handler to the informer of kind k. On failure the
 // kind is forgotten, so that the next referencer that reads it tries again.
 func (w *Watcher) add(k informerKind) {
-	var obj client.Object
-	if k.crd {
-		pm := &metav1.PartialObjectMetadata{}
-		pm.SetGroupVersionKind(k.gvk)
-		obj = pm
-	} else {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(k.gvk)
-		obj = u
+	w.ops.Lock()
+	defer w.ops.Unlock()
+	w.mu.Lock()
+	added, known := w.kinds[k]
+	w.mu.Unlock()
+	if added || !known {
+		return // added meanwhile, or stopped as idle before it was added
 	}
-	inf, err := w.informers.GetInformer(w.ctx, obj, cache.BlockUntilSynced(false))
+	inf, err := w.informers.GetInformer(w.ctx, k.object(), cache.BlockUntilSynced(false))
 	if err == nil {
 		_, err = inf.AddEventHandler(w.handler(k))
 	}
@@ -221,6 +337,18 @@ func (w *Watcher) add(k informerKind) {
 	if err != nil {
 		log.FromContext(w.ctx).Error(err, "cannot watch the sources of external values", "kind", k.gvk.String())
 	}
+}
+
+// object is an empty object of kind k, to ask the cache for its informer.
+func (k informerKind) object() client.Object {
+	if k.crd {
+		pm := &metav1.PartialObjectMetadata{}
+		pm.SetGroupVersionKind(k.gvk)
+		return pm
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(k.gvk)
+	return u
 }
 
 func (w *Watcher) handler(k informerKind) toolscache.ResourceEventHandler {
