@@ -37,6 +37,9 @@ const (
 	typeNops    = "NopsReady"
 	claimName   = "shop"
 	brokenClaim = "billing"
+	// nopCoolField is the nop XApp's spec.image, which the composition
+	// patches into each NopResource's patchReceiverField.
+	nopCoolField = "cool-value"
 )
 
 // dispatch runs the tour's NopResource composition for XApps labelled
@@ -51,9 +54,13 @@ func (d dispatch) RunFunction(ctx context.Context, req *core.Request) (*core.Res
 }
 
 // composeNops composes three NopResources that become Ready after 3 s, and
-// reports NopsReady (so Ready) once all three are.
+// reports NopsReady (so Ready) once all three are. It patches the XR's
+// spec.image into each one's spec.forProvider.patchReceiverField, as a
+// Crossplane FromCompositeFieldPath patch does (the provider-nop design's
+// patchReceiverField scenario).
 func composeNops(req *core.Request) *core.Response {
 	desired := map[string]*unstructured.Unstructured{}
+	cool, _, _ := unstructured.NestedString(req.Composite.Object, "spec", "image")
 	ready := 0
 	for i := range nopCount {
 		name := fmt.Sprintf("nop-%d", i)
@@ -64,7 +71,7 @@ func composeNops(req *core.Request) *core.Response {
 			"spec": map[string]any{"forProvider": map[string]any{"conditionAfter": []any{
 				map[string]any{"time": "0s", "conditionType": "Ready", "conditionStatus": "False"},
 				map[string]any{"time": "3s", "conditionType": "Ready", "conditionStatus": "True"},
-			}}},
+			}, "patchReceiverField": cool}},
 		}}
 		if o := req.Observed[name]; o != nil {
 			if cs, err := conditions.FromUnstructured(o); err == nil && conditions.IsTrue(cs, conditions.TypeReady) {
@@ -85,7 +92,7 @@ func composeNops(req *core.Request) *core.Response {
 func playNop(ctx context.Context, e *env) (string, error) {
 	xr := &compositev1alpha1.XApp{
 		ObjectMeta: metav1.ObjectMeta{Name: nopXR, Labels: map[string]string{LabelComposition: "nops"}},
-		Spec:       compositev1alpha1.XAppSpec{AppParameters: compositev1alpha1.AppParameters{Database: "none", Image: "none"}},
+		Spec:       compositev1alpha1.XAppSpec{AppParameters: compositev1alpha1.AppParameters{Database: "none", Image: nopCoolField}},
 	}
 	if err := e.c.Create(ctx, xr); err != nil && !kerrors.IsAlreadyExists(err) {
 		return "", fmt.Errorf("cannot create XApp %s: %w", nopXR, err)
@@ -112,11 +119,14 @@ func playNop(ctx context.Context, e *env) (string, error) {
 			return "", err
 		}
 		ages = append(ages, fmt.Sprintf("%.1fs", t.Seen.Sub(n.CreationTimestamp.Time).Seconds()))
+		if got := n.Status.AtProvider.PatchReceiverField; got != nopCoolField {
+			return "", fmt.Errorf("NopResource %s: status.atProvider.patchReceiverField is %q, want the XApp's spec.image %q", name, got, nopCoolField)
+		}
 		if t.Seen.After(last.Seen) {
 			last = t
 		}
 	}
-	observed := fmt.Sprintf("NopResources Ready at ages %s; XApp Ready %dms after the last", strings.Join(ages, ", "), xrReady.Seen.Sub(last.Seen).Milliseconds())
+	observed := fmt.Sprintf("NopResources Ready at ages %s, the XApp's spec.image patched into their patchReceiverField; XApp Ready %dms after the last", strings.Join(ages, ", "), xrReady.Seen.Sub(last.Seen).Milliseconds())
 	if xrReady.Seen.Before(last.Seen) {
 		return observed, errors.New("the XApp was Ready before all its NopResources")
 	}
