@@ -605,6 +605,33 @@ func TestAdmission(t *testing.T) {
 			}(),
 			want: []string{"spec.forProvider.deleteAfter", "must be a non-negative Go duration"},
 		},
+		"NamespacedSecretElsewhere": {
+			reason: "A NopResource writes its Secret in its own namespace, as a v2 managed resource does (the admission policy).",
+			obj: func() client.Object {
+				n := newNop("admission", "secret-elsewhere")
+				n.Spec.WriteConnectionSecretToRef = &v1alpha1.SecretReference{Name: "conn", Namespace: "kube-system"}
+				return n
+			}(),
+			want: []string{`spec.writeConnectionSecretToRef.namespace: cannot use "kube-system": a NopResource writes its connection Secret in its own namespace "default"`},
+		},
+		"BadDeletionPolicy": {
+			reason: "deletionPolicy is Delete or Orphan.",
+			obj: func() client.Object {
+				n := newNop("admission", "bad-deletion-policy")
+				n.Spec.DeletionPolicy = "Keep"
+				return n
+			}(),
+			want: []string{"spec.deletionPolicy", `supported values: "Orphan", "Delete"`},
+		},
+		"BadManagementPolicy": {
+			reason: "managementPolicies name Crossplane's management actions.",
+			obj: func() client.Object {
+				n := newNop("admission", "bad-management-policy")
+				n.Spec.ManagementPolicies = []v1alpha1.ManagementAction{"*", "Destroy"}
+				return n
+			}(),
+			want: []string{"spec.managementPolicies[1]", "supported values"},
+		},
 		"ClusterSecretWithoutNamespace": {
 			reason: "A cluster-scoped resource must say where its Secret goes.",
 			obj: &v1alpha1.ClusterNopResource{
@@ -625,11 +652,19 @@ func TestAdmission(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			err := env.Client.Create(ctx, tc.obj)
-			if err == nil {
-				_ = env.Client.Delete(ctx, tc.obj)
-				t.Fatalf("%s\nthe API server accepted %s", tc.reason, tc.obj.GetName())
-			}
+			// An admission policy takes effect a moment after it is
+			// installed: a create it lets through before then is undone
+			// and tried again.
+			var err error
+			eventually(t, 10*time.Second, "the API server to refuse "+tc.obj.GetName(), func() (bool, string) {
+				o := tc.obj.DeepCopyObject().(client.Object)
+				if err = env.Client.Create(ctx, o); err == nil {
+					_ = env.Client.Delete(ctx, o)
+					_ = env.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+					return false, "accepted"
+				}
+				return true, ""
+			})
 			t.Logf("%v", err)
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
