@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
 	extrefcontroller "github.com/ctrlkit/ctrlkit/examples/extref/controller"
 	extrefcrds "github.com/ctrlkit/ctrlkit/examples/extref/crds"
 	extrefv1alpha1 "github.com/ctrlkit/ctrlkit/examples/extref/v1alpha1"
@@ -18,6 +21,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	log.SetLogger(logr.Discard())
 	testenv.Main(m,
 		testenv.CRDs(crds.FS, extrefcrds.FS, healthcrds.FS),
 		testenv.WithScheme(nopv1alpha1.AddToScheme, extrefv1alpha1.AddToScheme, healthv1alpha1.AddToScheme),
@@ -61,14 +65,27 @@ var nopKind = kind{
     - {conditionType: Ready, conditionStatus: "False", time: 0s}
 `,
 	edit: `{spec: {forProvider: {patchReceiverField: edited}}}`,
+	// A schedule whose status would be too large to store.
+	invalid:    "spec: {forProvider: {conditionAfter: [" + hugeSchedule() + "]}}",
+	breakPatch: "{spec: {forProvider: {conditionAfter: [" + hugeSchedule() + "]}}}",
 }
 
-var kinds = []kind{
+// hugeSchedule is a schedule of 70 conditions with 8,000-byte messages: a
+// status of about 560 KiB, more than nop.MaxStatusBytes.
+func hugeSchedule() string {
+	entries := make([]string, 70)
+	for i := range entries {
+		entries[i] = fmt.Sprintf(`{conditionType: T%02d, conditionStatus: "True", time: 0s, conditionMessage: %s}`, i, strings.Repeat("x", 8000))
+	}
+	return strings.Join(entries, ", ")
+}
+
+var kinds = append([]kind{
 	vpcKind,
 	subnetKind,
 	healthScopeKind,
 	applicationKind,
-}
+}, nopKinds...)
 
 var nopKinds = []kind{
 	func() kind {

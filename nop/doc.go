@@ -106,8 +106,9 @@
 // for their type: Stalled, Synced=False and Ready=False for InvalidSpec,
 // StatusTooLarge and DeleteFailed; Synced=False for ConnectionSecretFailed;
 // Ready=False (reason Deleting) while deleting. When they end, Stalled is
-// removed and the schedule's conditions return. Reconciling is never set:
-// a generation is reconciled by the one status write that records it.
+// removed and the schedule's conditions return. While Ready is Unknown
+// (awaiting the schedule), Reconciling=True says so with the same reason, as
+// Flux's checker and kstatus expect; it goes when Ready is True or False.
 //
 // Limit: a status may take at most MaxStatusBytes (512 KiB) as JSON at any
 // time of its schedule; a spec that needs more, or whose object the API

@@ -39,6 +39,11 @@ func awaiting(msg string, at time.Duration, gen int64) metav1.Condition {
 	return cond("Ready", "Unknown", ReasonAwaitingSchedule, msg, at, gen)
 }
 
+// reconciling is the Reconciling=True that goes with awaiting.
+func reconciling(msg string, at time.Duration, gen int64) metav1.Condition {
+	return cond("Reconciling", "True", ReasonAwaitingSchedule, msg, at, gen)
+}
+
 // synced is the default Synced=True.
 func synced(at time.Duration, gen int64) metav1.Condition {
 	return cond("Synced", "True", ReasonReconcileSuccess, "", at, gen)
@@ -67,7 +72,7 @@ func TestReconcileSchedule(t *testing.T) {
 			reason:  "Without a schedule Ready is Unknown and Synced True, and nothing is requeued.",
 			elapsed: time.Minute,
 			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
-				awaiting(noReady, time.Minute, 1), synced(time.Minute, 1),
+				awaiting(noReady, time.Minute, 1), synced(time.Minute, 1), reconciling(noReady, time.Minute, 1),
 			}}},
 		},
 		"AllFuture": {
@@ -77,6 +82,7 @@ func TestReconcileSchedule(t *testing.T) {
 			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
 				awaiting("Ready is scheduled 5s after creation (spec.forProvider.conditionAfter[0])", time.Second, 1),
 				synced(time.Second, 1),
+				reconciling("Ready is scheduled 5s after creation (spec.forProvider.conditionAfter[0])", time.Second, 1),
 			}}, requeue: 3500 * time.Millisecond},
 		},
 		"GenerationWaitsForNextEntry": {
@@ -171,6 +177,7 @@ func TestReconcileSchedule(t *testing.T) {
 					return c
 				}(),
 				awaiting(noReady, time.Minute, 1),
+				reconciling(noReady, time.Minute, 1),
 			}}},
 		},
 		"InvalidEntry": {

@@ -140,7 +140,23 @@ func desired(current []metav1.Condition, created time.Time, due []entry, default
 		}
 		out = append(out, o)
 	}
-	return out
+	return withReconciling(out, generation)
+}
+
+// withReconciling adds Reconciling=True, with Ready's reason and message,
+// while Ready is Unknown and nothing else says how far the resource got (no
+// Stalled, no scheduled Reconciling): Flux's checker requires it beside an
+// Unknown Ready, and kstatus reads it as InProgress.
+func withReconciling(out []metav1.Condition, generation int64) []metav1.Condition {
+	ready := conditions.Get(out, conditions.TypeReady)
+	if ready == nil || ready.Status != metav1.ConditionUnknown ||
+		conditions.Get(out, conditions.TypeReconciling) != nil || conditions.IsTrue(out, TypeStalled) {
+		return out
+	}
+	return append(out, metav1.Condition{
+		Type: conditions.TypeReconciling, Status: metav1.ConditionTrue, Reason: ready.Reason, Message: ready.Message,
+		ObservedGeneration: generation, LastTransitionTime: ready.LastTransitionTime,
+	})
 }
 
 // defaults returns the conditions a resource has when its schedule does not

@@ -273,6 +273,7 @@ type NopResourceObservation struct {
 type NopResourceStatus struct {
 	// ObservedGeneration is the metadata.generation the status describes.
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions are the conditions the schedule says are due, and Synced=False
@@ -303,6 +304,7 @@ type NopResource struct {
 	// +optional
 	Spec NopResourceSpec `json:"spec,omitempty"`
 	// +optional
+	// +kubebuilder:default={}
 	Status NopResourceStatus `json:"status,omitempty"`
 }
 
@@ -331,6 +333,7 @@ type ClusterNopResource struct {
 	// +optional
 	Spec NopResourceSpec `json:"spec,omitempty"`
 	// +optional
+	// +kubebuilder:default={}
 	Status NopResourceStatus `json:"status,omitempty"`
 }
 
