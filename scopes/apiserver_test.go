@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -309,7 +311,7 @@ func TestConcurrentWriters(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmpSortRefs); diff != "" {
 		t.Errorf("references after %d concurrent writers: -want, +got:\n%s", writers, diff)
 	}
-	require.Equal(t, int64(writers), cc.patches.Load()-cc.conflicts.Load(), "one successful patch per writer")
+	require.LessOrEqual(t, cc.patches.Load()-cc.conflicts.Load(), int64(writers), "concurrent writers share patches")
 	t.Logf("%d writers: %d patches, %d conflicts retried", writers, cc.patches.Load(), cc.conflicts.Load())
 
 	// Half remove theirs while the other half add theirs again (no change for them).
@@ -333,8 +335,115 @@ func TestConcurrentWriters(t *testing.T) {
 	if diff := cmp.Diff(odd, got, cmpSortRefs); diff != "" {
 		t.Errorf("references after concurrent removals: -want, +got:\n%s", diff)
 	}
-	require.Equal(t, int64(writers/2), cc.patches.Load()-cc.conflicts.Load(), "only the removals write")
+	require.LessOrEqual(t, cc.patches.Load()-cc.conflicts.Load(), int64(writers/2), "only the removals write")
 	require.Equal(t, int64(5), get(t, env, healthScope, ns, "busy").Object["spec"].(map[string]any)["probe-timeout"], "other fields are kept")
+}
+
+// TestContention: 50 writers at once, each adding 10 references to one
+// scope and removing 5 of them, one call each, in one process (their calls
+// are combined) and spread over 5 processes (5 clients, whose writes
+// conflict). No call returns an error, no reference is lost or written
+// twice, the scope's other fields are kept, and the latency of the calls is
+// logged.
+func TestContention(t *testing.T) {
+	for _, processes := range []int{1, 5} {
+		t.Run(fmt.Sprintf("%dProcesses", processes), func(t *testing.T) { contention(t, processes) })
+	}
+}
+
+func contention(t *testing.T, processes int) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	ns := newNamespace(t, env, "contention")
+	applyDefinition(t, env, "ScopeDefinition", "healthscopes.core.oam.dev", map[string]any{"workloadRefPath": "spec.workloadRefs", "allowComponentOverlap": true})
+	scope := newObject(healthScope, ns, "busy")
+	scope.SetAnnotations(map[string]string{"keep": "me"})
+	scope.Object["spec"] = map[string]any{"probe-timeout": int64(5)}
+	require.NoError(t, env.Client.Create(ctx, scope))
+	ref := scopes.ScopeRef{APIVersion: healthScope.GroupVersion().String(), Kind: healthScope.Kind, Namespace: ns, Name: "busy"}
+
+	// As a manager's client (controller-runtime's GetConfig), this one has
+	// no client-side rate limit: the API server's priority and fairness
+	// applies. client-go's default (5 requests a second) would measure the
+	// limiter.
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS = -1
+	direct, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
+	require.NoError(t, err)
+
+	const writers, adds, removes = 50, 10, 5
+	clients := make([]*countingClient, processes)
+	for i := range clients {
+		clients[i] = &countingClient{Client: direct}
+	}
+	var want []scopes.WorkloadRef
+	latencies := make([][]time.Duration, writers)
+	errs := make([]error, writers)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers {
+		var mine []scopes.WorkloadRef
+		for i := range adds {
+			mine = append(mine, scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: fmt.Sprintf("w%02d-%02d", w, i)})
+		}
+		want = append(want, mine[removes:]...)
+		cc := clients[w%processes]
+		wg.Go(func() {
+			<-start
+			call := func(c scopes.Change) error {
+				began := time.Now()
+				_, err := scopes.PatchWorkloadRefs(ctx, cc, env.Mapper, ref, c)
+				latencies[w] = append(latencies[w], time.Since(began))
+				return err
+			}
+			for _, r := range mine {
+				if errs[w] = call(scopes.Change{Add: []scopes.WorkloadRef{r}}); errs[w] != nil {
+					return
+				}
+			}
+			for _, r := range mine[:removes] {
+				if errs[w] = call(scopes.Change{Remove: []scopes.WorkloadRef{r}}); errs[w] != nil {
+					return
+				}
+			}
+		})
+	}
+	began := time.Now()
+	close(start)
+	wg.Wait()
+	took := time.Since(began)
+	require.NoError(t, errors.Join(errs...), "no call returns an error")
+
+	got := get(t, env, healthScope, ns, "busy")
+	gotRefs := refs(t, got, "spec.workloadRefs")
+	require.Len(t, gotRefs, writers*(adds-removes), "no reference lost or written twice")
+	if diff := cmp.Diff(want, gotRefs, cmpSortRefs); diff != "" {
+		t.Errorf("references after %d writers: -want, +got:\n%s", writers, diff)
+	}
+	require.Equal(t, int64(5), got.Object["spec"].(map[string]any)["probe-timeout"], "other fields are kept")
+	require.Equal(t, map[string]string{"keep": "me"}, got.GetAnnotations())
+	var patches, conflicts int64
+	for _, cc := range clients {
+		patches, conflicts = patches+cc.patches.Load(), conflicts+cc.conflicts.Load()
+	}
+	require.LessOrEqual(t, patches-conflicts, int64(writers*(adds+removes)), "concurrent calls share patches")
+
+	var all []time.Duration
+	for _, l := range latencies {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	pct := func(p float64) time.Duration { return all[int(p*float64(len(all)-1))] }
+	t.Logf("%d writers × %d calls in %d processes, in %v: %d patches, %d conflicts retried; latency per call p50 %v, p99 %v, max %v",
+		writers, adds+removes, processes, took.Round(time.Millisecond), patches, conflicts,
+		pct(0.5).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), all[len(all)-1].Round(time.Millisecond))
+
+	// Settled: adding what is there writes nothing.
+	cc := &countingClient{Client: env.Client}
+	_, err = scopes.PatchWorkloadRefs(ctx, cc, env.Mapper, ref, scopes.Change{Add: want[:1]})
+	require.NoError(t, err)
+	require.Zero(t, cc.patches.Load(), "a settled scope takes no write")
 }
 
 var cmpSortRefs = cmp.Transformer("sort", func(in []scopes.WorkloadRef) []string {

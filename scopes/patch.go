@@ -229,40 +229,16 @@ func PatchWorkloadRefs(ctx context.Context, c client.Client, mapper meta.RESTMap
 		return refused(err)
 	}
 
-	out := Patched{Path: path}
-	key := client.ObjectKey{Namespace: scope.Namespace, Name: scope.Name}
-	err := o.backoff.retry(ctx, func() error {
-		cur := &unstructured.Unstructured{}
-		cur.SetGroupVersionKind(gvk)
-		if err := o.reader.Get(ctx, key, cur); err != nil {
-			if len(change.Add) == 0 && (apierrors.IsNotFound(err) || meta.IsNoMatchError(err)) {
-				return nil
-			}
-			return err
-		}
-		orig := cur.DeepCopy()
-		changed, added, err := change.apply(cur, path)
-		if err != nil || !changed {
-			return err
-		}
-		if !overlap && len(added) > 0 {
-			if err := checkOverlap(ctx, o.reader, cur, path, added); err != nil {
-				return err
-			}
-		}
-		if err := c.Patch(ctx, cur, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return err
-		}
-		out.Changed = true
-		return nil
-	})
-	if errors.Is(err, ErrInvalidRefPath) {
-		return refused(err)
+	w := &waiter{change: change, done: make(chan struct{})}
+	wr := writer{c: c, reader: o.reader, backoff: o.backoff, gvk: gvk, scope: scope, path: path, overlap: overlap}
+	wr.write(ctx, w)
+	if errors.Is(w.err, ErrInvalidRefPath) {
+		return refused(w.err)
 	}
-	if err != nil {
-		return fail(err)
+	if w.err != nil {
+		return fail(w.err)
 	}
-	return out, nil
+	return Patched{Path: path, Changed: w.changed}, nil
 }
 
 func (c Change) validate() error {
