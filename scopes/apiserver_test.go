@@ -731,3 +731,61 @@ func TestChildResourcesAPIServer(t *testing.T) {
 	require.True(t, meta.IsNoMatchError(err), "want a no-match error, got %v", err)
 	require.Contains(t, err.Error(), "cannot find the child resources of example-workload "+ns+"/w: cannot list nothing.ctrlkit.dev/v1 Nothing in namespace "+ns)
 }
+
+// TestDefinitionByLabel: a workload labelled workload.oam.dev/type, as
+// KubeVela labels the workloads it renders, finds the WorkloadDefinition
+// of that name (and so its children) before `<plural>.<group>`; without
+// the label, `<plural>.<group>`. A ScopeDefinition named otherwise is found
+// through spec.definitionRef.name.
+func TestDefinitionByLabel(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := newNamespace(t, env, "bylabel")
+	applyDefinition(t, env, "WorkloadDefinition", "bylabel-webservice", map[string]any{
+		"definitionRef":      map[string]any{"name": "deployments.apps"},
+		"childResourceKinds": []any{map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet"}},
+	})
+	applyDefinition(t, env, "WorkloadDefinition", "deployments.apps", map[string]any{"definitionRef": map[string]any{"name": "deployments.apps"}})
+	t.Cleanup(func() {
+		for _, n := range []string{"bylabel-webservice", "deployments.apps"} {
+			def := newObject(scopes.OAMWorkloadDefinition, "", n)
+			_ = env.Client.Delete(context.Background(), def)
+		}
+	})
+
+	web := replicated(deploymentKind, ns, "web", nil, false)
+	web.SetLabels(map[string]string{scopes.WorkloadTypeLabel: "bylabel-webservice"})
+	require.NoError(t, env.Client.Create(ctx, web))
+	require.NoError(t, env.Client.Create(ctx, replicated(replicaSetKind, ns, "web-1", web, true)))
+	plain := replicated(deploymentKind, ns, "plain", nil, false)
+	require.NoError(t, env.Client.Create(ctx, plain))
+
+	scope := newObject(healthScope, ns, "hs")
+	scope.Object["spec"] = map[string]any{"workloadRefs": []any{
+		map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+		map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "plain"},
+	}}
+	require.NoError(t, env.Client.Create(ctx, scope))
+	got, err := scopes.Locate(ctx, env.Client, env.Mapper, scope, scopes.AtPath("spec.workloadRefs"))
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, "bylabel-webservice", got[0].Definition.GetName(), "the label names the definition")
+	require.Len(t, got[0].Children, 1)
+	require.Equal(t, "web-1", got[0].Children[0].GetName())
+	require.Equal(t, "deployments.apps", got[1].Definition.GetName(), "without the label, <plural>.<group>")
+
+	// The design's first ScopeDefinition: its name is not the CRD's, its
+	// definitionRef is.
+	deleteDefinition(t, env, "healthscopes.core.oam.dev")
+	applyDefinition(t, env, "ScopeDefinition", "healthscope.core.oam.dev", map[string]any{
+		"definitionRef": map[string]any{"name": "healthscopes.core.oam.dev"}, "workloadRefPath": "spec.workloadRefs",
+	})
+	t.Cleanup(func() {
+		deleteDefinition(t, env, "healthscope.core.oam.dev")
+		applyDefinition(t, env, "ScopeDefinition", "healthscopes.core.oam.dev", map[string]any{"workloadRefPath": "spec.workloadRefs"})
+	})
+	ref := scopes.ScopeRef{APIVersion: healthScope.GroupVersion().String(), Kind: healthScope.Kind, Namespace: ns, Name: "hs"}
+	patched, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{scopes.RefOf(plain)}})
+	require.NoError(t, err)
+	require.Equal(t, scopes.Patched{Path: "spec.workloadRefs", Changed: true}, patched)
+}

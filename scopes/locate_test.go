@@ -21,6 +21,10 @@ func testMapper() meta.RESTMapper {
 	}{
 		{OAMScopeDefinition, false},
 		{OAMWorkloadDefinition, false},
+		{oamTraitDefinition, false},
+		{velaWorkloadDefinition, true},
+		{velaScopeDefinition, true},
+		{schema.GroupVersionKind{Group: "core.oam.dev", Version: "v1alpha2", Kind: "ManualScalerTrait"}, true},
 		{schema.GroupVersionKind{Group: "core.oam.dev", Version: "v1alpha2", Kind: "HealthScope"}, true},
 		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, true},
 		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}, true},
