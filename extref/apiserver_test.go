@@ -69,6 +69,71 @@ spec:
 	}
 }
 
+// TestAPIServerSeedMultipleSources resolves both examples of the seed's
+// "Multiple Source References", verbatim but for apiVersion, kind and
+// metadata, against a ConfigMap with the region and a Secret with the
+// account ID: the Secret's data is read decoded.
+func TestAPIServerSeedMultipleSources(t *testing.T) {
+	h := start(t, testapi.ClusterWidgetKind, Options{Resolver: []ResolverOption{seedPolicy}})
+	h.create(t,
+		configMap("crossplane-system", "common-settings", map[string]any{"region": "us-east-1"}),
+		secret("crossplane-system", "accounts", map[string]string{"prodAWSAccountID": "123456789012"}),
+	)
+	combine := fromYAML(t, `
+apiVersion: extref.test.ctrlkit.dev/v1alpha1
+kind: ClusterWidget
+metadata:
+  name: seed-combine
+spec:
+  externalValues:
+  - combine:
+    - version: v1
+      resource: configmaps
+      name: common-settings
+      namespace: crossplane-system
+      fieldPath: data.region
+    - version: v1
+      resource: secrets
+      name: accounts
+      namespace: crossplane-system
+      fieldPath: data.prodAWSAccountID
+    fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
+    toFieldPath: "spec.forProvider.directoryArn"
+`)
+	variables := fromYAML(t, `
+apiVersion: extref.test.ctrlkit.dev/v1alpha1
+kind: ClusterWidget
+metadata:
+  name: seed-variables
+spec:
+  externalValues:
+  - variables:
+    - name: region
+      fromRef:
+        version: v1
+        resource: configmaps
+        name: common-settings
+        namespace: crossplane-system
+        fieldPath: data.region
+    - name: accountId
+      fromRef:
+        version: v1
+        resource: secrets
+        name: accounts
+        namespace: crossplane-system
+        fieldPath: data.prodAWSAccountID
+    template: "arn:aws:clouddirectory:{{ .region }}:{{ .accountId }}:schema/published/cognito/1.0"
+    toFieldPath: "spec.forProvider.directoryArn"
+`)
+	h.create(t, combine, variables)
+	for _, o := range []*unstructured.Unstructured{combine, variables} {
+		got := h.resolved(t, o, metav1.ConditionTrue, ReasonResolved)
+		if s := str(t, got, "spec", "forProvider", "directoryArn"); s != "arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0" {
+			t.Errorf("%s: spec.forProvider.directoryArn: want arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0, got %q", o.GetName(), s)
+		}
+	}
+}
+
 // TestAPIServerSettledZeroWrites resolves a referencer, then makes its
 // sources change without changing the values it reads: the reconciles that
 // follow write nothing.
@@ -241,7 +306,6 @@ func TestAPIServerDeniedSecret(t *testing.T) {
 	spec := `
 externalValues:
 - fromObject: {version: v1, resource: secrets, name: accounts, namespace: denied-b, fieldPath: data.id}
-  transforms: [{type: Base64Decode}]
   toFieldPath: spec.forProvider.directoryArn`
 	w := widget(t, "denied-a", "w", spec)
 	h.create(t, w)

@@ -170,6 +170,11 @@ func checkRef(ref v1alpha1.ObjectFieldRef) *compileError {
 	case ref.FieldPath == "":
 		return invalid(".fieldPath", "fieldPath is required")
 	}
+	switch ref.SecretData {
+	case "", v1alpha1.SecretDataDecoded, v1alpha1.SecretDataBase64:
+	default:
+		return invalid(".secretData", "unsupported value %q (want Decoded or Base64)", ref.SecretData)
+	}
 	// A lookup in an empty object parses the path through fieldpath's
 	// cache, and rejects wildcards.
 	if _, err := fieldpath.Pave(nil).GetValue(ref.FieldPath); errors.Is(err, fieldpath.ErrInvalidPath) {

@@ -129,7 +129,7 @@ func (d *decoder) list(m map[string]any, f string) ([]any, bool) {
 
 var (
 	externalValueFields = []string{"fromObject", "combine", "fmt", "variables", "template", "toFieldPath", "makeAvailableAs", "policy", "transforms"}
-	refFields           = []string{"group", "version", "resource", "name", "namespace", "fieldPath"}
+	refFields           = []string{"group", "version", "resource", "name", "namespace", "fieldPath", "secretData"}
 	variableFields      = []string{"name", "fromRef"}
 	policyFields        = []string{"resolve", "resolution"}
 	transformFields     = []string{"type", "format", "map", "toType"}
@@ -211,12 +211,13 @@ func (d *decoder) ref(v any) v1alpha1.ObjectFieldRef {
 		return v1alpha1.ObjectFieldRef{}
 	}
 	return v1alpha1.ObjectFieldRef{
-		Group:     d.str(m, "group"),
-		Version:   d.str(m, "version"),
-		Resource:  d.str(m, "resource"),
-		Name:      d.str(m, "name"),
-		Namespace: d.str(m, "namespace"),
-		FieldPath: d.str(m, "fieldPath"),
+		Group:      d.str(m, "group"),
+		Version:    d.str(m, "version"),
+		Resource:   d.str(m, "resource"),
+		Name:       d.str(m, "name"),
+		Namespace:  d.str(m, "namespace"),
+		FieldPath:  d.str(m, "fieldPath"),
+		SecretData: v1alpha1.SecretDataEncoding(d.str(m, "secretData")),
 	}
 }
 

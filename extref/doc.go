@@ -52,11 +52,10 @@
 //	    toFieldPath: spec.forProvider.directoryArn
 //	  # Several fields rendered by a template.
 //	  - variables: [{name: region, fromRef: {...}}, {name: accountId, fromRef: {...}}]
-//	    template: "arn:aws:clouddirectory:{{ .region }}:{{ .accountId | b64dec }}:schema/published/cognito/1.0"
+//	    template: "arn:aws:clouddirectory:{{ .region }}:{{ .accountId }}:schema/published/cognito/1.0"
 //	    toFieldPath: spec.forProvider.directoryArn
 //	  # An obscure reference: handed to the controller, never written.
 //	  - fromObject: {version: v1, resource: secrets, name: db, fieldPath: data.password}
-//	    transforms: [{type: Base64Decode}]
 //	    makeAvailableAs: dbPassword
 //
 // Field paths (fieldPath, toFieldPath) use package fieldpath's syntax,
@@ -69,9 +68,15 @@
 // annotation (which take strings, in either notation:
 // metadata.labels[x] or metadata[labels][x]); anything else is invalid.
 //
+// A Secret's data (fieldPath data.<key>, or data) is read decoded, as
+// Crossplane's connection details and Flux's valuesFrom read it;
+// secretData: Base64 on the source reads it as stored. Written values must
+// be UTF-8 text: binary data is refused for the object (ErrTarget, naming
+// only the value's size) and handed over as it is with makeAvailableAs.
+//
 // Transforms run in order on the value:
 //
-//	Base64Decode   a string in standard base64 (a Secret's data) to its text
+//	Base64Decode   a string in standard base64 to its bytes
 //	Base64Encode   a string to standard base64
 //	Format         fmt with one verb, e.g. {type: Format, format: "%s-subnet"}
 //	Map            a string to its entry in map; a missing entry is an error
@@ -199,10 +204,9 @@
 //   - Obscure values are resolved on every call whatever their resolve
 //     policy, since nothing is stored; Outcome.Values is nil when Resolve
 //     fails.
-//   - Combine formats the raw values (a Secret's data stays base64); a
-//     template can decode them with b64dec, a fromObject with a transform.
-//   - Values written to the object must be valid UTF-8 (binary data can be
-//     handed over with makeAvailableAs).
+//   - A Secret's data is decoded unless secretData says Base64; values
+//     written to the object must be valid UTF-8 (binary data can be handed
+//     over with makeAvailableAs).
 //   - A typed referencer is converted to unstructured content and back; a
 //     target its type does not have is an error (ErrTarget), not silently
 //     dropped.

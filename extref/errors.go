@@ -3,6 +3,7 @@ package extref
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -108,3 +109,35 @@ func (e *ReferenceError) Error() string {
 }
 
 func (e *ReferenceError) Unwrap() error { return e.Err }
+
+// kindOf names a JSON value's type and size, never its content, for errors
+// about values that may be secret: "a string of 9 bytes", "an integer",
+// "an object of 2 fields".
+func kindOf(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if len(x) == 1 {
+			return "a string of 1 byte"
+		}
+		return "a string of " + strconv.Itoa(len(x)) + " bytes"
+	case bool:
+		return "a boolean"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a number"
+	case map[string]any:
+		if len(x) == 1 {
+			return "an object of 1 field"
+		}
+		return "an object of " + strconv.Itoa(len(x)) + " fields"
+	case []any:
+		if len(x) == 1 {
+			return "an array of 1 item"
+		}
+		return "an array of " + strconv.Itoa(len(x)) + " items"
+	}
+	return fmt.Sprintf("a %T", v)
+}

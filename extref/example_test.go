@@ -94,7 +94,6 @@ metadata: {name: subnet, namespace: team-a}
 spec:
   externalValues:
   - fromObject: {version: v1, resource: secrets, name: accounts, namespace: crossplane-system, fieldPath: data.id}
-    transforms: [{type: Base64Decode}]
     makeAvailableAs: account
 `)
 

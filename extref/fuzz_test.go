@@ -86,7 +86,7 @@ func FuzzTemplate(f *testing.F) {
 func FuzzResolve(f *testing.F) {
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec.forProvider.region"}]`)
 	f.Add(`[{"combine":[{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data"}],"fmt":"%v","toFieldPath":"metadata.annotations.x","policy":{"resolve":"Always"}}]`)
-	f.Add(`[{"variables":[{"name":"a","fromRef":{"version":"v1","resource":"secrets","name":"db","fieldPath":"data.password"}}],"template":"{{ .a | b64dec }}","makeAvailableAs":"p"}]`)
+	f.Add(`[{"variables":[{"name":"a","fromRef":{"version":"v1","resource":"secrets","name":"db","fieldPath":"data.password"}}],"template":"{{ .a }}","makeAvailableAs":"p"}]`)
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.size"},"toFieldPath":"spec.a[3].b","transforms":[{"type":"Convert","toType":"int64"}]}]`)
 	f.Fuzz(func(t *testing.T, list string) {
 		var evs any

@@ -2,6 +2,7 @@ package extref
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"reflect"
@@ -502,17 +503,40 @@ func empty(v any) bool {
 
 // checkWritable checks a value for a target: a label or an annotation
 // (metadata, as the parsed target says, whatever its notation) takes a
-// string, and a string must be valid UTF-8 to survive JSON.
+// string, and every string must be valid UTF-8 to survive JSON. The error
+// never holds the value.
 func checkWritable(metadata bool, v any) error {
 	if metadata {
 		if _, ok := v.(string); !ok {
 			return fmt.Errorf("labels and annotations take strings, not %s", describe(v))
 		}
 	}
-	if s, ok := v.(string); ok && !utf8.ValidString(s) {
-		return errors.New("the value is not valid UTF-8 (binary data can be handed over with makeAvailableAs)")
+	if !validUTF8(v) {
+		return fmt.Errorf("the value (%s) is not valid UTF-8 text, which the object cannot hold: read a Secret's binary data as stored with secretData: Base64, or hand it over with makeAvailableAs", kindOf(v))
 	}
 	return nil
+}
+
+// validUTF8 reports whether every string in a JSON value, keys included, is
+// valid UTF-8.
+func validUTF8(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return utf8.ValidString(x)
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) || !validUTF8(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !validUTF8(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // read returns the value of one source field, or why it has none; the
@@ -581,7 +605,47 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (any, *ReferenceError) {
 	if v == nil {
 		return fail(fmt.Errorf("%w: %s is null", ErrFieldNotFound, src.FieldPath))
 	}
+	switch data := m.resource == secretsResource && isData(src.FieldPath); {
+	case data && ref.SecretData != v1alpha1.SecretDataBase64:
+		if v, err = decodeSecretData(v); err != nil {
+			return fail(fmt.Errorf("%w: %s of the Secret: %w", ErrFieldNotFound, src.FieldPath, err))
+		}
+	case !data && ref.SecretData != "":
+		return fail(fmt.Errorf("%w: secretData applies to a Secret's data only", ErrInvalid))
+	}
 	return v, nil
+}
+
+var secretsResource = schema.GroupResource{Resource: "secrets"}
+
+// isData reports whether a field path names a Secret's data or a key in it.
+func isData(path string) bool {
+	segs, err := fieldpath.Parse(path)
+	return err == nil && len(segs) > 0 && segs[0].Type == fieldpath.SegmentField && segs[0].Field == "data"
+}
+
+// decodeSecretData decodes a value of a Secret's data from base64: one
+// key's, or, for data itself, every key's. The error never holds the value.
+func decodeSecretData(v any) (any, error) {
+	switch x := v.(type) {
+	case string:
+		b, err := base64.StdEncoding.DecodeString(x)
+		if err != nil {
+			return nil, errors.New("not valid base64")
+		}
+		return string(b), nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			d, err := decodeSecretData(e)
+			if err != nil {
+				return nil, fmt.Errorf("key %q: %w", k, err)
+			}
+			out[k] = d
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("want base64 text, got %s", kindOf(v))
 }
 
 // get reads one source object.

@@ -31,8 +31,7 @@ func TestResolveTyped(t *testing.T) {
 		Spec: testapi.WidgetSpec{ExternalValues: []v1alpha1.ExternalValue{
 			{FromObject: cm("data.region"), ToFieldPath: "spec.forProvider.region"},
 			{FromObject: cm("data.size"), ToFieldPath: "spec.forProvider.size", Transforms: []v1alpha1.Transform{{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertInt64}}},
-			{FromObject: &v1alpha1.ObjectFieldRef{Version: "v1", Resource: "secrets", Name: "db", FieldPath: "data.password"}, MakeAvailableAs: "password",
-				Transforms: []v1alpha1.Transform{{Type: v1alpha1.TransformBase64Decode}}},
+			{FromObject: &v1alpha1.ObjectFieldRef{Version: "v1", Resource: "secrets", Name: "db", FieldPath: "data.password"}, MakeAvailableAs: "password"},
 		}},
 	}
 	r := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true})

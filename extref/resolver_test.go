@@ -238,8 +238,7 @@ externalValues:
 			referencer: widget(t, "team-a", "w", `
 externalValues:
 - fromObject: {version: v1, resource: secrets, name: db, fieldPath: data.password}
-  makeAvailableAs: password
-  transforms: [{type: Base64Decode}]`),
+  makeAvailableAs: password`),
 			opts: []ResolverOption{SourcePolicy{OwnNamespaceSecrets: true}},
 			want: summary{Resolved: 1, Values: map[string]any{"password": "s3cr3t"}},
 		},
@@ -303,7 +302,6 @@ externalValues:
   transforms: []
   toFieldPath: spec.forProvider.directoryArn`),
 			opts: []ResolverOption{seedPolicy},
-			// The account ID is still base64 here: combine formats raw values.
 			wantSpec: `
 externalValues:
 - combine:
@@ -312,7 +310,7 @@ externalValues:
   fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
   transforms: []
   toFieldPath: spec.forProvider.directoryArn
-forProvider: {directoryArn: "arn:aws:clouddirectory:us-east-1:MTIzNDU2Nzg5MDEy:schema/published/cognito/1.0"}`,
+forProvider: {directoryArn: "arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0"}`,
 			want: summary{Changed: true, Resolved: 1},
 		},
 		"CombineWithAMissingSource": {
@@ -329,7 +327,7 @@ externalValues:
 			wantErr: ErrFieldNotFound,
 		},
 		"Template": {
-			reason: "The seed's template example, with a Secret value decoded in the template.",
+			reason: "The seed's template example: the Secret's data is decoded.",
 			referencer: widget(t, "", "w", `
 externalValues:
 - variables:
@@ -337,7 +335,7 @@ externalValues:
     fromRef: {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
   - name: accountId
     fromRef: {version: v1, resource: secrets, name: accounts, namespace: crossplane-system, fieldPath: data.prodAWSAccountID}
-  template: "arn:aws:clouddirectory:{{ .region }}:{{ .accountId | b64dec }}:schema/published/cognito/1.0"
+  template: "arn:aws:clouddirectory:{{ .region }}:{{ .accountId }}:schema/published/cognito/1.0"
   toFieldPath: spec.forProvider.directoryArn`),
 			opts: []ResolverOption{seedPolicy},
 			wantSpec: `
@@ -347,7 +345,7 @@ externalValues:
     fromRef: {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
   - name: accountId
     fromRef: {version: v1, resource: secrets, name: accounts, namespace: crossplane-system, fieldPath: data.prodAWSAccountID}
-  template: "arn:aws:clouddirectory:{{ .region }}:{{ .accountId | b64dec }}:schema/published/cognito/1.0"
+  template: "arn:aws:clouddirectory:{{ .region }}:{{ .accountId }}:schema/published/cognito/1.0"
   toFieldPath: spec.forProvider.directoryArn
 forProvider: {directoryArn: "arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0"}`,
 			want: summary{Changed: true, Resolved: 1},

@@ -110,7 +110,27 @@ type ObjectFieldRef struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	FieldPath string `json:"fieldPath"`
+
+	// SecretData says how a value read from a Secret's data (fieldPath
+	// data.<key>, or data for all of it) is given: Decoded, the default,
+	// decodes it from the base64 the API stores it in; Base64 gives it as
+	// stored. It is for a Secret's data only.
+	// +optional
+	SecretData SecretDataEncoding `json:"secretData,omitempty"`
 }
+
+// SecretDataEncoding says how a value read from a Secret's data is given.
+// +kubebuilder:validation:Enum=Decoded;Base64
+type SecretDataEncoding string
+
+// Secret data encodings.
+const (
+	// SecretDataDecoded gives a Secret's data decoded: the bytes, as
+	// stringData would have given them. The default.
+	SecretDataDecoded SecretDataEncoding = "Decoded"
+	// SecretDataBase64 gives a Secret's data as stored, in standard base64.
+	SecretDataBase64 SecretDataEncoding = "Base64"
+)
 
 // A Variable names the value of a field for a Template.
 type Variable struct {
