@@ -2,9 +2,12 @@ package extref
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/go-logr/logr/funcr"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -273,6 +276,66 @@ externalValues:
 	h.create(t, configMap("later", "settings", map[string]any{"region": "eu-west-1"}))
 	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	require.Equal(t, "eu-west-1", str(t, got, "spec", "forProvider", "region"))
+}
+
+// TestAPIServerSecretNeverQuoted makes transforms fail on a value from a
+// Secret and on an obscure value from a ConfigMap under SetupReconciler:
+// neither the condition, nor any event, nor any log line holds it.
+func TestAPIServerSecretNeverQuoted(t *testing.T) {
+	var mu sync.Mutex
+	var logs strings.Builder
+	sink := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(&logs, prefix, args)
+	}, funcr.Options{Verbosity: 10})
+	h := start(t, testapi.WidgetKind, Options{Resolver: []ResolverOption{SourcePolicy{OwnNamespaceSecrets: true}}}, sink)
+	h.create(t,
+		secret("no-leak", "vault", map[string]string{"pw": planted}),
+		configMap("no-leak", "settings", map[string]any{"pw": planted}),
+	)
+	w := widget(t, "no-leak", "w", `
+externalValues:
+- fromObject: {version: v1, resource: secrets, name: vault, fieldPath: data.pw}
+  transforms: [{type: Convert, toType: int64}]
+  toFieldPath: spec.forProvider.size
+- combine:
+  - {version: v1, resource: secrets, name: vault, fieldPath: data.pw}
+  fmt: "%d"
+  toFieldPath: spec.forProvider.region
+- variables: [{name: pw, fromRef: {version: v1, resource: secrets, name: vault, fieldPath: data.pw}}]
+  template: '{{ index .pw 99 }}'
+  toFieldPath: spec.forProvider.directoryArn
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.pw}
+  transforms: [{type: Map, map: {a: b}}]
+  makeAvailableAs: password`)
+	h.create(t, w)
+	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
+	warningEvent(t, h, w, ReasonResolutionFailed)
+	msg := condition(t, got).Message
+	for _, want := range []string{"Convert: cannot convert a string of 15 bytes to int64", "fmt: value 1: integer verbs print whole numbers, not a string of 15 bytes", "the reason is withheld", "Map: the map has no entry for a string of 15 bytes"} {
+		require.Contains(t, msg, want)
+	}
+
+	events := &unstructured.UnstructuredList{}
+	events.SetAPIVersion("events.k8s.io/v1")
+	events.SetKind("EventList")
+	require.NoError(t, h.env.Client.List(context.Background(), events, client.InNamespace("no-leak")))
+	var all strings.Builder
+	for _, e := range events.Items {
+		b, err := json.Marshal(e.Object)
+		require.NoError(t, err)
+		all.Write(b)
+	}
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	require.NotEmpty(t, logged, "the manager logs at verbosity 10")
+	for where, text := range map[string]string{"the condition": msg, "the events": all.String(), "the log": logged} {
+		if found := leaks(text); found != nil {
+			t.Errorf("%s holds %q:\n%s", where, found, text)
+		}
+	}
 }
 
 // warningEvent waits for a Warning event about o with the given reason.

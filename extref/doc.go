@@ -74,6 +74,13 @@
 // be UTF-8 text: binary data is refused for the object (ErrTarget, naming
 // only the value's size) and handed over as it is with makeAvailableAs.
 //
+// No byte of a value read from a Secret, or bound for makeAvailableAs, or
+// computed from one, appears in an error, and so in a condition, an event or
+// a log line: errors name the external value, the transform and the kind of
+// value ("Convert: cannot convert a string of 9 bytes to int64"), and a
+// template's own error about such a value keeps only its position. Other
+// values are quoted, shortened.
+//
 // Transforms run in order on the value:
 //
 //	Base64Decode   a string in standard base64 to its bytes

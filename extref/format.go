@@ -118,7 +118,7 @@ func parseFormat(f string, n int) (*format, error) {
 			i = next
 		}
 		if i >= len(f) {
-			return nil, fmt.Errorf("format %q: verb missing at position %d", f, start)
+			return nil, formatErr(f, start, "verb missing at position %d", start)
 		}
 		verb, size := utf8.DecodeRuneInString(f[i:])
 		i += size
@@ -128,13 +128,13 @@ func parseFormat(f string, n int) (*format, error) {
 		}
 		kind, ok := kindOfVerb(verb)
 		if !ok {
-			return nil, fmt.Errorf("format %q: unsupported verb %q at position %d", f, verb, start)
+			return nil, formatErr(f, start, "unsupported verb %q at position %d", verb, start)
 		}
 		if idx >= 0 {
 			arg, reordered = idx, true
 		}
 		if arg >= n {
-			return nil, fmt.Errorf("format %q: the verb at position %d has no value (%d given)", f, start, n)
+			return nil, formatErr(f, start, "the verb at position %d has no value (%d given)", start, n)
 		}
 		if lit.Len() > 0 {
 			out.pieces = append(out.pieces, piece{text: lit.String(), arg: -1})
@@ -148,9 +148,22 @@ func parseFormat(f string, n int) (*format, error) {
 		out.pieces = append(out.pieces, piece{text: lit.String(), arg: -1})
 	}
 	if !reordered && arg < n {
-		return nil, fmt.Errorf("format %q: prints %d of %d values", f, arg, n)
+		return nil, formatErr(f, len(f), "prints %d of %d values", arg, n)
 	}
 	return out, nil
+}
+
+// A formatError is why a format is invalid, and where.
+type formatError struct {
+	text string // the format
+	pos  int    // of the verb at fault
+	msg  string
+}
+
+func (e *formatError) Error() string { return fmt.Sprintf("format %q: %s", e.text, e.msg) }
+
+func formatErr(f string, pos int, msg string, args ...any) error {
+	return &formatError{text: f, pos: pos, msg: fmt.Sprintf(msg, args...)}
 }
 
 // argIndex reads an explicit argument index [n] at f[i:], if there is one,
@@ -161,17 +174,17 @@ func argIndex(f string, i, start, n int) (idx, next int, err error) {
 	}
 	end := strings.IndexByte(f[i:], ']')
 	if end < 0 {
-		return 0, 0, fmt.Errorf("format %q: unclosed argument index at position %d", f, start)
+		return 0, 0, formatErr(f, start, "unclosed argument index at position %d", start)
 	}
 	digits := f[i+1 : i+end]
 	if digits == "" || len(digits) > 3 || strings.Trim(digits, "0123456789") != "" {
-		return 0, 0, fmt.Errorf("format %q: bad argument index at position %d", f, start)
+		return 0, 0, formatErr(f, start, "bad argument index at position %d", start)
 	}
 	for _, c := range []byte(digits) {
 		idx = idx*10 + int(c-'0')
 	}
 	if idx < 1 || idx > n {
-		return 0, 0, fmt.Errorf("format %q: argument index %d at position %d is out of range (%d values)", f, idx, start, n)
+		return 0, 0, formatErr(f, start, "argument index %d at position %d is out of range (%d values)", idx, start, n)
 	}
 	return idx - 1, i + end + 1, nil
 }
@@ -179,29 +192,30 @@ func argIndex(f string, i, start, n int) (idx, next int, err error) {
 // number reads the digits of a width or precision at f[i:].
 func number(f string, i, start int, what string) (digits string, next int, err error) {
 	if i < len(f) && f[i] == '*' {
-		return "", 0, fmt.Errorf("format %q: a %s from a value ('*') at position %d is not supported", f, what, start)
+		return "", 0, formatErr(f, start, "a %s from a value ('*') at position %d is not supported", what, start)
 	}
 	j, v := i, 0
 	for j < len(f) && f[j] >= '0' && f[j] <= '9' {
 		v = v*10 + int(f[j]-'0')
 		if v > maxWidth {
-			return "", 0, fmt.Errorf("format %q: the %s at position %d exceeds %d", f, what, start, maxWidth)
+			return "", 0, formatErr(f, start, "the %s at position %d exceeds %d", what, start, maxWidth)
 		}
 		j++
 	}
 	return f[i:j], j, nil
 }
 
-// sprint formats args, which are JSON values, converting each to what its
-// verbs print: int64 for integer verbs when it is a whole float64, float64
-// for float verbs when it is an int64. A value its verbs cannot print is an
-// error, rather than fmt's %!d(string=...) in the output.
-func (f *format) sprint(args []any) (string, error) {
+// sprint formats args, converting each to what its verbs print: int64 for
+// integer verbs when it is a whole float64, float64 for float verbs when it
+// is an int64. A value its verbs cannot print is an error, rather than
+// fmt's %!d(string=...) in the output. Errors are *valueErrors, which name
+// the value by its place and description only.
+func (f *format) sprint(args []value) (string, error) {
 	conv := make([]any, len(args))
 	for i, a := range args {
 		v, err := fitVerbs(a, f.kinds[i])
 		if err != nil {
-			return "", fmt.Errorf("format %q, value %d: %w", f.text, i+1, err)
+			return "", failf(err, "value %d: %s", i+1, err)
 		}
 		conv[i] = v
 	}
@@ -212,7 +226,7 @@ func (f *format) sprint(args []any) (string, error) {
 		if p.arg >= 0 && p.sized {
 			switch conv[p.arg].(type) {
 			case []any, map[string]any:
-				return "", fmt.Errorf("format %q, value %d: %s has a width or precision, which fmt would apply to every element of %s; use it on scalars only", f.text, p.arg+1, p.text, describe(conv[p.arg]))
+				return "", failf(nil, "value %d: %s has a width or precision, which fmt would apply to every element of %v; use it on scalars only", p.arg+1, p.text, args[p.arg])
 			}
 		}
 	}
@@ -224,14 +238,16 @@ func (f *format) sprint(args []any) (string, error) {
 			buf = fmt.Appendf(buf, p.text, conv[p.arg])
 		}
 		if len(buf) > MaxOutputSize {
-			return "", fmt.Errorf("format %q gives more than %d bytes", f.text, MaxOutputSize)
+			return "", failf(errTooLarge, "the format gives more than %d bytes", MaxOutputSize)
 		}
 	}
 	return string(buf), nil
 }
 
-func fitVerbs(a any, kinds []verbKind) (any, error) {
-	out, converted := a, false
+// fitVerbs returns a's content as its verbs print it; its errors are
+// *valueErrors.
+func fitVerbs(a value, kinds []verbKind) (any, error) {
+	out, converted := a.v, false
 	for _, k := range kinds {
 		v, conv, err := fitVerb(a, k)
 		if err != nil {
@@ -239,7 +255,7 @@ func fitVerbs(a any, kinds []verbKind) (any, error) {
 		}
 		if conv {
 			if converted && v != out { // both are numbers, so comparable
-				return nil, fmt.Errorf("%s is printed by verbs that need different types", describe(a))
+				return nil, failf(nil, "%v is printed by verbs that need different types", a)
 			}
 			out, converted = v, true
 		}
@@ -249,41 +265,41 @@ func fitVerbs(a any, kinds []verbKind) (any, error) {
 
 // fitVerb checks that a verb of kind k prints a, and returns the number a
 // must be converted to, if any.
-func fitVerb(a any, k verbKind) (v any, converted bool, err error) {
+func fitVerb(a value, k verbKind) (v any, converted bool, err error) {
 	switch k {
 	case verbAny:
-		return a, false, nil
+		return a.v, false, nil
 	case verbString:
-		if _, ok := a.(string); ok {
-			return a, false, nil
+		if _, ok := a.v.(string); ok {
+			return a.v, false, nil
 		}
-		return nil, false, fmt.Errorf("%%s and %%q print strings, not %s; use %%v", describe(a))
+		return nil, false, failf(nil, "%%s and %%q print strings, not %v; use %%v", a)
 	case verbBool:
-		if _, ok := a.(bool); ok {
-			return a, false, nil
+		if _, ok := a.v.(bool); ok {
+			return a.v, false, nil
 		}
-		return nil, false, fmt.Errorf("%%t prints booleans, not %s", describe(a))
+		return nil, false, failf(nil, "%%t prints booleans, not %v", a)
 	case verbInt:
-		if i, ok := jsonvalue.WholeInt64(a); ok {
+		if i, ok := jsonvalue.WholeInt64(a.v); ok {
 			return i, true, nil
 		}
-		return nil, false, fmt.Errorf("integer verbs print whole numbers, not %s", describe(a))
+		return nil, false, failf(nil, "integer verbs print whole numbers, not %v", a)
 	case verbFloat:
-		switch n := a.(type) {
+		switch n := a.v.(type) {
 		case float64:
 			return n, true, nil
 		case int64:
 			return float64(n), true, nil
 		}
-		return nil, false, fmt.Errorf("float verbs print numbers, not %s", describe(a))
+		return nil, false, failf(nil, "float verbs print numbers, not %v", a)
 	case verbHex:
-		switch a.(type) {
+		switch a.v.(type) {
 		case string, int64, float64:
-			return a, false, nil
+			return a.v, false, nil
 		}
-		return nil, false, fmt.Errorf("%%x prints strings and numbers, not %s", describe(a))
+		return nil, false, failf(nil, "%%x prints strings and numbers, not %v", a)
 	}
-	return a, false, nil
+	return a.v, false, nil
 }
 
 // describe names a JSON value's type and, for a scalar, the value itself

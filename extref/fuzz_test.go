@@ -25,9 +25,9 @@ func FuzzTransform(f *testing.F) {
 	f.Add("Convert", "", "float64", `"1e999"`)
 	f.Add("Convert", "", "bool", `1.5`)
 	f.Add("Convert", "", "string", `{"a":1}`)
-	f.Fuzz(func(t *testing.T, typ, format, toType, value string) {
+	f.Fuzz(func(t *testing.T, typ, format, toType, in string) {
 		var v any
-		if err := json.Unmarshal([]byte(value), &v); err != nil {
+		if err := json.Unmarshal([]byte(in), &v); err != nil {
 			return
 		}
 		v = jsonNumbers(v)
@@ -39,14 +39,14 @@ func FuzzTransform(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := ct.apply(v)
+		out, err := ct.apply(value{v: v})
 		if err != nil {
-			if out != nil {
+			if out.v != nil {
 				t.Errorf("apply(...) returned %v with error %v", out, err)
 			}
 			return
 		}
-		if s, ok := out.(string); ok && len(s) > MaxOutputSize && typ != "Base64Decode" && typ != "Map" {
+		if s, ok := out.v.(string); ok && len(s) > MaxOutputSize && typ != "Base64Decode" && typ != "Map" {
 			t.Errorf("apply(...) returned %d bytes, more than %d", len(s), MaxOutputSize)
 		}
 	})
@@ -74,7 +74,7 @@ func FuzzTemplate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := execute(tpl, jsonNumbers(vars).(map[string]any))
+		out, err := execute(tpl, jsonNumbers(vars).(map[string]any), false)
 		if err == nil && len(out) > MaxOutputSize {
 			t.Errorf("execute(...) returned %d bytes, more than %d", len(out), MaxOutputSize)
 		}

@@ -150,7 +150,7 @@ type harness struct {
 
 var harnesses atomic.Int64
 
-func start(t *testing.T, gvk schema.GroupVersionKind, o Options) *harness {
+func start(t *testing.T, gvk schema.GroupVersionKind, o Options, logger ...logr.Logger) *harness {
 	t.Helper()
 	env := testenv.Get(t)
 	label := fmt.Sprintf("%s-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), harnesses.Add(1))
@@ -163,6 +163,7 @@ func start(t *testing.T, gvk schema.GroupVersionKind, o Options) *harness {
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Cache:      cache.Options{SyncPeriod: ptr.To(10 * time.Hour), ByObject: map[client.Object]cache.ByObject{referencers: {Label: selector}}},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Logger:     append(logger, log.Log)[0],
 	})
 	require.NoError(t, err)
 	o.Name = "extref-" + h.label

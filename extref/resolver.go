@@ -390,10 +390,12 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 
 	// Read every source, even after one failed, so that all are watched
 	// and all failures reported.
-	values := make([]any, len(e.sources))
+	values := make([]value, len(e.sources))
+	secret := e.key != "" // an obscure value is secret whatever its sources
 	var failed []*ReferenceError
 	for j, src := range e.sources {
-		v, rerr := rs.read(src)
+		v, fromSecret, rerr := rs.read(src)
+		secret = secret || fromSecret
 		if rerr != nil {
 			switch {
 			case e.format != nil:
@@ -405,40 +407,42 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 			}
 			failed = append(failed, rerr)
 		}
-		values[j] = v
+		values[j] = value{v: v, secret: fromSecret || e.key != ""}
 	}
 	if len(failed) > 0 {
 		fail(joinSources(failed))
 		return
 	}
 
-	var v any
+	// From here on every error about the value goes through seal, so that
+	// none quotes a secret value, whichever code made it.
+	var v value
 	switch {
 	case e.format != nil:
 		s, err := e.format.sprint(values)
 		if err != nil {
-			fail(&ReferenceError{Path: path(".fmt"), Err: fmt.Errorf("%w: %w", ErrTransform, err)})
+			fail(&ReferenceError{Path: path(".fmt"), Err: fmt.Errorf("%w: fmt: %w", ErrTransform, seal(err, secret))})
 			return
 		}
-		v = s
+		v = value{v: s, secret: secret}
 	case e.template != nil:
 		data := make(map[string]any, len(values))
 		for j, name := range e.names {
-			data[name] = values[j]
+			data[name] = values[j].v
 		}
-		s, err := execute(e.template, data)
+		s, err := execute(e.template, data, secret)
 		if err != nil {
-			fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrTransform, err)})
+			fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrTransform, seal(err, secret))})
 			return
 		}
-		v = s
+		v = value{v: s, secret: secret}
 	default:
 		v = values[0]
 	}
 	for j, t := range e.transforms {
 		tv, err := t.apply(v)
 		if err != nil {
-			fail(&ReferenceError{Path: path(".transforms[" + strconv.Itoa(j) + "]"), Err: fmt.Errorf("%w: %w", ErrTransform, err)})
+			fail(&ReferenceError{Path: path(".transforms[" + strconv.Itoa(j) + "]"), Err: fmt.Errorf("%w: %s: %w", ErrTransform, t.typ, seal(err, v.secret))})
 			return
 		}
 		v = tv
@@ -448,7 +452,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		if out.Values == nil {
 			out.Values = make(map[string]any)
 		}
-		out.Values[e.key] = v
+		out.Values[e.key] = v.v
 		out.Resolved++
 		return
 	}
@@ -456,11 +460,13 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
 		return
 	}
-	if cur, err := rs.state.get(e.target); err == nil && jsonvalue.Equal(cur, v) {
+	if cur, err := rs.state.get(e.target); err == nil && jsonvalue.Equal(cur, v.v) {
 		out.Resolved++
 		return
 	}
-	if err := rs.state.set(e.target, v); err != nil {
+	if err := rs.state.set(e.target, v.v); err != nil {
+		// fieldpath's errors name the target's current content, not the
+		// value being written.
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
 		return
 	}
@@ -505,14 +511,14 @@ func empty(v any) bool {
 // (metadata, as the parsed target says, whatever its notation) takes a
 // string, and every string must be valid UTF-8 to survive JSON. The error
 // never holds the value.
-func checkWritable(metadata bool, v any) error {
+func checkWritable(metadata bool, v value) error {
 	if metadata {
-		if _, ok := v.(string); !ok {
-			return fmt.Errorf("labels and annotations take strings, not %s", describe(v))
+		if _, ok := v.v.(string); !ok {
+			return failf(nil, "labels and annotations take strings, not %v", v)
 		}
 	}
-	if !validUTF8(v) {
-		return fmt.Errorf("the value (%s) is not valid UTF-8 text, which the object cannot hold: read a Secret's binary data as stored with secretData: Base64, or hand it over with makeAvailableAs", kindOf(v))
+	if !validUTF8(v.v) {
+		return failf(nil, "the value (%s) is not valid UTF-8 text, which the object cannot hold: read a Secret's binary data as stored with secretData: Base64, or hand it over with makeAvailableAs", kindOf(v.v))
 	}
 	return nil
 }
@@ -539,13 +545,13 @@ func validUTF8(v any) bool {
 	return true
 }
 
-// read returns the value of one source field, or why it has none; the
-// caller sets the error's Path.
-func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (any, *ReferenceError) {
+// read returns the value of one source field and whether it comes from a
+// Secret, or why it has none; the caller sets the error's Path.
+func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (v any, secret bool, _ *ReferenceError) {
 	src := Source{Group: ref.Group, Version: ref.Version, Resource: ref.Resource, Namespace: ref.Namespace, Name: ref.Name, FieldPath: ref.FieldPath}
-	fail := func(err error) (any, *ReferenceError) {
+	fail := func(err error) (any, bool, *ReferenceError) {
 		s := src
-		return nil, &ReferenceError{Source: &s, Err: err}
+		return nil, secret, &ReferenceError{Source: &s, Err: err}
 	}
 	gvr := schema.GroupVersionResource{Group: ref.Group, Version: ref.Version, Resource: ref.Resource}
 	m := rs.mapping(gvr)
@@ -559,6 +565,7 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (any, *ReferenceError) {
 		return fail(m.err)
 	}
 	src.Group, src.Resource = m.resource.Group, m.resource.Resource
+	secret = m.resource == secretsResource
 	if m.namespaced {
 		if src.Namespace == "" {
 			if rs.namespace == "" {
@@ -600,6 +607,10 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (any, *ReferenceError) {
 	}
 	v, err := res.content.GetValue(src.FieldPath)
 	if err != nil {
+		if secret {
+			// fieldpath's errors quote the values on the way.
+			return fail(failf(ErrFieldNotFound, "%s: %s has no such field, or a value on the way is not an object or an array", ErrFieldNotFound, src.FieldPath))
+		}
 		return fail(fmt.Errorf("%w: %w", ErrFieldNotFound, err))
 	}
 	if v == nil {
@@ -613,7 +624,7 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (any, *ReferenceError) {
 	case !data && ref.SecretData != "":
 		return fail(fmt.Errorf("%w: secretData applies to a Secret's data only", ErrInvalid))
 	}
-	return v, nil
+	return v, secret, nil
 }
 
 var secretsResource = schema.GroupResource{Resource: "secrets"}

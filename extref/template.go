@@ -49,7 +49,9 @@ var templateFuncs = template.FuncMap{
 	"urlquery":   tplUnavailable("urlquery"),
 }
 
-var errTooLarge = fmt.Errorf("output exceeds %d bytes", MaxOutputSize)
+// errTooLarge is the error of any function, and of a template, whose output
+// would exceed MaxOutputSize.
+var errTooLarge error = &valueError{msg: fmt.Sprintf("output exceeds %d bytes", MaxOutputSize)}
 
 func bounded(s string) (string, error) {
 	if len(s) > MaxOutputSize {
@@ -67,7 +69,10 @@ func tplB64Enc(s string) (string, error) {
 
 func tplB64Dec(s string) (string, error) {
 	b, err := base64.StdEncoding.DecodeString(s)
-	return string(b), err
+	if err != nil {
+		return "", base64Error(err, value{v: s, secret: true})
+	}
+	return string(b), nil
 }
 
 func tplReplace(old, repl, s string) (string, error) {
@@ -131,7 +136,7 @@ func tplDefault(d, v any) any {
 func tplToJSON(v any) (string, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return "", err
+		return "", failf(err, "toJson: cannot encode %v", value{v: v, secret: true})
 	}
 	return bounded(string(b))
 }
@@ -174,17 +179,26 @@ func sprintBounded(args []any, ln bool) (string, error) {
 // isString is fmt's test for a string operand.
 func isString(a any) bool { return a != nil && reflect.TypeOf(a).Kind() == reflect.String }
 
+// tplPrintf is printf with the verbs a Combine takes. Its format and
+// arguments may come from secret values, so its errors describe them by
+// type and size only.
 func tplPrintf(f string, args ...any) (string, error) {
 	pf, err := parseFormat(f, len(args))
 	if err != nil {
-		return "", err
+		var fe *formatError
+		errors.As(err, &fe)
+		return "", failf(nil, "printf: the format (%v) is not a format of %d values: see position %d", value{v: f, secret: true}, len(args), fe.pos)
 	}
-	return pf.sprint(args)
+	vals := make([]value, len(args))
+	for i, a := range args {
+		vals[i] = value{v: a, secret: true}
+	}
+	return pf.sprint(vals)
 }
 
 func tplUnavailable(name string) func(...any) (string, error) {
 	return func(...any) (string, error) {
-		return "", fmt.Errorf("function %q is not available in external value templates", name)
+		return "", failf(nil, "function %q is not available in external value templates", name)
 	}
 }
 
@@ -258,13 +272,30 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
-// execute renders t with data, bounded by MaxOutputSize.
-func execute(t *template.Template, data map[string]any) (string, error) {
+// execute renders t with data, bounded by MaxOutputSize. When a variable
+// is secret, an error keeps text/template's position and the message of
+// this package's functions (*valueErrors), but not text/template's own
+// messages, which may quote a value (index out of range: 123456789012).
+func execute(t *template.Template, data map[string]any, secret bool) (string, error) {
 	var b limitedBuffer
 	if err := t.Execute(&b, data); err != nil {
-		return "", err
+		return "", sealTemplate(err, secret)
 	}
 	return b.String(), nil
+}
+
+func sealTemplate(err error, secret bool) error {
+	var exec template.ExecError
+	if !secret || !errors.As(err, &exec) {
+		return seal(err, secret)
+	}
+	// text/template writes "template: NAME:LINE:COL: executing NAME at
+	// <NODE>: " and the cause, where NAME and NODE are the template's text.
+	if _, ours := errors.Unwrap(exec.Err).(*valueError); ours {
+		return failf(err, "%s", err.Error())
+	}
+	at, _, _ := strings.Cut(exec.Err.Error(), ": executing ")
+	return failf(errWithheld, "%s: %s", at, errWithheld)
 }
 
 // templateCache holds parsed templates by text, since the same few

@@ -84,43 +84,49 @@ func compileTransform(t v1alpha1.Transform) (transform, error) {
 	return out, nil
 }
 
-// apply transforms v, a JSON value. It never panics and never returns more
-// than MaxOutputSize bytes of string.
-func (t transform) apply(v any) (any, error) {
+// apply transforms v. It never panics, never returns more than
+// MaxOutputSize bytes of string, and its errors are *valueErrors, which
+// describe the value without its content when it is secret. The result is
+// as secret as v.
+func (t transform) apply(v value) (value, error) {
+	out, err := t.applyTo(v)
+	if err != nil {
+		return value{}, err
+	}
+	return value{v: out, secret: v.secret}, nil
+}
+
+func (t transform) applyTo(v value) (any, error) {
 	switch t.typ {
 	case v1alpha1.TransformBase64Decode:
-		s, ok := v.(string)
+		s, ok := v.v.(string)
 		if !ok {
-			return nil, fmt.Errorf("Base64Decode takes a string, not %s", describe(v))
+			return nil, failf(nil, "takes a string, not %v", v)
 		}
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
-			return nil, fmt.Errorf("Base64Decode: %w", err)
+			return nil, base64Error(err, v)
 		}
 		return string(b), nil
 	case v1alpha1.TransformBase64Encode:
-		s, ok := v.(string)
+		s, ok := v.v.(string)
 		if !ok {
-			return nil, fmt.Errorf("Base64Encode takes a string, not %s", describe(v))
+			return nil, failf(nil, "takes a string, not %v", v)
 		}
 		if base64.StdEncoding.EncodedLen(len(s)) > MaxOutputSize {
-			return nil, fmt.Errorf("Base64Encode would give more than %d bytes", MaxOutputSize)
+			return nil, failf(errTooLarge, "%v would give more than %d bytes", v, MaxOutputSize)
 		}
 		return base64.StdEncoding.EncodeToString([]byte(s)), nil
 	case v1alpha1.TransformFormat:
-		s, err := t.format.sprint([]any{v})
-		if err != nil {
-			return nil, err
-		}
-		return s, nil
+		return t.format.sprint([]value{v})
 	case v1alpha1.TransformMap:
-		s, ok := v.(string)
+		s, ok := v.v.(string)
 		if !ok {
-			return nil, fmt.Errorf("a Map transform takes a string, not %s", describe(v))
+			return nil, failf(nil, "takes a string, not %v", v)
 		}
 		out, ok := t.table[s]
 		if !ok {
-			return nil, fmt.Errorf("the map has no entry for %s", describe(v))
+			return nil, failf(nil, "the map has no entry for %v", v)
 		}
 		return out, nil
 	case v1alpha1.TransformConvert:
@@ -129,17 +135,33 @@ func (t transform) apply(v any) (any, error) {
 	return nil, fmt.Errorf("unsupported transform type %q", t.typ)
 }
 
+// base64Error says where base64 text is corrupt, without the text.
+func base64Error(err error, v value) error {
+	var at base64.CorruptInputError
+	if errors.As(err, &at) {
+		return failf(err, "%v is not valid base64 (at byte %d)", v, int64(at))
+	}
+	return failf(err, "%v is not valid base64", v)
+}
+
 // convert converts a JSON scalar to another JSON type.
-func convert(v any, to v1alpha1.ConvertType) (any, error) {
-	fail := func(err error) (any, error) {
-		if err != nil {
-			return nil, fmt.Errorf("cannot convert %s to %s: %w", describe(v), to, err)
+func convert(v value, to v1alpha1.ConvertType) (any, error) {
+	fail := func(why string, cause error) (any, error) {
+		if why != "" {
+			return nil, failf(cause, "cannot convert %v to %s: %s", v, to, why)
 		}
-		return nil, fmt.Errorf("cannot convert %s to %s", describe(v), to)
+		return nil, failf(cause, "cannot convert %v to %s", v, to)
+	}
+	// strconv's errors quote their input: say why in words instead.
+	parseFail := func(err error) (any, error) {
+		if errors.Is(err, strconv.ErrRange) {
+			return fail("out of range", err)
+		}
+		return fail("not "+syntaxOf(to), err)
 	}
 	switch to {
 	case v1alpha1.ConvertString:
-		switch x := v.(type) {
+		switch x := v.v.(type) {
 		case string:
 			return x, nil
 		case bool:
@@ -150,11 +172,11 @@ func convert(v any, to v1alpha1.ConvertType) (any, error) {
 			return strconv.FormatFloat(x, 'g', -1, 64), nil
 		}
 	case v1alpha1.ConvertInt64:
-		switch x := v.(type) {
+		switch x := v.v.(type) {
 		case string:
 			i, err := strconv.ParseInt(x, 10, 64)
 			if err != nil {
-				return fail(err)
+				return parseFail(err)
 			}
 			return i, nil
 		case bool:
@@ -168,17 +190,17 @@ func convert(v any, to v1alpha1.ConvertType) (any, error) {
 			if i, ok := jsonvalue.WholeInt64(x); ok {
 				return i, nil
 			}
-			return fail(errors.New("not a whole number within range"))
+			return fail("not a whole number within range", nil)
 		}
 	case v1alpha1.ConvertFloat64:
-		switch x := v.(type) {
+		switch x := v.v.(type) {
 		case string:
 			f, err := strconv.ParseFloat(x, 64)
 			if err != nil {
-				return fail(err)
+				return parseFail(err)
 			}
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return fail(errors.New("JSON has no NaN or infinity"))
+				return fail("JSON has no NaN or infinity", nil)
 			}
 			return f, nil
 		case int64:
@@ -187,16 +209,29 @@ func convert(v any, to v1alpha1.ConvertType) (any, error) {
 			return x, nil
 		}
 	case v1alpha1.ConvertBool:
-		switch x := v.(type) {
+		switch x := v.v.(type) {
 		case string:
 			b, err := strconv.ParseBool(x)
 			if err != nil {
-				return fail(err)
+				return parseFail(err)
 			}
 			return b, nil
 		case bool:
 			return x, nil
 		}
 	}
-	return fail(nil)
+	return fail("", nil)
+}
+
+// syntaxOf names what a string must be to convert to a type.
+func syntaxOf(to v1alpha1.ConvertType) string {
+	switch to {
+	case v1alpha1.ConvertInt64:
+		return "a decimal integer"
+	case v1alpha1.ConvertFloat64:
+		return "a decimal number"
+	case v1alpha1.ConvertBool:
+		return "a boolean (true, false, 1, 0, t, f)"
+	}
+	return "valid"
 }
