@@ -344,13 +344,43 @@ func checkTable(t *testing.T, m map[string]map[string]verdict) {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", k, s.name, v.KStatus, v.Flux, v.Argo, v.Wait)
 		}
 	}
-	table := b.String()
-	path := filepath.Join("..", "docs", "health", "README.md")
+	syncTable(t, filepath.Join("..", "docs", "health", "README.md"), b.String())
+
+	// The README's summary: one row per stage, what every kind showed.
+	b.Reset()
+	b.WriteString("| stage | kstatus | Flux check | Argo CD | kubectl wait --for=condition=Ready | kinds |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, s := range stages {
+		seen := map[verdict][]string{}
+		var order []verdict
+		for _, k := range names {
+			if v, ok := m[k][s.name]; ok {
+				if seen[v] == nil {
+					order = append(order, v)
+				}
+				seen[v] = append(seen[v], k)
+			}
+		}
+		for _, v := range order {
+			who := "all " + fmt.Sprint(len(seen[v]))
+			if len(seen[v]) < len(names) {
+				who = strings.Join(seen[v], ", ")
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.name, v.KStatus, v.Flux, v.Argo, v.Wait, who)
+		}
+	}
+	syncTable(t, filepath.Join("..", "README.md"), b.String())
+}
+
+// syncTable compares the table between the markers in the file at path with
+// table, or rewrites it with -update.
+func syncTable(t *testing.T, path, table string) {
+	t.Helper()
 	doc, err := os.ReadFile(path)
-	if err != nil && !*update {
+	if err != nil {
 		t.Fatalf("cannot read the table: %v", err)
 	}
-	const begin, end = "<!-- table: begin -->\n", "<!-- table: end -->\n"
+	const begin, end = "<!-- health table: begin -->\n", "<!-- health table: end -->\n"
 	before, rest, ok1 := strings.Cut(string(doc), begin)
 	old, after, ok2 := strings.Cut(rest, end)
 	if !ok1 || !ok2 {

@@ -3,7 +3,8 @@
 -- resource.customizations.health.<group>_<Kind>, e.g.
 -- resource.customizations.health.nop.ctrlkit.dev_NopResource.
 --
--- Degraded     Stalled=True: the controller cannot go on without a spec change
+-- Degraded     Stalled=True: the controller cannot go on without a spec change;
+--              or Synced=False, as Argo CD's check for Crossplane's kinds says
 -- Healthy      Ready=True, observed at the current generation
 -- Progressing  anything else: not reconciled yet, a generation not yet
 --              observed, Reconciling=True, Ready missing, False or Unknown
@@ -21,11 +22,12 @@ if st.observedGeneration == nil or st.observedGeneration < generation then
   hs.message = "Waiting for generation " .. generation .. " to be observed"
   return hs
 end
-local ready, stalled, reconciling
+local ready, stalled, reconciling, synced
 for _, c in ipairs(st.conditions or {}) do
   if c.type == "Ready" then ready = c end
   if c.type == "Stalled" then stalled = c end
   if c.type == "Reconciling" then reconciling = c end
+  if c.type == "Synced" then synced = c end
 end
 local function describe(c)
   return c.type .. "=" .. c.status .. " (" .. (c.reason or "") .. "): " .. (c.message or "")
@@ -33,6 +35,11 @@ end
 if stalled ~= nil and stalled.status == "True" then
   hs.status = "Degraded"
   hs.message = describe(stalled)
+  return hs
+end
+if synced ~= nil and synced.status == "False" then
+  hs.status = "Degraded"
+  hs.message = describe(synced)
   return hs
 end
 if reconciling ~= nil and reconciling.status == "True" then

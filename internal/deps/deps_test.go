@@ -117,8 +117,6 @@ var rules = []rule{
 	{pkg: "directstatus",
 		imports: []string{"conditions", "fieldpath", "internal/jsonvalue"},
 		says:    "directstatus may import conditions, fieldpath (directstatus/doc.go) and internal/jsonvalue"},
-	{pkg: "docs/health", external: stdOnly,
-		says: "docs/health is tests only and imports nothing"},
 
 	// Test helpers private to one library package.
 	{pkg: "directstatus/internal/testpb", external: protobuf,
