@@ -61,10 +61,15 @@ var benchSchedule = []v1alpha1.ConditionAfter{
 // it alone with
 //
 //	go test -run '^$' -bench BenchmarkAPIServer -benchtime 1x ./nop
+//
+// With NOP_BENCH_LATENESS_OUT set to a file name, each mode appends every
+// transition's lateness to that file as CSV (mode,objects,rate,workers,
+// lateness_us), the input of internal/cmd/benchcharts (make bench-charts).
 func BenchmarkAPIServer(b *testing.B) {
 	n := envInt(b, "NOP_BENCH_OBJECTS", 1000)
 	rate := envInt(b, "NOP_BENCH_RATE", 50)
 	workers := envInt(b, "NOP_BENCH_CONCURRENCY", 10)
+	latenessOut := os.Getenv("NOP_BENCH_LATENESS_OUT")
 	modes := []struct {
 		name  string
 		opts  Options
@@ -88,6 +93,9 @@ func BenchmarkAPIServer(b *testing.B) {
 				r := runAPIServer(b, fmt.Sprintf("bench-%s-%d", m.name, time.Now().UnixNano()), n, rate, m.opts, tweak)
 				if m.floor {
 					floor = r
+				}
+				if latenessOut != "" {
+					require.NoError(b, appendLateness(latenessOut, m.name, n, rate, workers, r.late))
 				}
 				b.ReportMetric(r.lateness(50).Seconds()*1000, "p50-ms")
 				b.ReportMetric(r.lateness(99).Seconds()*1000, "p99-ms")
@@ -124,6 +132,27 @@ func envInt(b *testing.B, name string, def int) int {
 	i, err := strconv.Atoi(v)
 	require.NoError(b, err, name)
 	return i
+}
+
+// appendLateness appends one CSV row per lateness to the named file, with a
+// header when the file is new.
+func appendLateness(name, mode string, n, rate, workers int, late []time.Duration) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		buf = append(buf, "mode,objects,rate,workers,lateness_us\n"...)
+	}
+	for _, d := range late {
+		buf = fmt.Appendf(buf, "%s,%d,%d,%d,%d\n", mode, n, rate, workers, d.Microseconds())
+	}
+	if _, err := f.Write(buf); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 type benchResult struct {
