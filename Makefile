@@ -80,6 +80,24 @@ STATICCHECK_VERSION ?= v0.8.2
 bench: ## Benchmarks beside the code (allocations reported); includes nop's 1,000-object run on a real API server (about 2 minutes).
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# bench-charts' sizes: what a 2-core machine carries. On 16 cores:
+# make bench-charts NOP_BENCH_OBJECTS=10000 NOP_BENCH_RATE=500 NOP_BENCH_CONCURRENCY=40
+NOP_BENCH_OBJECTS     ?= 1000
+NOP_BENCH_RATE        ?= 50
+NOP_BENCH_CONCURRENCY ?= 10
+BENCH_MACHINE         ?= $(shell nproc) cores, $(shell sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(shell $(GO) env GOVERSION)
+
+.PHONY: bench-charts
+bench-charts: ## nop's lateness by mode drawn into docs/benchmarks/nop-lateness-N.svg (NOP_BENCH_OBJECTS=1000 at NOP_BENCH_RATE=50/s, NOP_BENCH_CONCURRENCY=10; minutes per mode).
+	@mkdir -p $(BIN)
+	rm -f $(BIN)/nop-lateness.csv
+	NOP_BENCH_OBJECTS=$(NOP_BENCH_OBJECTS) NOP_BENCH_RATE=$(NOP_BENCH_RATE) NOP_BENCH_CONCURRENCY=$(NOP_BENCH_CONCURRENCY) \
+	NOP_BENCH_LATENESS_OUT=$(BIN)/nop-lateness.csv \
+		$(GO) test -run '^$$' -bench '^BenchmarkAPIServer$$' -benchtime 1x -timeout $(TIMEOUT) ./nop
+	$(GO) run ./internal/cmd/benchcharts -in $(BIN)/nop-lateness.csv -out docs/benchmarks \
+		-machine "$(BENCH_MACHINE)" \
+		-command "make bench-charts NOP_BENCH_OBJECTS=$(NOP_BENCH_OBJECTS) NOP_BENCH_RATE=$(NOP_BENCH_RATE) NOP_BENCH_CONCURRENCY=$(NOP_BENCH_CONCURRENCY)"
+
 .PHONY: bench-peers
 bench-peers: ## Side-by-side benchmarks against peer libraries, with ratios (bench/ module).
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem ./...

@@ -135,6 +135,8 @@ var rules = []rule{
 		says: "internal/controlplane imports only the standard library: it builds the server binaries in the nested module tools/controlplane"},
 	{pkg: "internal/cmd/controlplane", imports: []string{"internal/controlplane"}, external: stdOnly,
 		says: "internal/cmd/controlplane may import only internal/controlplane and the standard library"},
+	{pkg: "internal/cmd/benchcharts", external: stdOnly,
+		says: "internal/cmd/benchcharts imports only the standard library: it reads the nop benchmark's CSV and writes SVG"},
 	{pkg: "internal/localcluster", imports: []string{"internal/controlplane"},
 		says: "internal/localcluster may import only internal/controlplane of ctrlkit"},
 	{pkg: "internal/testenv", imports: []string{"internal/localcluster"},
