@@ -31,7 +31,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, crds, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "cluster:", err)
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "cluster: interrupted while starting the local control plane; stopped it")
+		} else {
+			fmt.Fprintln(os.Stderr, "cluster:", err)
+		}
 		os.Exit(1)
 	}
 }

@@ -8,6 +8,11 @@
 //
 // Without --kubeconfig (or KUBECONFIG) it starts a local control plane. It
 // installs the Dataset CRD built into the binary, or those in --crds DIR.
+//
+// Like every example it has the flags of a kubebuilder-scaffolded provider
+// (metrics, health probes, leader election, concurrency, zap logging; see
+// package examples/internal/run and --help), and prints which API server it
+// uses, and why, before it changes anything.
 package main
 
 import (

@@ -11,6 +11,11 @@
 // Without --kubeconfig (or KUBECONFIG) it starts a local control plane and
 // prints how to point kubectl at it (kubectl get vpcs,subnets). It installs
 // the VPC and Subnet CRDs built into the binary, or those in --crds DIR.
+//
+// Like every example it has the flags of a kubebuilder-scaffolded provider
+// (metrics, health probes, leader election, concurrency, zap logging; see
+// package examples/internal/run and --help), and prints which API server it
+// uses, and why, before it changes anything.
 package main
 
 import (

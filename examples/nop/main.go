@@ -10,6 +10,11 @@
 // prints how to point kubectl at it; it installs the CRDs built into the
 // binary, or those in --crds DIR. It exits after the sample's last transition
 // unless --watch keeps it running for other objects.
+//
+// Like every example it has the flags of a kubebuilder-scaffolded provider
+// (metrics, health probes, leader election, concurrency, zap logging; see
+// package examples/internal/run and --help), and prints which API server it
+// uses, and why, before it changes anything.
 package main
 
 import (

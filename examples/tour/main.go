@@ -12,6 +12,11 @@
 // installs those of a repository checkout instead. It deletes what an earlier
 // run left in the cluster before it starts, and its own objects at the end
 // unless --watch keeps them for kubectl.
+//
+// Like every example it has the flags of a kubebuilder-scaffolded provider
+// (metrics, health probes, leader election, concurrency, zap logging; see
+// package examples/internal/run and --help), and prints which API server it
+// uses, and why, before it changes anything.
 package main
 
 import (
@@ -51,7 +56,7 @@ func main() {
 				transcript = os.Stdout
 			}
 			results, err := tour.Run(ctx, tour.Options{Config: e.Cluster.Config, Simulate: e.Cluster.Local || *simulate,
-				Out: os.Stdout, Transcript: transcript, Watch: *watch,
+				Out: os.Stdout, Transcript: transcript, Watch: *watch, Manager: e.ManagerOptions,
 				OnSummary: func() {
 					if *watch {
 						fmt.Printf("\nkubectl along: export KUBECONFIG=%s\n", e.Cluster.KubeconfigPath)

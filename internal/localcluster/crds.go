@@ -67,8 +67,8 @@ func (s crdSource) file(name string) string {
 // installCRDs applies every CustomResourceDefinition found in the YAML and
 // JSON files of srcs (server-side apply, so a re-run updates them), then the
 // admission policies (admissionResources) found beside them, and waits until
-// each CRD is established.
-func installCRDs(ctx context.Context, cfg *rest.Config, srcs []crdSource) error {
+// each CRD is established. Each call is bounded by timeout.
+func installCRDs(ctx context.Context, cfg *rest.Config, srcs []crdSource, timeout time.Duration) error {
 	objs, err := readCRDs(srcs)
 	if err != nil || len(objs) == 0 {
 		return err
@@ -84,7 +84,10 @@ func installCRDs(ctx context.Context, cfg *rest.Config, srcs []crdSource) error 
 			continue
 		}
 		crds = append(crds, o)
-		if _, err := ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
+		callCtx, cancel := context.WithTimeout(ctx, timeout)
+		_, err := ri.Apply(callCtx, o.GetName(), o, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+		cancel()
+		if err != nil {
 			return fmt.Errorf("cannot install CRD %s: %w", o.GetName(), err)
 		}
 	}
@@ -93,7 +96,10 @@ func installCRDs(ctx context.Context, cfg *rest.Config, srcs []crdSource) error 
 		if !ok {
 			continue
 		}
-		if _, err := dc.Resource(gvr).Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
+		callCtx, cancel := context.WithTimeout(ctx, timeout)
+		_, err := dc.Resource(gvr).Apply(callCtx, o.GetName(), o, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+		cancel()
+		if err != nil {
 			return fmt.Errorf("cannot install %s %s: %w", o.GetKind(), o.GetName(), err)
 		}
 	}

@@ -50,6 +50,35 @@ type Options struct {
 	KubeconfigPath string
 	// Out receives progress and the kubectl hint. Defaults to os.Stderr.
 	Out io.Writer
+	// Timeout bounds each call to the API server while connecting and
+	// installing CRDs. Defaults to DefaultTimeout.
+	Timeout time.Duration
+}
+
+// DefaultTimeout bounds each call to the API server during Connect and Start.
+const DefaultTimeout = 20 * time.Second
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	return DefaultTimeout
+}
+
+// reachable asks the API server for its version within timeout.
+func reachable(ctx context.Context, cfg *rest.Config, timeout time.Duration) error {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	// The discovery client takes no context: a request with one instead.
+	err = cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error()
+	if errors.Is(err, context.DeadlineExceeded) || (err != nil && ctx.Err() == context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within %s: %w", timeout, context.DeadlineExceeded)
+	}
+	return err
 }
 
 // Cluster is an API server to talk to.
@@ -68,27 +97,35 @@ type Cluster struct {
 }
 
 // Connect returns the cluster named by o.Kubeconfig or KUBECONFIG, or starts a
-// local control plane and writes a kubeconfig for it.
+// local control plane and writes a kubeconfig for it. It prints to o.Out which
+// API server it uses and why before it changes anything there. Each call to a
+// named cluster's API server during Connect is bounded by o.Timeout, so a
+// server that never answers is an error naming it, not a hang.
 func Connect(ctx context.Context, o Options) (*Cluster, error) {
 	out := o.Out
 	if out == nil {
 		out = os.Stderr
 	}
-	path := o.Kubeconfig
+	path, why := o.Kubeconfig, "named by --kubeconfig"
 	if path == "" {
-		path = os.Getenv(clientcmd.RecommendedConfigPathEnvVar)
+		path, why = os.Getenv(clientcmd.RecommendedConfigPathEnvVar), "named by KUBECONFIG"
 	}
 	if path != "" {
 		cfg, err := clientcmd.BuildConfigFromFlags("", path)
 		if err != nil {
 			return nil, fmt.Errorf("cannot load kubeconfig %s: %w", path, err)
 		}
-		if err := installCRDs(ctx, cfg, o.sources()); err != nil {
-			return nil, err
+		fmt.Fprintf(out, "using the API server at %s (kubeconfig %s, %s)\n", cfg.Host, path, why)
+		if err := reachable(ctx, cfg, o.timeout()); err != nil {
+			return nil, fmt.Errorf("cannot reach the API server at %s (kubeconfig %s): %w", cfg.Host, path, err)
+		}
+		if err := installCRDs(ctx, cfg, o.sources(), o.timeout()); err != nil {
+			return nil, fmt.Errorf("API server at %s: %w", cfg.Host, err)
 		}
 		return &Cluster{Config: cfg, KubeconfigPath: path}, nil
 	}
 
+	fmt.Fprintln(out, "starting a local control plane (neither --kubeconfig nor KUBECONFIG names a cluster; a first run builds kube-apiserver and etcd: several minutes, progress below)")
 	c, err := Start(ctx, o)
 	if err != nil {
 		return nil, err
@@ -120,7 +157,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		_ = c.Stop()
 		return nil, fmt.Errorf("cannot start the local control plane from %s: %w", dir, err)
 	}
-	if err := installCRDs(ctx, c.Config, o.sources()); err != nil {
+	if err := installCRDs(ctx, c.Config, o.sources(), o.timeout()); err != nil {
 		_ = c.Stop()
 		return nil, err
 	}

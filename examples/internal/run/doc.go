@@ -20,22 +20,30 @@
 //		})
 //	}
 //
-// Flags every example gets:
+// Flags every example gets, those of a kubebuilder-scaffolded provider:
 //
 //   - --kubeconfig FILE: the cluster to use (default: KUBECONFIG, else a local
 //     control plane, whose kubeconfig is printed for kubectl);
 //   - --crds DIR: install the CRD manifests in DIR instead of the ones
-//     embedded in the binary (not for an example that sets CRDDirs).
+//     embedded in the binary (not for an example that sets CRDDirs);
+//   - --metrics-bind-address, --health-probe-bind-address (/healthz and
+//     /readyz; both "0", off, by default);
+//   - --leader-elect, --leader-election-namespace (default "default"),
+//     --leader-election-id (default LeaderElectionID);
+//   - --concurrency (default 1; an example may declare its own);
+//   - controller-runtime's --zap-* flags; without any, warnings and errors go
+//     to stderr (nothing when Quiet).
 //
-// An example that sets LeaderElectionID also gets --leader-elect,
-// --leader-election-namespace (default "default") and --metrics-bind-address
-// (default "0", off); the others run with metrics off and no leader election.
 // Examples declare their own flags with package flag before calling Main.
+// Main prints which API server it uses and why (--kubeconfig, KUBECONFIG or
+// a local control plane) before it installs anything; each API call while
+// connecting and installing CRDs is bounded (localcluster.DefaultTimeout), so
+// a server that never answers is an error naming it.
 //
-// An interrupt (SIGINT, SIGTERM) ends an example normally: Main exits 0 when
-// Run returns context.Canceled. Any other error is printed as "<name>: <error>"
-// and Main exits 1. Controller-runtime logs warnings and errors to stderr,
-// unless Quiet discards them.
+// An interrupt (SIGINT, SIGTERM) after start-up ends an example normally:
+// Main says what it stopped and exits 0. An interrupt during start-up
+// (connecting, installing CRDs) exits 1. Any other error is printed as
+// "<name>: <error>" and Main exits 1.
 //
 // Decisions: the CRDs come from the binary (go:embed), so that an example
 // runs from any directory and with go run <module>/examples/<name>@<version>;

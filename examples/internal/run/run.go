@@ -5,18 +5,22 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -41,10 +45,8 @@ type Example struct {
 	// and of Env.Client, which has client-go's kinds too.
 	AddToScheme func(*runtime.Scheme) error
 
-	// LeaderElectionID, when set, gives the example the flags of a
-	// controller that runs in replicas (--leader-elect,
-	// --leader-election-namespace, --metrics-bind-address) and names its
-	// leader election Lease.
+	// LeaderElectionID names the example's leader election Lease, the
+	// default of --leader-election-id. Default: <Name>.examples.ctrlkit.dev.
 	LeaderElectionID string
 
 	// Quiet discards controller-runtime's log, for an example whose
@@ -74,6 +76,20 @@ type Env struct {
 	// Client reads and writes without the manager's cache, so that a demo
 	// reads what it just wrote; nil without Example.Setup.
 	Client client.WithWatch
+
+	// ManagerOptions are those the flags give (metrics, probes, leader
+	// election, concurrency), for an example without Setup that builds
+	// its own manager; it adds the probes with AddProbes.
+	ManagerOptions manager.Options
+}
+
+// AddProbes adds the healthz and readyz checks that
+// --health-probe-bind-address serves to mgr.
+func AddProbes(mgr manager.Manager) error {
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	return mgr.AddReadyzCheck("readyz", healthz.Ping)
 }
 
 // settings are the values of the flags Main adds.
@@ -82,53 +98,108 @@ type settings struct {
 	crds        string
 	leaderElect bool
 	leaderNS    string
+	leaderID    string
 	metricsAddr string
+	probeAddr   string
+	concurrency int
+	zap         zap.Options
+	zapSet      bool // a --zap-* flag was given
 }
 
 // Main parses the flags, runs the example and exits: with status 0 when Run
-// returned nil or the process was interrupted, else with status 1 after
-// printing the error.
+// returned nil or the process was interrupted after start-up, else with status
+// 1 after printing the error (an interrupt during start-up is one).
 func Main(ex Example) {
 	s, err := ex.parseFlags(flag.CommandLine, os.Args[1:])
 	if err != nil {
 		os.Exit(2) // as flag.ExitOnError does; the flag package printed why
 	}
-	if ex.Quiet {
+	switch {
+	case s.zapSet:
+		log.SetLogger(zap.New(zap.UseFlagOptions(&s.zap)))
+	case ex.Quiet:
 		log.SetLogger(logr.Discard())
-	} else {
+	default:
 		log.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err = ex.run(ctx, s)
+	var p phase
+	err = ex.run(ctx, s, &p)
+	interrupted := ctx.Err() != nil
 	stop()
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", ex.Name, err)
-		os.Exit(1)
-	}
+	os.Exit(ex.exit(os.Stderr, err, interrupted, p.startedUp()))
 }
+
+// exit prints how the example ended to w and returns its exit status.
+func (ex Example) exit(w io.Writer, err error, interrupted, startedUp bool) int {
+	switch {
+	case interrupted && !startedUp:
+		fmt.Fprintf(w, "%s: interrupted during start-up; stopped connecting, and stopped what had started\n", ex.Name)
+		return 1
+	case interrupted:
+		fmt.Fprintf(w, "%s: interrupted; stopped the controllers and the example\n", ex.Name)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(w, "%s: %v\n", ex.Name, err)
+			return 1
+		}
+		return 0
+	case err != nil:
+		fmt.Fprintf(w, "%s: %v\n", ex.Name, err)
+		return 1
+	}
+	return 0
+}
+
+// phase records whether start-up finished: the cluster is connected, the
+// CRDs installed, and Run called.
+type phase struct{ done atomic.Bool }
+
+func (p *phase) startedUp() bool { return p != nil && p.done.Load() }
 
 // parseFlags adds the flags of ex to set, which holds the example's own
 // flags, and parses args with them.
 func (ex Example) parseFlags(set *flag.FlagSet, args []string) (*settings, error) {
-	s := &settings{metricsAddr: "0"}
+	s := &settings{metricsAddr: "0", probeAddr: "0"}
 	// controller-runtime's client/config package registers --kubeconfig
 	// on the command line when a binary imports it (the direct example and
-	// the tour do).
-	if set.Lookup("kubeconfig") == nil {
-		set.String("kubeconfig", "", "kubeconfig of the cluster to use (default: KUBECONFIG, else a local control plane)")
+	// the tour do): Main explains it the same way either way.
+	const kubeconfigUsage = "kubeconfig of the cluster to use (default: KUBECONFIG, else a local control plane, whose kubeconfig is printed for kubectl)"
+	if f := set.Lookup("kubeconfig"); f != nil {
+		f.Usage = kubeconfigUsage
+	} else {
+		set.String("kubeconfig", "", kubeconfigUsage)
 	}
 	if ex.CRDDirs == nil {
 		set.StringVar(&s.crds, "crds", "", "a directory of CRD manifests to install instead of the ones built into the binary")
 	}
-	if ex.LeaderElectionID != "" {
-		set.BoolVar(&s.leaderElect, "leader-elect", false, "elect a leader among replicas, so that one reconciles at a time")
-		set.StringVar(&s.leaderNS, "leader-election-namespace", "default", "namespace of the leader election Lease")
-		set.StringVar(&s.metricsAddr, "metrics-bind-address", "0", "address of the Prometheus metrics endpoint, e.g. :8080; 0 turns it off")
+	id := ex.LeaderElectionID
+	if id == "" {
+		id = ex.Name + ".examples.ctrlkit.dev"
 	}
+	set.StringVar(&s.metricsAddr, "metrics-bind-address", "0", "address of the Prometheus metrics endpoint, e.g. :8080; 0 turns it off")
+	set.StringVar(&s.probeAddr, "health-probe-bind-address", "0", "address that serves /healthz and /readyz, e.g. :8081; 0 turns it off")
+	set.BoolVar(&s.leaderElect, "leader-elect", false, "elect a leader among replicas, so that one reconciles at a time")
+	set.StringVar(&s.leaderNS, "leader-election-namespace", "default", "namespace of the leader election Lease")
+	set.StringVar(&s.leaderID, "leader-election-id", id, "name of the leader election Lease")
+	// An example with a concurrency flag of its own (nop) keeps it.
+	if set.Lookup("concurrency") == nil {
+		set.IntVar(&s.concurrency, "concurrency", 1, "objects of each kind reconciled at once")
+	}
+	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
+	s.zap.BindFlags(zapFlags)
+	zapFlags.VisitAll(func(f *flag.Flag) {
+		f.Usage += " (controller-runtime's log; without any --zap-* flag, warnings and errors go to stderr)"
+		set.Var(f.Value, f.Name, f.Usage)
+	})
 	if err := set.Parse(args); err != nil {
 		return nil, err
 	}
 	s.kubeconfig = set.Lookup("kubeconfig").Value.String()
+	set.Visit(func(f *flag.Flag) {
+		if zapFlags.Lookup(f.Name) != nil {
+			s.zapSet = true
+		}
+	})
 	return s, nil
 }
 
@@ -150,21 +221,25 @@ func (ex Example) clusterOptions(s *settings) localcluster.Options {
 
 // managerOptions are the options of the example's manager.
 func (ex Example) managerOptions(s *settings, scheme *runtime.Scheme) manager.Options {
-	o := manager.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: s.metricsAddr}}
-	if ex.LeaderElectionID != "" {
-		o.LeaderElection = s.leaderElect
-		o.LeaderElectionID = ex.LeaderElectionID
-		o.LeaderElectionNamespace = s.leaderNS
-		o.LeaderElectionReleaseOnCancel = true // the process exits right after
+	o := manager.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsserver.Options{BindAddress: s.metricsAddr},
+		HealthProbeBindAddress:        s.probeAddr,
+		LeaderElection:                s.leaderElect,
+		LeaderElectionID:              s.leaderID,
+		LeaderElectionNamespace:       s.leaderNS,
+		LeaderElectionReleaseOnCancel: true, // the process exits right after
+	}
+	if s.concurrency > 0 {
+		o.Controller = config.Controller{MaxConcurrentReconciles: s.concurrency}
 	}
 	return o
 }
 
-func (ex Example) run(ctx context.Context, s *settings) error {
-	if s.kubeconfig == "" && os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" {
-		fmt.Fprintln(os.Stderr, "starting a local control plane (a first run builds kube-apiserver and etcd: several minutes, progress below)")
-	}
-	c, err := localcluster.Connect(ctx, ex.clusterOptions(s))
+func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
+	o := ex.clusterOptions(s)
+	o.Out = os.Stderr
+	c, err := localcluster.Connect(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -173,7 +248,8 @@ func (ex Example) run(ctx context.Context, s *settings) error {
 		c.Config.QPS = -1 // as controller-runtime's config.GetConfig does: rely on the API server's priority and fairness
 	}
 	if ex.Setup == nil {
-		return ex.Run(ctx, Env{Cluster: c})
+		p.done.Store(true)
+		return ex.Run(ctx, Env{Cluster: c, ManagerOptions: ex.managerOptions(s, nil)})
 	}
 
 	scheme := runtime.NewScheme()
@@ -188,6 +264,9 @@ func (ex Example) run(ctx context.Context, s *settings) error {
 	mgr, err := manager.New(c.Config, ex.managerOptions(s, scheme))
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
+	}
+	if err := AddProbes(mgr); err != nil {
+		return err
 	}
 	if err := ex.Setup(mgr); err != nil {
 		return err
@@ -207,7 +286,8 @@ func (ex Example) run(ctx context.Context, s *settings) error {
 		cancelRun() // Run cannot go on without its controllers
 		stopped <- err
 	}()
-	err = ex.Run(runCtx, Env{Cluster: c, Manager: mgr, Client: cl})
+	p.done.Store(true)
+	err = ex.Run(runCtx, Env{Cluster: c, Manager: mgr, Client: cl, ManagerOptions: ex.managerOptions(s, scheme)})
 	stopManager()
 	if merr := <-stopped; merr != nil {
 		return merr

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,6 +40,9 @@ func TestParseFlags(t *testing.T) {
 		LeaderElection, ReleaseOnCancel bool
 		LeaderElectionID, LeaderElectNS string
 		MetricsBindAddress              string
+		ProbeBindAddress                string
+		Concurrency                     int
+		Zap                             bool
 		InstallsDirs, InstallsEmbedded  bool
 	}
 	embedded := []fs.FS{fstest.MapFS{}}
@@ -51,50 +57,51 @@ func TestParseFlags(t *testing.T) {
 		wantErr    string
 	}{
 		"Defaults": {
-			reason: "the embedded CRDs, metrics off, no leader election",
+			reason: "the embedded CRDs, metrics and probes off, no leader election, a Lease named after the example",
 			ex:     Example{CRDs: embedded},
-			want:   got{MetricsBindAddress: "0", InstallsEmbedded: true},
+			want:   got{ReleaseOnCancel: true, LeaderElectionID: ".examples.ctrlkit.dev", LeaderElectNS: "default", MetricsBindAddress: "0", InstallsEmbedded: true},
 		},
 		"KubeconfigAndCRDs": {
 			reason: "--crds replaces the embedded CRDs",
 			ex:     Example{CRDs: embedded},
 			args:   []string{"--kubeconfig", "kc", "--crds", "dir"},
-			want:   got{Kubeconfig: "kc", CRDs: "dir", MetricsBindAddress: "0", InstallsDirs: true},
+			want:   got{ReleaseOnCancel: true, LeaderElectionID: ".examples.ctrlkit.dev", LeaderElectNS: "default", Kubeconfig: "kc", CRDs: "dir", MetricsBindAddress: "0", InstallsDirs: true},
 		},
 		"KubeconfigRegisteredAlready": {
 			reason:     "a --kubeconfig flag that controller-runtime registered is the one read",
 			ex:         Example{CRDs: embedded},
 			args:       []string{"--kubeconfig", "kc"},
 			registered: true,
-			want:       got{Kubeconfig: "kc", MetricsBindAddress: "0", InstallsEmbedded: true},
+			want:       got{ReleaseOnCancel: true, LeaderElectionID: ".examples.ctrlkit.dev", LeaderElectNS: "default", Kubeconfig: "kc", MetricsBindAddress: "0", InstallsEmbedded: true},
 		},
 		"Provider": {
-			reason: "LeaderElectionID adds the flags of a controller that runs in replicas",
+			reason: "the flags of a kubebuilder-scaffolded provider",
 			ex:     Example{CRDs: embedded, LeaderElectionID: "x.example.com"},
-			args:   []string{"--leader-elect", "--leader-election-namespace", "ns", "--metrics-bind-address", ":8080"},
-			want: got{LeaderElection: true, ReleaseOnCancel: true, LeaderElectionID: "x.example.com", LeaderElectNS: "ns",
-				MetricsBindAddress: ":8080", InstallsEmbedded: true},
+			args: []string{"--leader-elect", "--leader-election-namespace", "ns", "--leader-election-id", "y", "--metrics-bind-address", ":8080",
+				"--health-probe-bind-address", ":8081", "--concurrency", "4", "--zap-log-level", "debug", "--zap-devel"},
+			want: got{LeaderElection: true, ReleaseOnCancel: true, LeaderElectionID: "y", LeaderElectNS: "ns",
+				MetricsBindAddress: ":8080", ProbeBindAddress: ":8081", Concurrency: 4, Zap: true, InstallsEmbedded: true},
 		},
 		"ProviderDefaults": {
 			reason: "a provider does not elect a leader unless asked, in namespace default, with metrics off",
 			ex:     Example{CRDs: embedded, LeaderElectionID: "x.example.com"},
 			want:   got{ReleaseOnCancel: true, LeaderElectionID: "x.example.com", LeaderElectNS: "default", MetricsBindAddress: "0", InstallsEmbedded: true},
 		},
-		"NoLeaderElectionFlags": {
-			reason:  "an example without LeaderElectionID has no --leader-elect",
-			ex:      Example{CRDs: embedded},
-			args:    []string{"--leader-elect"},
-			wantErr: "flag provided but not defined: -leader-elect",
+		"LeaderElectionByName": {
+			reason: "an example without LeaderElectionID elects with a Lease named after it",
+			ex:     Example{Name: "x", CRDs: embedded},
+			args:   []string{"--leader-elect"},
+			want:   got{LeaderElection: true, ReleaseOnCancel: true, LeaderElectionID: "x.examples.ctrlkit.dev", LeaderElectNS: "default", MetricsBindAddress: "0", InstallsEmbedded: true},
 		},
 		"CRDDirs": {
 			reason: "CRDDirs replaces --crds, and its directories the embedded CRDs",
 			ex:     Example{CRDs: embedded, CRDDirs: func() []string { return []string{"a", "b"} }},
-			want:   got{MetricsBindAddress: "0", InstallsDirs: true},
+			want:   got{ReleaseOnCancel: true, LeaderElectionID: ".examples.ctrlkit.dev", LeaderElectNS: "default", MetricsBindAddress: "0", InstallsDirs: true},
 		},
 		"CRDDirsNone": {
 			reason: "the embedded CRDs when CRDDirs returns none",
 			ex:     Example{CRDs: embedded, CRDDirs: func() []string { return nil }},
-			want:   got{MetricsBindAddress: "0", InstallsEmbedded: true},
+			want:   got{ReleaseOnCancel: true, LeaderElectionID: ".examples.ctrlkit.dev", LeaderElectNS: "default", MetricsBindAddress: "0", InstallsEmbedded: true},
 		},
 		"CRDDirsNoFlag": {
 			reason:  "an example with CRDDirs has no --crds",
@@ -127,6 +134,13 @@ func TestParseFlags(t *testing.T) {
 				LeaderElectionID: mo.LeaderElectionID, LeaderElectNS: mo.LeaderElectionNamespace,
 				MetricsBindAddress: mo.Metrics.BindAddress,
 				InstallsDirs:       len(co.CRDDirs) > 0, InstallsEmbedded: len(co.CRDs) > 0,
+				Concurrency: mo.Controller.MaxConcurrentReconciles, Zap: s.zapSet,
+			}
+			if g.Concurrency == 1 { // the default, left out of want
+				g.Concurrency = 0
+			}
+			if mo.HealthProbeBindAddress != "0" {
+				g.ProbeBindAddress = mo.HealthProbeBindAddress
 			}
 			if diff := cmp.Diff(tc.want, g); diff != "" {
 				t.Errorf("%s\nparseFlags(%q): -want, +got:\n%s", tc.reason, tc.args, diff)
@@ -155,6 +169,7 @@ func TestRun(t *testing.T) {
 		}
 	}
 	errRun, errManager := errors.New("the demo failed"), errors.New("a runnable failed")
+	probeAddr := freeAddr(t)
 	runnableStarted, managerStopped := make(chan struct{}), false
 	cases := map[string]struct {
 		reason  string
@@ -225,6 +240,19 @@ func TestRun(t *testing.T) {
 			},
 			wantErr: errManager.Error(),
 		},
+		"Probes": {
+			reason: "--health-probe-bind-address serves /healthz and /readyz while the controllers run",
+			ex: Example{Setup: func(manager.Manager) error { return nil },
+				Run: func(ctx context.Context, _ Env) error {
+					for _, path := range []string{"/healthz", "/readyz"} {
+						if err := answers(ctx, "http://"+probeAddr+path); err != nil {
+							return err
+						}
+					}
+					return nil
+				}},
+			args: []string{"--health-probe-bind-address", probeAddr},
+		},
 		"NoSetup": {
 			reason: "without Setup there is neither manager nor client",
 			ex: Example{Run: func(_ context.Context, e Env) error {
@@ -244,7 +272,8 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = tc.ex.run(ctx, s)
+			var p phase
+			err = tc.ex.run(ctx, s, &p)
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Errorf("%s\nrun: %v", tc.reason, err)
@@ -271,4 +300,75 @@ func writeKubeconfig(t *testing.T, env *testenv.Env) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// freeAddr returns a loopback address with a port free now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// answers waits until url answers 200 OK, for at most ten seconds.
+func answers(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var last error
+	for ctx.Err() == nil {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("%s: %s", url, resp.Status)
+		}
+		last = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s does not answer: %w", url, last)
+}
+
+// TestInterruptDuringStartUp: an interrupt while the API server does not
+// answer stops the example at once, says so and exits 1; after start-up it
+// exits 0.
+func TestInterruptDuringStartUp(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer srv.Close()
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["silent"] = &clientcmdapi.Cluster{Server: srv.URL, InsecureSkipTLSVerify: true}
+	kc.Contexts["silent"] = &clientcmdapi.Context{Cluster: "silent", AuthInfo: "silent"}
+	kc.AuthInfos["silent"] = &clientcmdapi.AuthInfo{Token: "t"}
+	kc.CurrentContext = "silent"
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	ex := Example{Name: "x", Setup: func(manager.Manager) error { return nil },
+		Run: func(context.Context, Env) error { return errors.New("Run ran") }}
+	s, err := ex.parseFlags(flag.NewFlagSet("x", flag.ContinueOnError), []string{"--kubeconfig", kubeconfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var p phase
+	start := time.Now()
+	err = ex.run(ctx, s, &p)
+	if !errors.Is(err, context.Canceled) || p.startedUp() || time.Since(start) > 5*time.Second {
+		t.Fatalf("run: %v after %s, started up %t; want context.Canceled at once, during start-up", err, time.Since(start), p.startedUp())
+	}
+	var out strings.Builder
+	if code := ex.exit(&out, err, true, p.startedUp()); code != 1 || !strings.Contains(out.String(), "x: interrupted during start-up") {
+		t.Errorf("exit: %d, %q; want 1 and a message saying start-up was interrupted", code, out.String())
+	}
+	out.Reset()
+	if code := ex.exit(&out, context.Canceled, true, true); code != 0 || !strings.Contains(out.String(), "x: interrupted; stopped the controllers") {
+		t.Errorf("exit after start-up: %d, %q; want 0 and what it stopped", code, out.String())
+	}
 }

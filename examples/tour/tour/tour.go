@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -112,6 +112,12 @@ type Options struct {
 	// OnSummary, when set, is called after the summary is printed (before
 	// Watch waits), e.g. to print the kubeconfig.
 	OnSummary func()
+
+	// Manager holds the manager's options from the command's flags
+	// (metrics, health probes, leader election, concurrency); Run sets
+	// the scheme, the client and controller name validation itself.
+	// Default: metrics and probes off, no leader election.
+	Manager manager.Options
 }
 
 // A Result is the outcome of one scenario.
@@ -175,21 +181,31 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if cfg.QPS == 0 {
 		cfg.QPS = -1 // rely on the API server's priority and fairness, as controller-runtime's GetConfig does
 	}
-	mgr, err := manager.New(cfg, manager.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		// Run may run more than once in a process (its test does), and
-		// controller names are only unique within one manager.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		// The controllers label what they create as the tour's, too.
-		NewClient: func(cfg *rest.Config, o client.Options) (client.Client, error) {
-			c, err := client.NewWithWatch(cfg, o)
-			if err != nil {
-				return nil, err
-			}
-			return labelCreated(c), nil
-		},
-	})
+	mo := o.Manager
+	mo.Scheme = scheme
+	if mo.Metrics.BindAddress == "" {
+		mo.Metrics = metricsserver.Options{BindAddress: "0"}
+	}
+	// Run may run more than once in a process (its test does), and
+	// controller names are only unique within one manager.
+	mo.Controller.SkipNameValidation = ptr.To(true)
+	// The controllers label what they create as the tour's, too.
+	mo.NewClient = func(cfg *rest.Config, o client.Options) (client.Client, error) {
+		c, err := client.NewWithWatch(cfg, o)
+		if err != nil {
+			return nil, err
+		}
+		return labelCreated(c), nil
+	}
+	mgr, err := manager.New(cfg, mo)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, err
 	}
 	cloud, err := cloudapi.NewServer(o.CloudLatency)
 	if err != nil {

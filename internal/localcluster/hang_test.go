@@ -1,0 +1,76 @@
+package localcluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// silentServer accepts TLS connections and reads requests but never answers
+// until the test ends. It returns a kubeconfig naming it.
+func silentServer(t *testing.T) (url, kubeconfig string) {
+	t.Helper()
+	done := make(chan struct{})
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-done:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(done); srv.Close() })
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["silent"] = &clientcmdapi.Cluster{Server: srv.URL, InsecureSkipTLSVerify: true}
+	kc.AuthInfos["silent"] = &clientcmdapi.AuthInfo{Token: "t"}
+	kc.Contexts["silent"] = &clientcmdapi.Context{Cluster: "silent", AuthInfo: "silent"}
+	kc.CurrentContext = "silent"
+	kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, clientcmd.WriteToFile(*kc, kubeconfig))
+	return srv.URL, kubeconfig
+}
+
+// TestConnectSilentServer: a server that accepts TLS but never answers is an
+// error naming it within the timeout, with the default timeout well within 30 s.
+func TestConnectSilentServer(t *testing.T) {
+	require.LessOrEqual(t, DefaultTimeout, 25*time.Second, "the default leaves time to report within 30 s")
+	url, kubeconfig := silentServer(t)
+	var out bytes.Buffer
+	start := time.Now()
+	_, err := Connect(context.Background(), Options{Kubeconfig: kubeconfig, Out: &out, Timeout: 2 * time.Second,
+		CRDDirs: []string{testCRDs}})
+	took := time.Since(start)
+	require.Error(t, err)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Contains(t, err.Error(), url, "the error names the server")
+	require.Less(t, took, 10*time.Second)
+	require.Contains(t, out.String(), "using the API server at "+url+" (kubeconfig "+kubeconfig+", named by --kubeconfig)")
+}
+
+// TestConnectInterrupted: cancelling the context stops Connect at once.
+func TestConnectInterrupted(t *testing.T) {
+	_, kubeconfig := silentServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := Connect(ctx, Options{Kubeconfig: kubeconfig, Out: &bytes.Buffer{}})
+	require.True(t, errors.Is(err, context.Canceled), "%v", err)
+	require.Less(t, time.Since(start), 5*time.Second)
+}
+
+// TestConnectSaysWhichServer: KUBECONFIG is named as the reason.
+func TestConnectSaysWhichServer(t *testing.T) {
+	url, kubeconfig := silentServer(t)
+	t.Setenv(clientcmd.RecommendedConfigPathEnvVar, kubeconfig)
+	var out bytes.Buffer
+	_, err := Connect(context.Background(), Options{Out: &out, Timeout: 500 * time.Millisecond})
+	require.Error(t, err)
+	require.Contains(t, out.String(), "using the API server at "+url+" (kubeconfig "+kubeconfig+", named by KUBECONFIG)")
+}
