@@ -31,7 +31,9 @@ type PropagateOption interface {
 // is status.claimConditions. The claim's schema must have the field (a list
 // of strings) or the API server prunes it; keep it under status, so that the
 // write through the status subresource that saves the conditions saves the
-// record too.
+// record too. An empty RecordField keeps no record, for a claim whose schema
+// has no field for it (Crossplane generates none): a type the XR no longer
+// lists then stays on the claim, as Crossplane's claim reconciler leaves it.
 type RecordField []string
 
 func (f RecordField) applyPropagate(p *propagation) { p.record = f }
@@ -59,7 +61,8 @@ func Propagate(xr, claim *unstructured.Unstructured, opts ...PropagateOption) (c
 //
 // Ready and Synced (see IsReserved) are never copied: the claim's own
 // controller owns them. The types propagated are recorded on the claim (see
-// RecordField). A type recorded by an earlier call that the XR no longer
+// RecordField) when the claim has the record field or its conditions change:
+// on a schema that prunes the field, Propagate still settles. A type recorded by an earlier call that the XR no longer
 // lists, or no longer has, is removed from the claim. Conditions the claim's
 // own controller set are never touched, with one exception: a type that the
 // XR lists takes the XR's condition, whoever set it before.
@@ -75,9 +78,6 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	p := propagation{record: RecordField{"status", "claimConditions"}}
 	for _, o := range opts {
 		o.applyPropagate(&p)
-	}
-	if len(p.record) == 0 {
-		return false, fmt.Errorf("cannot propagate conditions to %s: the record field is empty", describe(claim))
 	}
 
 	// What the XR asks for.
@@ -104,9 +104,13 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	if err != nil {
 		return false, fmt.Errorf("cannot read conditions of %s: %w", describe(claim), err)
 	}
-	recorded, err := stringList(claim.Object, p.record)
-	if err != nil {
-		return false, fmt.Errorf("cannot read the propagated condition types of %s: %w", describe(claim), err)
+	var recorded []string
+	hasRecord := false // the record field is there: the schema keeps it
+	if len(p.record) > 0 {
+		if recorded, err = stringList(claim.Object, p.record); err != nil {
+			return false, fmt.Errorf("cannot read the propagated condition types of %s: %w", describe(claim), err)
+		}
+		_, hasRecord, _ = unstructured.NestedFieldNoCopy(claim.Object, p.record...)
 	}
 
 	// What the claim should have: each listed, unreserved type the XR has,
@@ -182,7 +186,9 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	for i := range want {
 		types[i] = want[i].Type
 	}
-	recordChanged := !slices.Equal(recorded, types)
+	// The record is written when it is there and differs, or along with the
+	// conditions: a schema that prunes it then settles.
+	recordChanged := len(p.record) > 0 && (hasRecord || copied) && !slices.Equal(recorded, types)
 	if !copied && !recordChanged {
 		return false, nil
 	}

@@ -315,15 +315,47 @@ func TestPropagate(t *testing.T) {
 			},
 		},
 		"EmptyRecordField": {
-			reason: "An empty RecordField is an error.",
+			reason: "An empty RecordField keeps no record: the condition is copied and nothing else is written.",
 			args: args{
 				xr:    xrObject([]metav1.Condition{xDB}, strs("DatabaseReady"), nil),
-				claim: claimObject(nil, nil),
+				claim: claimObject([]metav1.Condition{cReady}, nil),
 				opts:  []PropagateOption{RecordField{}},
 			},
 			want: want{
-				claim: claimObject(nil, nil),
-				err:   `cannot propagate conditions to Database team-a/orders: the record field is empty`,
+				claim:   claimObject([]metav1.Condition{cReady, onClaim(xDB)}, nil),
+				changed: true,
+			},
+		},
+		"EmptyRecordFieldSettled": {
+			reason: "Without a record, a claim that shows the XR's conditions is settled, even on a schema without a record field.",
+			args: args{
+				xr:    xrObject([]metav1.Condition{xDB}, strs("DatabaseReady"), nil),
+				claim: claimObject([]metav1.Condition{cReady, onClaim(xDB)}, nil),
+				opts:  []PropagateOption{RecordField{}},
+			},
+			want: want{
+				claim: claimObject([]metav1.Condition{cReady, onClaim(xDB)}, nil),
+			},
+		},
+		"PrunedRecordSettles": {
+			reason: "A claim that shows the XR's conditions and has no record field (its schema prunes it) is settled: the record is written only along with a change.",
+			args: args{
+				xr:    xrObject([]metav1.Condition{xDB}, strs("DatabaseReady"), nil),
+				claim: claimObject([]metav1.Condition{cReady, onClaim(xDB)}, nil),
+			},
+			want: want{
+				claim: claimObject([]metav1.Condition{cReady, onClaim(xDB)}, nil),
+			},
+		},
+		"EmptyRecordFieldKeepsUnlisted": {
+			reason: "Without a record, a type the XR no longer lists stays on the claim, as Crossplane's claim reconciler leaves it.",
+			args: args{
+				xr:    xrObject([]metav1.Condition{xDB}, nil, nil),
+				claim: claimObject([]metav1.Condition{cReady, onClaim(xDB)}, nil),
+				opts:  []PropagateOption{RecordField{}},
+			},
+			want: want{
+				claim: claimObject([]metav1.Condition{cReady, onClaim(xDB)}, nil),
 			},
 		},
 		"MalformedXRConditions": {
@@ -412,7 +444,7 @@ func TestPropagate(t *testing.T) {
 			if diff := cmp.Diff(tc.want.err, errString(err)); diff != "" {
 				t.Errorf("%s\nPropagate(...): -want error, +got error:\n%s", tc.reason, diff)
 			}
-			if err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrInvalid) && name != "EmptyRecordField" {
+			if err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrInvalid) {
 				t.Errorf("%s\nPropagate(...): the error should wrap ErrMalformed or ErrInvalid: %v", tc.reason, err)
 			}
 			if diff := cmp.Diff(tc.want.changed, changed); diff != "" {

@@ -15,16 +15,26 @@ import (
 	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
 )
 
-// Reasons and the event action the Applier uses.
+// Reasons, messages and the event action the Applier uses.
 const (
 	// ReasonReconcileError is the reason of the Synced=False condition that
-	// a fatal (or invalid) result sets, and the default reason of a fatal
-	// result's event.
+	// a fatal result sets.
 	ReasonReconcileError = "ReconcileError"
 
-	// ReasonComposeResources is the default reason of the event of a warning
-	// or normal result.
+	// ReasonComposeResources is the reason of the event of a fatal result,
+	// and the default reason of the event of a warning or normal result.
 	ReasonComposeResources = "ComposeResources"
+
+	// ReasonFatalError is the reason of the conditions a fatal run sets to
+	// Unknown: those results set before and did not set on this run.
+	ReasonFatalError = "FatalError"
+
+	// ReasonUnspecified is the reason of a condition whose reason is empty.
+	ReasonUnspecified = "Unspecified"
+
+	// MessageFatalError is the message of the conditions a fatal run sets to
+	// Unknown.
+	MessageFatalError = "A fatal error occurred before the status of this condition could be determined."
 
 	// EventAction is the action of every event the Applier records.
 	EventAction = "ApplyFunctionResults"
@@ -43,6 +53,32 @@ const (
 // ErrFatal is wrapped by Outcome.Fatal when the run met a fatal result.
 var ErrFatal = errors.New("fatal result")
 
+// fatalError is Outcome.Fatal: the message of Synced, wrapping ErrFatal.
+type fatalError string
+
+func (e fatalError) Error() string { return string(e) }
+
+func (e fatalError) Unwrap() error { return ErrFatal }
+
+// Fields of the composite resource that list the condition types its claim
+// shows: Crossplane's, and the fn-claim-conditions design's.
+var (
+	claimConditionTypesField = []string{"status", "claimConditionTypes"}
+	claimConditionsField     = []string{"status", "claimConditions"}
+)
+
+// IsSystemConditionType reports whether conditionType belongs to the control
+// plane, as Crossplane decides: Ready, Synced, Healthy, Responsive and
+// UpToDate. The Applier never applies a function's condition of these
+// types.
+func IsSystemConditionType(conditionType string) bool {
+	switch conditionType {
+	case conditions.TypeReady, conditions.TypeSynced, "Healthy", "Responsive", "UpToDate":
+		return true
+	}
+	return false
+}
+
 // An ApplierOption changes what NewApplier builds.
 type ApplierOption interface {
 	applyApplier(*Applier)
@@ -53,11 +89,27 @@ type ApplierOption interface {
 // records the condition types that results set, so that on the next run it
 // can remove the ones no result sets any more, even after a restart. The
 // composite's schema must have the field (a list of strings) or the API
-// server prunes it and every run writes it again. An empty RecordField turns
-// ownership off: conditions that results set are then never removed.
+// server prunes it and every run writes it again; on an XR whose schema
+// lacks it (Crossplane generates none), use an empty RecordField. An empty
+// RecordField turns ownership off, as in Crossplane: conditions that results
+// set are then never removed, and a fatal run sets every other condition to
+// Unknown.
 type RecordField []string
 
 func (f RecordField) applyApplier(a *Applier) { a.record = f }
+
+// ClaimConditionsField is the path of fields from the composite resource's
+// root where the Applier always lists the condition types its claim shows,
+// e.g. ClaimConditionsField{"status", "claimConditions"}, the
+// fn-claim-conditions design's name. Without it, the Applier writes
+// Crossplane's status.claimConditionTypes and the design's
+// status.claimConditions where the composite has them, and both where it has
+// neither: the API server prunes the one the schema lacks, and the next run
+// writes only the other, so the Applier settles on a schema with either.
+// conditions.Propagate reads these two fields only.
+type ClaimConditionsField []string
+
+func (f ClaimConditionsField) applyApplier(a *Applier) { a.claimField = f }
 
 type clockOption struct{ c clock.PassiveClock }
 
@@ -72,20 +124,37 @@ type propagateOptions []conditions.PropagateOption
 func (o propagateOptions) applyApplier(a *Applier) { a.propagate = append(a.propagate, o...) }
 
 // WithPropagateOptions passes opts to conditions.Propagate when the Applier
-// carries conditions to the claim (e.g. a conditions.RecordField for a claim
-// whose record is not status.claimConditions).
+// carries conditions to the claim (e.g. an empty conditions.RecordField for a
+// claim whose schema has no field to record them in).
 func WithPropagateOptions(opts ...conditions.PropagateOption) ApplierOption {
 	return propagateOptions(opts)
 }
+
+// An ApplyOption changes one Apply.
+type ApplyOption interface {
+	applyApply(*applyConfig)
+}
+
+type applyConfig struct {
+	step string
+}
+
+// Step is the name of the pipeline step whose response Apply applies. Events
+// then name it as Crossplane's do ("Pipeline step \"<step>\": ..."). A
+// result's own step field wins.
+type Step string
+
+func (s Step) applyApply(c *applyConfig) { c.step = string(s) }
 
 // An Applier applies a composition function pipeline's results to a
 // composite resource and its claim. It is safe for concurrent use by several
 // reconciles, each with its own objects.
 type Applier struct {
-	recorder  events.EventRecorder
-	setter    conditions.Setter
-	record    []string
-	propagate []conditions.PropagateOption
+	recorder   events.EventRecorder
+	setter     conditions.Setter
+	record     []string
+	claimField []string
+	propagate  []conditions.PropagateOption
 }
 
 // NewApplier returns an Applier that records events with recorder (a
@@ -108,74 +177,100 @@ type Outcome struct {
 	// ClaimChanged says that the claim's status changed and must be written.
 	ClaimChanged bool
 
-	// Fatal is non-nil when the run stopped early: at a fatal result (the
-	// error wraps ErrFatal and carries the result's message) or at an invalid
-	// one (the error wraps ErrInvalidResult and says what is wrong). The
-	// caller usually returns it from Reconcile so that the run is retried
-	// with backoff.
+	// Fatal is non-nil when the run met a fatal result; it wraps ErrFatal
+	// and carries the message of Synced. The caller usually returns it from
+	// Reconcile so that the run is retried with backoff.
 	Fatal error
 }
 
-var claimConditionsField = []string{"status", "claimConditions"}
-
-// Apply applies the results of rsp, in order, to the composite resource xr
-// and, when claim is not nil, to its claim. It changes xr and claim in memory
-// only; the Outcome says which of them to write.
+// Apply applies rsp to the composite resource xr and, when claim is not nil,
+// to its claim, as Crossplane applies a pipeline step's RunFunctionResponse
+// (FromCrossplane converts one). It changes xr and claim in memory only; the
+// Outcome says which of them to write.
 //
-// For each result:
+// Conditions first, all of them, whatever the results' severities: those of
+// the results in order, then rsp's conditions. Each is set on xr with xr's
+// generation as observedGeneration; when several set one type, the last
+// wins. One that targets the claim lists its type in xr's
+// status.claimConditionTypes (see ClaimConditionsField); one that does not
+// takes it off. A condition of a system type (IsSystemConditionType), or
+// whose type or reason is not valid for a condition (see
+// conditions.Validate), is not applied: a Warning event names it. A status
+// that is not TRUE, FALSE or UNKNOWN is Unknown; an empty reason is
+// ReasonUnspecified; a message is shortened to conditions.MaxMessageLength.
 //
-//   - An event is recorded on xr: Warning for a fatal or warning result,
-//     Normal for a normal one, with the result's reason (default
-//     ReconcileError for fatal, ComposeResources otherwise) and message. A
-//     result with an empty message records no event.
-//   - A result that targets the claim also records the event on the claim
-//     (with xr as the related object), with its claim_message if set.
-//   - A result's condition is set on xr with the result's status and reason,
-//     its message (or its claim_message, when it targets the claim: the claim
-//     mirrors this condition, see Builder.WithClaimMessage) and xr's
-//     generation as observedGeneration. A result that targets the claim lists
-//     the type in xr's status.claimConditions; one that does not takes it
-//     off. When several results set one type, the last one wins.
-//   - A fatal result, after its own event and condition, sets xr's Synced
-//     condition to False with reason ReconcileError and the result's message,
-//     and ends the run: the results after it are not applied.
-//   - An invalid result (see Validate) is not applied; it ends the run as a
-//     fatal one would, with a Synced=False and a Warning event that say what
-//     is wrong with it.
+// Then the results, in order, each an event on xr ("Pipeline step \"<step>\":
+// <message>" when the step is known, see Step) and, when it targets the
+// claim, on the claim with its claim message if set:
 //
-// When the run was not fatal, the condition types that results set on the
-// previous run (recorded in RecordField) and that no result set on this one
-// are removed from xr and from status.claimConditions. Conditions that no
-// result set, such as those of other controllers, are never touched, and
-// neither is Synced unless the run was fatal: a caller whose run succeeded
-// sets Synced=True itself.
+//   - a warning result records a Warning event, a normal one a Normal event,
+//     with the result's reason or ReasonComposeResources; a normal result
+//     with an empty message records none;
+//   - a result of unspecified (or unknown) severity records a Warning event
+//     on xr alone, saying that a warning was assumed;
+//   - a fatal result ends the run: a Warning event ReasonComposeResources,
+//     "cannot compose resources: pipeline step \"<step>\" returned a fatal
+//     result: <message>", the same message on a Synced=False condition with
+//     ReasonReconcileError, and Outcome.Fatal. The results after it record
+//     nothing.
 //
-// Last, when claim is not nil, conditions.Propagate carries the conditions
-// listed in status.claimConditions to the claim.
+// Ownership: the condition types that results set are recorded (see
+// RecordField). When the run was not fatal, a type set on the previous run
+// and not on this one is removed from xr and from the claim's list. When it
+// was fatal, such a type is set to Unknown with ReasonFatalError and
+// MessageFatalError. Conditions no result set, such as other controllers',
+// are never touched, and neither is Synced unless the run was fatal: a caller
+// whose run succeeded sets Synced=True itself.
+//
+// Last, when claim is not nil, conditions.Propagate carries the listed
+// conditions to the claim.
 //
 // Apply returns an error wrapping ErrMalformed, having changed nothing and
-// recorded no event, when xr's or claim's conditions, or xr's
-// status.claimConditions or record field, cannot be read; and one wrapping
+// recorded no event, when xr's or claim's conditions, or xr's list of claim
+// condition types or record field, cannot be read; and one wrapping
 // conditions.ErrNilObject for a nil xr. When only the propagation to the
 // claim fails, the error says so and the Outcome still reports xr's changes,
 // which the caller should write.
-func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstructured) (Outcome, error) {
+func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstructured, opts ...ApplyOption) (Outcome, error) {
 	if xr == nil {
 		return Outcome{}, fmt.Errorf("cannot apply results: the composite resource is %w", conditions.ErrNilObject)
+	}
+	var cfg applyConfig
+	for _, o := range opts {
+		o.applyApply(&cfg)
 	}
 	conds, err := conditions.FromUnstructured(xr)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("cannot apply results: %w", err)
 	}
-	claimTypes, err := stringList(xr, claimConditionsField)
-	if err != nil {
-		return Outcome{}, err
+	// The claim's types, from every field that lists them; the fields to
+	// write them to (see ClaimConditionsField).
+	fields := [][]string{claimConditionTypesField, claimConditionsField}
+	if len(a.claimField) > 0 && !slices.ContainsFunc(fields, func(f []string) bool { return slices.Equal(f, a.claimField) }) {
+		fields = append([][]string{a.claimField}, fields...)
+	}
+	var claimTypes []string
+	var write [][]string
+	for _, f := range fields {
+		l, err := stringList(xr, f)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if _, present, _ := unstructured.NestedFieldNoCopy(xr.Object, f...); present || slices.Equal(f, a.claimField) {
+			write = append(write, f)
+		}
+		claimTypes = union(claimTypes, l)
+	}
+	if len(write) == 0 {
+		write = fields
 	}
 	var owned []string
+	recorded := false // the record field is there: the schema keeps it
 	if len(a.record) > 0 {
 		if owned, err = stringList(xr, a.record); err != nil {
 			return Outcome{}, err
 		}
+		_, recorded, _ = unstructured.NestedFieldNoCopy(xr.Object, a.record...)
 	}
 	if claim != nil {
 		if _, err := conditions.FromUnstructured(claim); err != nil {
@@ -183,15 +278,31 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 		}
 	}
 
-	r := run{a: a, xr: xr, claim: claim, conds: slices.Clone(conds)}
-	r.apply(rsp.GetResults())
+	r := run{a: a, xr: xr, claim: claim, step: cfg.step, conds: slices.Clone(conds)}
+	r.setConditions(rsp)
+	r.events(rsp.GetResults())
 
 	out := Outcome{Fatal: r.fatal}
-	if len(a.record) > 0 && r.fatal == nil {
+	switch {
+	case r.fatal == nil && len(a.record) > 0:
 		for _, t := range owned {
-			if !slices.Contains(r.emitted, t) && !conditions.IsReserved(t) {
+			if !slices.Contains(r.emitted, t) && !IsSystemConditionType(t) {
 				conditions.Remove(&r.conds, t)
 			}
+		}
+	case r.fatal != nil:
+		// The conditions results set before and not on this run are not
+		// known any more; without a record, every condition but the
+		// system's, as Crossplane does.
+		for i := range r.conds {
+			c := r.conds[i]
+			if IsSystemConditionType(c.Type) || slices.Contains(r.emitted, c.Type) ||
+				(recorded && !slices.Contains(owned, c.Type)) {
+				continue
+			}
+			c.Status, c.Reason, c.Message = metav1.ConditionUnknown, ReasonFatalError, MessageFatalError
+			c.ObservedGeneration, c.LastTransitionTime = xr.GetGeneration(), metav1.Time{}
+			a.setter.Set(&r.conds, c)
 		}
 	}
 
@@ -219,10 +330,16 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 		return Outcome{}, err
 	}
 	out.CompositeChanged = changed
-	if setStringList(xr, claimConditionsField, claimTypes, newClaimTypes) {
-		out.CompositeChanged = true
+	for _, f := range write {
+		before, _ := stringList(xr, f)
+		if setStringList(xr, f, before, newClaimTypes) {
+			out.CompositeChanged = true
+		}
 	}
-	if len(a.record) > 0 {
+	// The record is written when it is there and differs, or along with
+	// another change: a schema that prunes it then settles, with ownership
+	// as Crossplane's (nothing removed).
+	if len(a.record) > 0 && (recorded || out.CompositeChanged) {
 		// The types owned before keep their places, so that the same results
 		// in another order (a function ranging over a map) write nothing.
 		newOwned := union(owned, r.emitted)
@@ -248,85 +365,167 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 type run struct {
 	a         *Applier
 	xr, claim *unstructured.Unstructured
+	step      string             // the default step name
 	conds     []metav1.Condition // xr's conditions as the run leaves them
 	emitted   []string           // types set by this run, in order
-	toClaim   []string           // of those, the ones whose last result targets the claim
+	toClaim   []string           // of those, the ones whose last setter targets the claim
 	fatal     error
 }
 
-func (r *run) apply(rs []*resultsv1.Result) {
+// condition is a condition that a response sets, in either layout.
+type condition struct {
+	typ, reason, message string
+	status               resultsv1.Status
+	toClaim              bool
+	step                 string
+}
+
+// setConditions sets the conditions of rsp's results, then rsp's own.
+func (r *run) setConditions(rsp *resultsv1.Response) {
+	for _, res := range rsp.GetResults() {
+		c := res.GetCondition()
+		if c == nil {
+			continue
+		}
+		toClaim := res.GetTarget() == resultsv1.Target_TARGET_COMPOSITE_AND_CLAIM
+		msg := res.GetMessage()
+		if toClaim && res.ClaimMessage != nil {
+			msg = res.GetClaimMessage()
+		}
+		step := res.GetStep()
+		if step == "" {
+			step = r.step
+		}
+		r.setCondition(condition{typ: c.GetType(), status: c.GetStatus(), reason: c.GetReason(), message: msg,
+			toClaim: toClaim, step: step})
+	}
+	for _, c := range rsp.GetConditions() {
+		if c == nil {
+			continue
+		}
+		r.setCondition(condition{typ: c.GetType(), status: c.GetStatus(), reason: c.GetReason(), message: c.GetMessage(),
+			toClaim: c.GetTarget() == resultsv1.Target_TARGET_COMPOSITE_AND_CLAIM, step: r.step})
+	}
+}
+
+func (r *run) setCondition(c condition) {
+	if IsSystemConditionType(c.typ) {
+		r.warn(c.step, fmt.Sprintf("condition type %s is reserved for the control plane; not applied", quote(c.typ)))
+		return
+	}
+	mc := metav1.Condition{
+		Type:               c.typ,
+		Status:             conditionStatus(c.status),
+		Reason:             c.reason,
+		Message:            conditions.Truncate(c.message, conditions.MaxMessageLength),
+		ObservedGeneration: r.xr.GetGeneration(),
+	}
+	if mc.Reason == "" {
+		mc.Reason = ReasonUnspecified
+	}
+	if err := conditions.Validate(mc); err != nil {
+		r.warn(c.step, fmt.Sprintf("%v; not applied", err))
+		return
+	}
+	r.a.setter.Set(&r.conds, mc)
+	if !slices.Contains(r.emitted, c.typ) {
+		r.emitted = append(r.emitted, c.typ)
+	}
+	if j := slices.Index(r.toClaim, c.typ); j >= 0 && !c.toClaim {
+		r.toClaim = slices.Delete(r.toClaim, j, j+1)
+	} else if j < 0 && c.toClaim {
+		r.toClaim = append(r.toClaim, c.typ)
+	}
+}
+
+// events records the results' events, up to and including the first fatal
+// result.
+func (r *run) events(rs []*resultsv1.Result) {
 	for i, res := range rs {
-		if err := Validate(res); err != nil {
-			msg := fmt.Sprintf("cannot apply result %d of %d: %v", i+1, len(rs), err)
-			r.fatal = fmt.Errorf("cannot apply result %d of %d: %w", i+1, len(rs), err)
-			r.synced(msg)
-			r.event(r.xr, nil, eventWarning, ReasonReconcileError, msg)
-			return
+		step := res.GetStep()
+		if step == "" {
+			step = r.step
+		}
+		if res == nil {
+			r.warn(step, fmt.Sprintf("result %d of %d is empty; not applied", i+1, len(rs)))
+			continue
 		}
 		toClaim := res.GetTarget() == resultsv1.Target_TARGET_COMPOSITE_AND_CLAIM
 		claimMsg := res.GetMessage()
 		if toClaim && res.ClaimMessage != nil {
 			claimMsg = res.GetClaimMessage()
 		}
-
-		if c := res.GetCondition(); c != nil {
-			msg := res.GetMessage()
-			if toClaim {
-				msg = claimMsg
-			}
-			r.a.setter.Set(&r.conds, metav1.Condition{
-				Type:               c.GetType(),
-				Status:             conditionStatus(c.GetStatus()),
-				Reason:             c.GetReason(),
-				Message:            msg,
-				ObservedGeneration: r.xr.GetGeneration(),
-			})
-			if !slices.Contains(r.emitted, c.GetType()) {
-				r.emitted = append(r.emitted, c.GetType())
-			}
-			if j := slices.Index(r.toClaim, c.GetType()); j >= 0 && !toClaim {
-				r.toClaim = slices.Delete(r.toClaim, j, j+1)
-			} else if j < 0 && toClaim {
-				r.toClaim = append(r.toClaim, c.GetType())
-			}
+		reason := ReasonComposeResources
+		if res.GetReason() != "" {
+			reason = conditions.Truncate(res.GetReason(), MaxEventReasonLength)
 		}
 
-		eventType, reason := eventNormal, ReasonComposeResources
 		switch res.GetSeverity() {
 		case resultsv1.Severity_SEVERITY_FATAL:
-			eventType, reason = eventWarning, ReasonReconcileError
-		case resultsv1.Severity_SEVERITY_WARNING:
-			eventType = eventWarning
-		}
-		if res.Reason != nil {
-			reason = res.GetReason()
-		}
-		r.event(r.xr, nil, eventType, reason, res.GetMessage())
-		if toClaim && r.claim != nil {
-			r.event(r.claim, r.xr, eventType, reason, claimMsg)
-		}
-
-		if res.GetSeverity() == resultsv1.Severity_SEVERITY_FATAL {
-			r.fatal = fmt.Errorf("%w: %s", ErrFatal, res.GetMessage())
-			r.synced(res.GetMessage())
+			msg := "cannot compose resources: the function returned a fatal result: " + res.GetMessage()
+			if step != "" {
+				msg = fmt.Sprintf("cannot compose resources: pipeline step %q returned a fatal result: %s", step, res.GetMessage())
+			}
+			r.fatal = fatalError(msg)
+			r.a.setter.Set(&r.conds, metav1.Condition{
+				Type:               conditions.TypeSynced,
+				Status:             metav1.ConditionFalse,
+				Reason:             ReasonReconcileError,
+				Message:            conditions.Truncate(msg, conditions.MaxMessageLength),
+				ObservedGeneration: r.xr.GetGeneration(),
+			})
+			r.event(r.xr, nil, eventWarning, ReasonComposeResources, msg)
+			if toClaim {
+				r.event(r.claim, r.xr, eventWarning, reason, claimMsg)
+			}
 			return
+		case resultsv1.Severity_SEVERITY_WARNING:
+			msg := res.GetMessage()
+			if msg == "" {
+				msg = "(a warning without a message)"
+			}
+			r.event(r.xr, nil, eventWarning, reason, prefix(step, msg))
+			if toClaim {
+				if claimMsg == "" {
+					claimMsg = msg
+				}
+				r.event(r.claim, r.xr, eventWarning, reason, claimMsg)
+			}
+		case resultsv1.Severity_SEVERITY_NORMAL:
+			if res.GetMessage() != "" {
+				r.event(r.xr, nil, eventNormal, reason, prefix(step, res.GetMessage()))
+			}
+			if toClaim {
+				r.event(r.claim, r.xr, eventNormal, reason, claimMsg)
+			}
+		default:
+			msg := "returned a result of unknown severity (assuming warning): " + res.GetMessage()
+			if step != "" {
+				msg = fmt.Sprintf("Pipeline step %q %s", step, msg)
+			} else {
+				msg = "The function " + msg
+			}
+			r.event(r.xr, nil, eventWarning, reason, msg)
 		}
 	}
 }
 
-// synced sets Synced=False on the run's conditions.
-func (r *run) synced(msg string) {
-	r.a.setter.Set(&r.conds, metav1.Condition{
-		Type:               conditions.TypeSynced,
-		Status:             metav1.ConditionFalse,
-		Reason:             ReasonReconcileError,
-		Message:            conditions.Truncate(msg, conditions.MaxMessageLength),
-		ObservedGeneration: r.xr.GetGeneration(),
-	})
+// prefix names the step, when known, before msg, as Crossplane does.
+func prefix(step, msg string) string {
+	if step == "" {
+		return msg
+	}
+	return fmt.Sprintf("Pipeline step %q: %s", step, msg)
 }
 
-func (r *run) event(regarding, related runtime.Object, eventType, reason, msg string) {
-	if r.a.recorder == nil || msg == "" {
+// warn records a Warning event on the XR about something of the response
+// that was not applied.
+func (r *run) warn(step, msg string) {
+	r.event(r.xr, nil, eventWarning, ReasonComposeResources, prefix(step, msg))
+}
+
+func (r *run) event(regarding *unstructured.Unstructured, related runtime.Object, eventType, reason, msg string) {
+	if r.a.recorder == nil || regarding == nil || msg == "" {
 		return
 	}
 	r.a.recorder.Eventf(regarding, related, eventType, reason, EventAction, "%s", conditions.Truncate(msg, MaxEventNoteLength))

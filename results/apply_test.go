@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -56,7 +57,7 @@ var (
 )
 
 // composite returns an XR with the given generation, conditions,
-// status.claimConditions and record of result-set types (nil: absent).
+// status.claimConditionTypes and record of result-set types (nil: absent).
 func composite(gen int64, conds []metav1.Condition, claimConditions, record []string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	u.SetAPIVersion("example.ctrlkit.dev/v1alpha1")
@@ -69,7 +70,7 @@ func composite(gen int64, conds []metav1.Condition, claimConditions, record []st
 		}
 	}
 	if claimConditions != nil {
-		_ = unstructured.SetNestedStringSlice(u.Object, claimConditions, "status", "claimConditions")
+		_ = unstructured.SetNestedStringSlice(u.Object, claimConditions, "status", "claimConditionTypes")
 	}
 	if record != nil {
 		_ = unstructured.SetNestedStringSlice(u.Object, record, "status", "resultConditions")
@@ -99,14 +100,14 @@ func cond(typ string, s metav1.ConditionStatus, reason, msg string, gen int64, t
 	return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg, ObservedGeneration: gen, LastTransitionTime: t}
 }
 
-func response(rs ...*resultsv1.Result) *resultsv1.Response {
+func rspOf(rs ...*resultsv1.Result) *resultsv1.Response {
 	return &resultsv1.Response{Results: rs}
 }
 
 // status is what a test compares of an object after Apply.
 type status struct {
 	Conditions      []metav1.Condition
-	ClaimConditions []string // status.claimConditions
+	ClaimConditions []string // status.claimConditionTypes, else status.claimConditions (a claim's record)
 	Record          []string // status.resultConditions
 }
 
@@ -117,8 +118,12 @@ func statusOf(t *testing.T, u *unstructured.Unstructured) status {
 	}
 	conds, err := conditions.FromUnstructured(u)
 	require.NoError(t, err)
-	claimConditions, _, err := unstructured.NestedStringSlice(u.Object, "status", "claimConditions")
+	claimConditions, found, err := unstructured.NestedStringSlice(u.Object, "status", "claimConditionTypes")
 	require.NoError(t, err)
+	if !found {
+		claimConditions, _, err = unstructured.NestedStringSlice(u.Object, "status", "claimConditions")
+		require.NoError(t, err)
+	}
 	record, _, err := unstructured.NestedStringSlice(u.Object, "status", "resultConditions")
 	require.NoError(t, err)
 	return status{Conditions: conds, ClaimConditions: claimConditions, Record: record}
@@ -149,6 +154,7 @@ func TestApply(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		opts   []ApplierOption
+		step   string
 		rsp    *resultsv1.Response
 		xr     *unstructured.Unstructured
 		claim  *unstructured.Unstructured
@@ -156,7 +162,7 @@ func TestApply(t *testing.T) {
 	}{
 		"NormalEvent": {
 			reason: "A normal result without a condition records a Normal ComposeResources event on the XR and changes nothing.",
-			rsp:    response(Normal("composed 3 resources").Build()),
+			rsp:    rspOf(Normal("composed 3 resources").Build()),
 			xr:     composite(1, nil, nil, nil),
 			want: want{
 				events: []event{{Regarding: xr, Type: "Normal", Reason: "ComposeResources", Action: EventAction, Note: "composed 3 resources"}},
@@ -164,7 +170,7 @@ func TestApply(t *testing.T) {
 		},
 		"WarningWithReason": {
 			reason: "A warning records a Warning event with its own reason; without a claim, a claim target only affects the XR.",
-			rsp:    response(Warning(errors.New("quota at 90%")).WithReason("QuotaLow").TargetCompositeAndClaim().Build()),
+			rsp:    rspOf(Warning(errors.New("quota at 90%")).WithReason("QuotaLow").TargetCompositeAndClaim().Build()),
 			xr:     composite(1, nil, nil, nil),
 			want: want{
 				events: []event{{Regarding: xr, Type: "Warning", Reason: "QuotaLow", Action: EventAction, Note: "quota at 90%"}},
@@ -172,7 +178,7 @@ func TestApply(t *testing.T) {
 		},
 		"ConditionCompositeOnly": {
 			reason: "A condition for the composite only is set with the XR's generation and recorded as owned, not listed for the claim; an empty message records no event.",
-			rsp:    response(Normal("").WithConditionTrue("DatabaseReady", "Available").Build()),
+			rsp:    rspOf(Normal("").WithConditionTrue("DatabaseReady", "Available").Build()),
 			xr:     composite(4, nil, nil, nil),
 			claim:  claimOf(2, nil, nil),
 			want: want{
@@ -186,7 +192,7 @@ func TestApply(t *testing.T) {
 		},
 		"ConditionToClaim": {
 			reason: "A condition for the claim is listed in claimConditions and carried to the claim with the claim's generation; the event goes to both.",
-			rsp:    response(Normal("The database is available.").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
+			rsp:    rspOf(Normal("The database is available.").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
 			xr:     composite(4, nil, nil, nil),
 			claim:  claimOf(2, nil, nil),
 			want: want{
@@ -207,8 +213,8 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"SeedImageNotFound": {
-			reason: "The seed's first scenario: DatabaseReady True, then a fatal ImageReady False for the claim; Synced goes False.",
-			rsp: response(
+			reason: "The seed's first scenario: DatabaseReady True, then a fatal ImageReady False for the claim; Synced goes False. Every condition is set, the one after the fatal result too, as Crossplane sets a response's conditions.",
+			rsp: rspOf(
 				Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
 				Fatal(errImage).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
 				Normal("").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
@@ -218,32 +224,35 @@ func TestApply(t *testing.T) {
 			want: want{
 				out:       Outcome{CompositeChanged: true, ClaimChanged: true},
 				fatal:     []error{ErrFatal},
-				fatalText: errImage.Error(),
+				fatalText: "cannot compose resources: the function returned a fatal result: " + errImage.Error(),
 				xr: status{
 					Conditions: []metav1.Condition{
 						cond("DatabaseReady", T, "Available", "", 1, later),
 						cond("ImageReady", F, "NotFound", errImage.Error(), 1, later),
-						cond("Synced", F, "ReconcileError", errImage.Error(), 1, later),
+						cond("AppReady", F, "Creating", "", 1, later),
+						cond("Synced", F, "ReconcileError", "cannot compose resources: the function returned a fatal result: "+errImage.Error(), 1, later),
 					},
-					ClaimConditions: []string{"DatabaseReady", "ImageReady"},
-					Record:          []string{"DatabaseReady", "ImageReady"},
+					ClaimConditions: []string{"DatabaseReady", "ImageReady", "AppReady"},
+					Record:          []string{"DatabaseReady", "ImageReady", "AppReady"},
 				},
 				claim: status{
 					Conditions: []metav1.Condition{
 						cond("DatabaseReady", T, "Available", "", 1, later),
 						cond("ImageReady", F, "NotFound", errImage.Error(), 1, later),
+						cond("AppReady", F, "Creating", "", 1, later),
 					},
-					ClaimConditions: []string{"DatabaseReady", "ImageReady"},
+					ClaimConditions: []string{"DatabaseReady", "ImageReady", "AppReady"},
 				},
 				events: []event{
-					{Regarding: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction, Note: errImage.Error()},
-					{Regarding: cl, Related: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction, Note: errImage.Error()},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: "cannot compose resources: the function returned a fatal result: " + errImage.Error()},
+					{Regarding: cl, Related: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: errImage.Error()},
 				},
 			},
 		},
 		"InternalError": {
-			reason: "A fatal result with a claim message: the XR's Synced and event carry the detail, the condition and the claim's event the friendly message.",
-			rsp: response(
+			reason: "A fatal result with a claim message, from a named step: the XR's Synced and event carry the detail as Crossplane words it, the condition and the claim's event the friendly message.",
+			step:   "check",
+			rsp: rspOf(
 				Fatal(errVault).WithConditionFalse("DatabaseReady", "InternalError").TargetCompositeAndClaim().WithClaimMessage(friendly).Build(),
 			),
 			xr:    composite(1, nil, nil, nil),
@@ -255,7 +264,7 @@ func TestApply(t *testing.T) {
 				xr: status{
 					Conditions: []metav1.Condition{
 						cond("DatabaseReady", F, "InternalError", friendly, 1, later),
-						cond("Synced", F, "ReconcileError", errVault.Error(), 1, later),
+						cond("Synced", F, "ReconcileError", `cannot compose resources: pipeline step "check" returned a fatal result: `+errVault.Error(), 1, later),
 					},
 					ClaimConditions: []string{"DatabaseReady"},
 					Record:          []string{"DatabaseReady"},
@@ -265,14 +274,14 @@ func TestApply(t *testing.T) {
 					ClaimConditions: []string{"DatabaseReady"},
 				},
 				events: []event{
-					{Regarding: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction, Note: errVault.Error()},
-					{Regarding: cl, Related: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction, Note: friendly},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `cannot compose resources: pipeline step "check" returned a fatal result: ` + errVault.Error()},
+					{Regarding: cl, Related: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: friendly},
 				},
 			},
 		},
-		"FatalKeepsWhatItDidNotSet": {
-			reason: "A fatal run removes nothing: AppReady, owned from the last run, stays, and stays listed for the claim; the record keeps it.",
-			rsp: response(
+		"FatalMarksWhatItDidNotSetUnknown": {
+			reason: "A fatal run removes nothing: AppReady, owned from the last run, becomes Unknown (FatalError) as in Crossplane, and stays listed for the claim; the record keeps it. BackupReady, which no result owns, is untouched.",
+			rsp: rspOf(
 				Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
 				Fatal(errImage).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
 			),
@@ -280,6 +289,7 @@ func TestApply(t *testing.T) {
 				cond("DatabaseReady", T, "Available", "", 1, earlier),
 				cond("ImageReady", T, "Available", "", 1, earlier),
 				cond("AppReady", T, "Available", "", 1, earlier),
+				cond("BackupReady", T, "Available", "", 1, earlier),
 			}, []string{"DatabaseReady", "ImageReady", "AppReady"}, []string{"DatabaseReady", "ImageReady", "AppReady"}),
 			want: want{
 				out:   Outcome{CompositeChanged: true},
@@ -288,18 +298,41 @@ func TestApply(t *testing.T) {
 					Conditions: []metav1.Condition{
 						cond("DatabaseReady", T, "Available", "", 2, earlier),
 						cond("ImageReady", F, "NotFound", errImage.Error(), 2, later),
-						cond("AppReady", T, "Available", "", 1, earlier),
-						cond("Synced", F, "ReconcileError", errImage.Error(), 2, later),
+						cond("AppReady", U, "FatalError", MessageFatalError, 2, later),
+						cond("BackupReady", T, "Available", "", 1, earlier),
+						cond("Synced", F, "ReconcileError", "cannot compose resources: the function returned a fatal result: "+errImage.Error(), 2, later),
 					},
 					ClaimConditions: []string{"DatabaseReady", "ImageReady", "AppReady"},
 					Record:          []string{"DatabaseReady", "ImageReady", "AppReady"},
 				},
-				events: []event{{Regarding: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction, Note: errImage.Error()}},
+				events: []event{{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: "cannot compose resources: the function returned a fatal result: " + errImage.Error()}},
+			},
+		},
+		"FatalWithoutRecordMarksEveryOtherUnknown": {
+			reason: "With ownership off, a fatal run sets every condition it did not set to Unknown but the system's, as Crossplane does.",
+			opts:   []ApplierOption{RecordField{}},
+			rsp:    rspOf(Fatal(errImage).Build()),
+			xr: composite(2, []metav1.Condition{
+				cond("Ready", T, "Available", "", 1, earlier),
+				cond("AppReady", T, "Available", "", 1, earlier),
+			}, nil, nil),
+			want: want{
+				out:       Outcome{CompositeChanged: true},
+				fatal:     []error{ErrFatal},
+				fatalText: errImage.Error(),
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("Ready", T, "Available", "", 1, earlier),
+						cond("AppReady", U, "FatalError", MessageFatalError, 2, later),
+						cond("Synced", F, "ReconcileError", "cannot compose resources: the function returned a fatal result: "+errImage.Error(), 2, later),
+					},
+				},
+				events: []event{{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: "cannot compose resources: the function returned a fatal result: " + errImage.Error()}},
 			},
 		},
 		"RemovesWhatItNoLongerSets": {
 			reason: "A run that is not fatal removes the types it owned and did not set, from the XR, claimConditions and so the claim; other controllers' conditions and claim types stay.",
-			rsp:    response(Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
+			rsp:    rspOf(Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
 			xr: composite(3, []metav1.Condition{
 				cond("Ready", F, "Creating", "", 3, earlier),
 				cond("DatabaseReady", T, "Available", "", 3, earlier),
@@ -335,7 +368,7 @@ func TestApply(t *testing.T) {
 		},
 		"RetargetedToCompositeOnly": {
 			reason: "A type that was for the claim and is now for the composite only leaves claimConditions and the claim, but stays on the XR.",
-			rsp:    response(Normal("").WithConditionFalse("AppReady", "Creating").Build()),
+			rsp:    rspOf(Normal("").WithConditionFalse("AppReady", "Creating").Build()),
 			xr: composite(1, []metav1.Condition{cond("AppReady", F, "Creating", "", 1, earlier)},
 				[]string{"AppReady"}, []string{"AppReady"}),
 			claim: claimOf(1, []metav1.Condition{cond("AppReady", F, "Creating", "", 1, earlier)}, []string{"AppReady"}),
@@ -350,7 +383,7 @@ func TestApply(t *testing.T) {
 		},
 		"LastResultWins": {
 			reason: "Two results for one type: the last sets the condition and decides the target.",
-			rsp: response(
+			rsp: rspOf(
 				Normal("").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
 				Normal("up").WithConditionTrue("AppReady", "Available").WithReason("AppUp").Build(),
 			),
@@ -366,7 +399,7 @@ func TestApply(t *testing.T) {
 		},
 		"StatusUnchangedKeepsTransitionTime": {
 			reason: "A new message or generation with the same status keeps lastTransitionTime; a new status stamps the clock's time.",
-			rsp: response(
+			rsp: rspOf(
 				Normal("").WithConditionFalse("AppReady", "Creating").Build(),
 				Normal("").WithConditionUnknown("ImageReady", "Checking").Build(),
 			),
@@ -387,7 +420,7 @@ func TestApply(t *testing.T) {
 		},
 		"Settled": {
 			reason: "Applying what the XR and claim already show changes nothing: the caller writes nothing.",
-			rsp: response(
+			rsp: rspOf(
 				Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
 				Normal("").WithConditionFalse("AppReady", "Creating").Build(),
 			),
@@ -413,34 +446,112 @@ func TestApply(t *testing.T) {
 				},
 			},
 		},
-		"ReservedType": {
-			reason: "A result that would set Ready is not applied: the run stops as if fatal, Synced and a Warning event say why, and Ready is untouched.",
-			rsp: response(
-				Normal("").WithConditionTrue("DatabaseReady", "Available").Build(),
-				Normal("all good").WithConditionTrue("Ready", "Available").Build(),
-				Normal("").WithConditionTrue("AppReady", "Available").Build(),
-			),
-			xr: composite(1, []metav1.Condition{cond("Ready", F, "Creating", "", 1, earlier)}, nil, []string{"ImageReady"}),
+		"SystemTypes": {
+			reason: "A condition of any of Crossplane's five system types is not applied and a Warning event names it; the rest of the run applies.",
+			step:   "check",
+			rsp: &resultsv1.Response{
+				Results: []*resultsv1.Result{
+					Normal("").WithConditionTrue("DatabaseReady", "Available").Build(),
+					Normal("all good").WithConditionTrue("Ready", "Available").Build(),
+					Normal("").WithConditionTrue("AppReady", "Available").Build(),
+				},
+				Conditions: []*resultsv1.ResponseCondition{
+					{Type: "Synced", Status: resultsv1.Status_STATUS_TRUE, Reason: "Fine"},
+					{Type: "Healthy", Status: resultsv1.Status_STATUS_TRUE, Reason: "Fine"},
+					{Type: "Responsive", Status: resultsv1.Status_STATUS_TRUE, Reason: "Fine"},
+					{Type: "UpToDate", Status: resultsv1.Status_STATUS_TRUE, Reason: "Fine"},
+				},
+			},
+			xr: composite(1, []metav1.Condition{cond("Ready", F, "Creating", "", 1, earlier)}, nil, nil),
 			want: want{
-				out:       Outcome{CompositeChanged: true},
-				fatal:     []error{ErrInvalidResult, ErrReservedType},
-				fatalText: "cannot apply result 2 of 3",
+				out: Outcome{CompositeChanged: true},
 				xr: status{
 					Conditions: []metav1.Condition{
 						cond("Ready", F, "Creating", "", 1, earlier),
 						cond("DatabaseReady", T, "Available", "", 1, later),
-						cond("Synced", F, "ReconcileError", `cannot apply result 2 of 3: invalid result: condition type "Ready" is reserved for the control plane`, 1, later),
+						cond("AppReady", T, "Available", "", 1, later),
 					},
-					Record: []string{"ImageReady", "DatabaseReady"},
+					Record: []string{"DatabaseReady", "AppReady"},
 				},
-				events: []event{{Regarding: xr, Type: "Warning", Reason: "ReconcileError", Action: EventAction,
-					Note: `cannot apply result 2 of 3: invalid result: condition type "Ready" is reserved for the control plane`}},
+				events: []event{
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": condition type "Ready" is reserved for the control plane; not applied`},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": condition type "Synced" is reserved for the control plane; not applied`},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": condition type "Healthy" is reserved for the control plane; not applied`},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": condition type "Responsive" is reserved for the control plane; not applied`},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": condition type "UpToDate" is reserved for the control plane; not applied`},
+					{Regarding: xr, Type: "Normal", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": all good`},
+				},
+			},
+		},
+		"CrossplaneInputs": {
+			reason: "Inputs Crossplane accepts do not fail the run: unspecified severity is a warning on the XR alone, unspecified status is Unknown, an empty reason is Unspecified, an empty warning still records an event, a non-PascalCase event reason is kept; warning and normal events name the step.",
+			step:   "check",
+			rsp: &resultsv1.Response{
+				Results: []*resultsv1.Result{
+					{Severity: resultsv1.Severity_SEVERITY_UNSPECIFIED, Message: "new severity", Target: resultsv1.Target_TARGET_COMPOSITE_AND_CLAIM},
+					{Severity: resultsv1.Severity_SEVERITY_WARNING, Target: resultsv1.Target_TARGET_COMPOSITE_AND_CLAIM},
+					{Severity: resultsv1.Severity_SEVERITY_NORMAL, Message: "done", Reason: proto.String("not pascal case!")},
+					{Severity: resultsv1.Severity_SEVERITY_NORMAL, Target: resultsv1.Target(7),
+						Condition: &resultsv1.Condition{Type: "AppReady", Reason: ""}},
+				},
+				Conditions: []*resultsv1.ResponseCondition{
+					{Type: "ImageReady", Status: resultsv1.Status(9), Reason: "Checking", Message: proto.String("")},
+					{Type: "bad type!", Status: resultsv1.Status_STATUS_TRUE, Reason: "Fine"},
+					{Type: "DatabaseReady", Status: resultsv1.Status_STATUS_TRUE, Reason: "not pascal"},
+				},
+			},
+			xr:    composite(1, nil, nil, nil),
+			claim: claimOf(1, nil, nil),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("AppReady", U, "Unspecified", "", 1, later),
+						cond("ImageReady", U, "Checking", "", 1, later),
+					},
+					Record: []string{"AppReady", "ImageReady"},
+				},
+				events: []event{
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": invalid condition "bad type!": type "bad type!": name part "bad type!" must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady"); not applied`},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": invalid condition "DatabaseReady": reason "not pascal": must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound"); not applied`},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check" returned a result of unknown severity (assuming warning): new severity`},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": (a warning without a message)`},
+					{Regarding: cl, Related: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `(a warning without a message)`},
+					{Regarding: xr, Type: "Normal", Reason: "not pascal case!", Action: EventAction, Note: `Pipeline step "check": done`},
+				},
+			},
+		},
+		"ResponseConditionsAfterFatal": {
+			reason: "A response's conditions are set even when a result is fatal; the results after the fatal one record nothing.",
+			rsp: &resultsv1.Response{
+				Results: []*resultsv1.Result{
+					Fatal(errImage).Build(),
+					Warning(errors.New("after the fatal result")).Build(),
+				},
+				Conditions: []*resultsv1.ResponseCondition{
+					{Type: "ImageReady", Status: resultsv1.Status_STATUS_FALSE, Reason: "NotFound", Message: proto.String("no such image"), Target: resultsv1.Target_TARGET_COMPOSITE_AND_CLAIM},
+				},
+			},
+			xr: composite(1, nil, nil, nil),
+			want: want{
+				out:       Outcome{CompositeChanged: true},
+				fatal:     []error{ErrFatal},
+				fatalText: errImage.Error(),
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("ImageReady", F, "NotFound", "no such image", 1, later),
+						cond("Synced", F, "ReconcileError", "cannot compose resources: the function returned a fatal result: "+errImage.Error(), 1, later),
+					},
+					ClaimConditions: []string{"ImageReady"},
+					Record:          []string{"ImageReady"},
+				},
+				events: []event{{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: "cannot compose resources: the function returned a fatal result: " + errImage.Error()}},
 			},
 		},
 		"OwnershipOff": {
 			reason: "With an empty RecordField nothing is recorded and nothing removed.",
 			opts:   []ApplierOption{RecordField{}},
-			rsp:    response(Normal("").WithConditionTrue("DatabaseReady", "Available").Build()),
+			rsp:    rspOf(Normal("").WithConditionTrue("DatabaseReady", "Available").Build()),
 			xr:     composite(1, []metav1.Condition{cond("ImageReady", T, "Available", "", 1, earlier)}, nil, []string{"ImageReady"}),
 			want: want{
 				out: Outcome{CompositeChanged: true},
@@ -464,7 +575,7 @@ func TestApply(t *testing.T) {
 		},
 		"LongEventMessage": {
 			reason: "An event message longer than the API server allows is shortened on a rune boundary.",
-			rsp:    response(Normal(strings.Repeat("é", 600)).Build()),
+			rsp:    rspOf(Normal(strings.Repeat("é", 600)).Build()),
 			xr:     composite(1, nil, nil, nil),
 			want: want{
 				events: []event{{Regarding: xr, Type: "Normal", Reason: "ComposeResources", Action: EventAction, Note: strings.Repeat("é", 510) + "..."}},
@@ -475,7 +586,11 @@ func TestApply(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rec := &sink{}
 			a := NewApplier(rec, append([]ApplierOption{WithClock(clocktesting.NewFakePassiveClock(now))}, tc.opts...)...)
-			out, err := a.Apply(tc.rsp, tc.xr, tc.claim)
+			var opts []ApplyOption
+			if tc.step != "" {
+				opts = append(opts, Step(tc.step))
+			}
+			out, err := a.Apply(tc.rsp, tc.xr, tc.claim, opts...)
 			require.NoError(t, err)
 
 			fatal := out.Fatal
@@ -555,7 +670,7 @@ func TestApplyBadInput(t *testing.T) {
 			wantMsg: "App default/app",
 		},
 	}
-	rsp := response(Fatal(errors.New("boom")).WithConditionFalse("A", "B").TargetCompositeAndClaim().Build())
+	rsp := rspOf(Fatal(errors.New("boom")).WithConditionFalse("A", "B").TargetCompositeAndClaim().Build())
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var before, beforeClaim *unstructured.Unstructured
@@ -590,7 +705,7 @@ func TestApplyBadInput(t *testing.T) {
 }
 
 func TestApplyTwiceIsSettled(t *testing.T) {
-	rsp := response(
+	rsp := rspOf(
 		Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
 		Normal("").WithConditionTrue("ImageReady", "Available").TargetCompositeAndClaim().Build(),
 		Normal("Waiting for the deployment to be available.").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
@@ -630,16 +745,16 @@ func TestApplyReorderedIsSettled(t *testing.T) {
 	c := Normal("").WithConditionTrue("CReady", "Available").TargetCompositeOnly().Build()
 	xr, claim := composite(1, nil, nil, nil), claimOf(1, nil, nil)
 	applier := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now)))
-	_, err := applier.Apply(response(a, b), xr, claim)
+	_, err := applier.Apply(rspOf(a, b), xr, claim)
 	require.NoError(t, err)
 
 	xrBefore, claimBefore := xr.DeepCopy(), claim.DeepCopy()
-	got, err := applier.Apply(response(b, a), xr, claim)
+	got, err := applier.Apply(rspOf(b, a), xr, claim)
 	require.NoError(t, err)
 	requireSettled(t, "Apply() of the same results reordered", got, xrBefore, xr, claimBefore, claim)
 
 	// A new type is appended after the kept ones; a dropped one goes.
-	_, err = applier.Apply(response(c, b), xr, claim)
+	_, err = applier.Apply(rspOf(c, b), xr, claim)
 	require.NoError(t, err)
 	owned, _, err := unstructured.NestedStringSlice(xr.Object, "status", "resultConditions")
 	require.NoError(t, err)

@@ -182,6 +182,12 @@ func TestValidate(t *testing.T) {
 			wantReserved: true,
 			wantProblems: []string{`condition type "Ready" is reserved for the control plane`},
 		},
+		"Healthy": {
+			reason:       "Healthy is one of Crossplane's system condition types.",
+			r:            Normal("fine").WithConditionTrue("Healthy", "Fine").Build(),
+			wantReserved: true,
+			wantProblems: []string{`condition type "Healthy" is reserved for the control plane`},
+		},
 		"Synced": {
 			reason:       "Synced is reserved for the control plane.",
 			r:            Fatal(errors.New("boom")).WithConditionFalse("Synced", "Broken").Build(),

@@ -2,6 +2,7 @@ package results
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,7 +92,7 @@ const (
 // Result{severity=1, message=2, reason=3, target=4},
 // Condition{type=1, status=2, reason=3, message=4, target=5}.
 func TestToCrossplaneWire(t *testing.T) {
-	rsp := response(
+	rsp := rspOf(
 		Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
 		Fatal(errors.New(msgImage)).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
 		Warning(errors.New("slow registry")).WithReason("RegistrySlow").TargetCompositeOnly().Build(),
@@ -129,12 +130,16 @@ func TestFromCrossplaneWire(t *testing.T) {
 	cp := &crossplanev1.RunFunctionResponse{}
 	require.NoError(t, proto.Unmarshal(b, cp))
 
-	want := response(
-		Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
-		Normal(msgImage).WithConditionFalse("ImageReady", "NotFound").TargetCompositeOnly().Build(),
-		Normal("composed 2 resources").Build(),
-		Fatal(errors.New(msgImage)).WithReason("ImageNotFound").TargetCompositeAndClaim().Build(),
-	)
+	want := &resultsv1.Response{
+		Results: []*resultsv1.Result{
+			Normal("composed 2 resources").Build(),
+			Fatal(errors.New(msgImage)).WithReason("ImageNotFound").TargetCompositeAndClaim().Build(),
+		},
+		Conditions: []*resultsv1.ResponseCondition{
+			{Type: "DatabaseReady", Status: resultsv1.Status_STATUS_TRUE, Reason: "Available", Target: resultsv1.Target_TARGET_COMPOSITE_AND_CLAIM},
+			{Type: "ImageReady", Status: resultsv1.Status_STATUS_FALSE, Reason: "NotFound", Message: proto.String(msgImage), Target: resultsv1.Target_TARGET_COMPOSITE_ONLY},
+		},
+	}
 	got := FromCrossplane(cp)
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 		t.Errorf("FromCrossplane(): -want, +got:\n%s", diff)
@@ -165,33 +170,48 @@ func sortFields(in []field) map[protowire.Number][]field {
 // set the same conditions on the XR and claim as the originals.
 func TestCrossplaneRoundTrip(t *testing.T) {
 	cases := map[string]*resultsv1.Response{
-		"ImageNotFound": response(
+		"ImageNotFound": rspOf(
 			Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
 			Fatal(errors.New(msgImage)).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
 		),
-		"Progressing": response(
+		"Progressing": rspOf(
 			Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
 			Normal("").WithConditionTrue("ImageReady", "Available").TargetCompositeAndClaim().Build(),
 			Normal("Waiting for the deployment to be available.").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
 			Normal("composed").Build(),
 		),
-		"InternalError": response(
+		"InternalError": rspOf(
 			Fatal(errors.New(msgInternal)).WithConditionFalse("DatabaseReady", "InternalError").TargetCompositeAndClaim().WithClaimMessage(msgFriendly).Build(),
+		),
+		"FatalNotLast": rspOf(
+			Normal("checked the database").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+			Warning(errors.New("slow registry")).WithReason("RegistrySlow").Build(),
+			Fatal(errors.New(msgImage)).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+			Normal("not recorded: after the fatal result").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
+			Warning(errors.New("not recorded either")).Build(),
 		),
 	}
 	for name, rsp := range cases {
 		t.Run(name, func(t *testing.T) {
 			clk := WithClock(clocktesting.NewFakePassiveClock(now))
+			rec1, rec2 := &sink{}, &sink{}
 			xr1, claim1 := composite(1, nil, nil, nil), claimOf(1, nil, nil)
-			out1, err := NewApplier(nil, clk).Apply(rsp, xr1, claim1)
+			out1, err := NewApplier(rec1, clk).Apply(rsp, xr1, claim1, Step("check"))
 			require.NoError(t, err)
 
 			xr2, claim2 := composite(1, nil, nil, nil), claimOf(1, nil, nil)
-			out2, err := NewApplier(nil, clk).Apply(FromCrossplane(ToCrossplane(rsp)), xr2, claim2)
+			out2, err := NewApplier(rec2, clk).Apply(FromCrossplane(ToCrossplane(rsp)), xr2, claim2, Step("check"))
 			require.NoError(t, err)
 
-			if (out1.Fatal == nil) != (out2.Fatal == nil) {
-				t.Errorf("fatal: original %v, through Crossplane %v", out1.Fatal, out2.Fatal)
+			if diff := cmp.Diff(out1, out2, cmp.Comparer(func(a, b error) bool { return fmt.Sprint(a) == fmt.Sprint(b) })); diff != "" {
+				t.Errorf("Outcome: -original, +through Crossplane:\n%s", diff)
+			}
+			// Crossplane has no claim message for events: the claim's event
+			// shows the result's message.
+			if name != "InternalError" {
+				if diff := cmp.Diff(rec1.events, rec2.events); diff != "" {
+					t.Errorf("events: -original, +through Crossplane:\n%s", diff)
+				}
 			}
 			if diff := cmp.Diff(statusOf(t, xr1), statusOf(t, xr2), timeComparer); diff != "" {
 				t.Errorf("XR status: -original, +through Crossplane:\n%s", diff)

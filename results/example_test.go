@@ -52,7 +52,7 @@ func ExampleApplier_Apply() {
 	}}
 
 	a := results.NewApplier(nil) // a manager's GetEventRecorder("...") in a controller
-	out, err := a.Apply(rsp, xr, claim)
+	out, err := a.Apply(rsp, xr, claim, results.Step("check-image"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -67,14 +67,14 @@ func ExampleApplier_Apply() {
 		}
 	}
 
-	out, _ = a.Apply(rsp, xr, claim)
+	out, _ = a.Apply(rsp, xr, claim, results.Step("check-image"))
 	fmt.Printf("again: write XR: %t, write claim: %t\n", out.CompositeChanged, out.ClaimChanged)
 	// Output:
-	// write XR: true, write claim: true, fatal: fatal result: The image provided does not exist or you are not authorized to use it.
+	// write XR: true, write claim: true, fatal: cannot compose resources: pipeline step "check-image" returned a fatal result: The image provided does not exist or you are not authorized to use it.
 	// XApp:
 	//   DatabaseReady=True Available ""
 	//   ImageReady=False NotFound "The image provided does not exist or you are not authorized to use it."
-	//   Synced=False ReconcileError "The image provided does not exist or you are not authorized to use it."
+	//   Synced=False ReconcileError "cannot compose resources: pipeline step \"check-image\" returned a fatal result: The image provided does not exist or you are not authorized to use it."
 	// App:
 	//   DatabaseReady=True Available ""
 	//   ImageReady=False NotFound "The image provided does not exist or you are not authorized to use it."

@@ -18,8 +18,8 @@ var (
 	ErrInvalidResult = errors.New("invalid result")
 
 	// ErrReservedType is wrapped, besides ErrInvalidResult, by the error
-	// about a result whose condition type is Ready or Synced: those belong to
-	// the control plane.
+	// about a result whose condition type belongs to the control plane (see
+	// IsSystemConditionType).
 	ErrReservedType = errors.New("condition type reserved for the control plane")
 
 	// ErrMalformed is wrapped by every error about a composite resource or a
@@ -46,8 +46,10 @@ func (e *resultError) Is(target error) bool {
 	return target == ErrInvalidResult || (e.reserved && target == ErrReservedType)
 }
 
-// Validate reports whether r is a result the Applier can apply, naming every
-// broken rule in one error that wraps ErrInvalidResult:
+// Validate reports whether r is a result a function should return, naming
+// every broken rule in one error that wraps ErrInvalidResult. AddResult calls
+// it; the Applier is more lenient, as Crossplane is (see Applier.Apply), and
+// reports with a Warning event what it cannot apply. The rules:
 //
 //   - r is not nil;
 //   - severity is FATAL, WARNING or NORMAL;
@@ -57,8 +59,8 @@ func (e *resultError) Is(target error) bool {
 //   - the event reason, when set, is PascalCase like a condition's reason
 //     and at most 128 characters;
 //   - claim_message is set only on a result that targets the claim;
-//   - the condition, when set, is not of type Ready or Synced (the error also
-//     wraps ErrReservedType), has status TRUE, FALSE or UNKNOWN, and with the
+//   - the condition, when set, is not of a system type (see
+//     IsSystemConditionType; the error also wraps ErrReservedType), has status TRUE, FALSE or UNKNOWN, and with the
 //     result's message (and claim message) passes conditions.Validate: a
 //     qualified-name type, a PascalCase reason, a message of at most 32768
 //     bytes.
@@ -112,7 +114,7 @@ func Validate(r *resultsv1.Result) error {
 	}
 
 	if c := r.Condition; c != nil {
-		if conditions.IsReserved(c.GetType()) {
+		if IsSystemConditionType(c.GetType()) {
 			problem("condition type %s is reserved for the control plane", quote(c.GetType()))
 			e.reserved = true
 		}

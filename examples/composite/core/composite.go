@@ -69,7 +69,10 @@ func NewCompositeReconciler(c client.Client, rec events.EventRecorder, o Options
 	return &CompositeReconciler{
 		client:   c,
 		pipeline: o.Pipeline,
-		applier:  results.NewApplier(rec, results.WithClock(o.Clock)),
+		// XApp's schema has the design's status.claimConditions, not
+		// Crossplane's status.claimConditionTypes.
+		applier: results.NewApplier(rec, results.WithClock(o.Clock),
+			results.ClaimConditionsField{"status", "claimConditions"}),
 		setter:   conditions.Setter{Clock: o.Clock},
 		composed: o.ComposedKinds,
 		poll:     o.PollInterval,

@@ -31,6 +31,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/composite/function"
 	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	"github.com/ctrlkit/ctrlkit/results"
 )
 
 func TestMain(m *testing.M) {
@@ -141,6 +142,12 @@ var seed = cmp.Options{
 	cmpopts.EquateEmpty(),
 }
 
+// fatalMessage is the message of Synced and of the XR's event for a fatal
+// result of the "app" step, as Crossplane words it.
+func fatalMessage(msg string) string {
+	return `cannot compose resources: pipeline step "app" returned a fatal result: ` + msg
+}
+
 func cond(typ string, s metav1.ConditionStatus, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg}
 }
@@ -206,7 +213,7 @@ func TestImageNotFound(t *testing.T) {
 	xr := getXR(t, env, ns, "shop")
 	synced := conditions.Get(xr.Status.Conditions, "Synced")
 	require.NotNil(t, synced, "XR conditions: %+v", xr.Status.Conditions)
-	if diff := cmp.Diff(cond("Synced", metav1.ConditionFalse, "ReconcileError", function.MessageImageNotFound), *synced, seed); diff != "" {
+	if diff := cmp.Diff(cond("Synced", metav1.ConditionFalse, "ReconcileError", fatalMessage(function.MessageImageNotFound)), *synced, seed); diff != "" {
 		t.Errorf("XR Synced: -want, +got:\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"DatabaseReady", "ImageReady"}, xr.Status.ClaimConditions); diff != "" {
@@ -331,12 +338,13 @@ func TestInternalError(t *testing.T) {
 	xr := getXR(t, env, ns, "ledger-ui")
 	synced := conditions.Get(xr.Status.Conditions, "Synced")
 	require.NotNil(t, synced, "XR conditions: %+v", xr.Status.Conditions)
-	wantSynced := cond("Synced", metav1.ConditionFalse, "ReconcileError", `cannot look up database "ledger": `+errCatalog.Error())
+	wantSynced := cond("Synced", metav1.ConditionFalse, "ReconcileError", fatalMessage(`cannot look up database "ledger": `+errCatalog.Error()))
 	if diff := cmp.Diff(wantSynced, *synced, seed); diff != "" {
 		t.Errorf("XR Synced: -want, +got:\n%s", diff)
 	}
 
-	// The events: the detail on the XR, the friendly message on the claim.
+	// The event: the detail on the XR, worded as Crossplane words it. The
+	// claim shows only the friendly condition.
 	eventually(t, "events of the XR and the claim", func() string {
 		list := &unstructured.UnstructuredList{}
 		list.SetAPIVersion("events.k8s.io/v1")
@@ -345,8 +353,7 @@ func TestInternalError(t *testing.T) {
 			return err.Error()
 		}
 		want := map[string]string{
-			"XApp/" + xr.Name:    `cannot look up database "ledger": ` + errCatalog.Error(),
-			"App/" + "ledger-ui": "Internal error, the platform team has been alerted.",
+			"XApp/" + xr.Name: fatalMessage(`cannot look up database "ledger": ` + errCatalog.Error()),
 		}
 		var seen []string
 		for _, e := range list.Items {
@@ -357,20 +364,20 @@ func TestInternalError(t *testing.T) {
 			reason, _, _ := unstructured.NestedString(e.Object, "reason")
 			key := kind + "/" + name
 			seen = append(seen, fmt.Sprintf("%s %s %s %q", key, typ, reason, note))
-			if want[key] == note && typ == "Warning" && reason == "ReconcileError" {
+			if want[key] == note && typ == "Warning" && reason == "ComposeResources" {
 				delete(want, key)
 			}
 		}
 		if len(want) > 0 {
-			return fmt.Sprintf("missing Warning ReconcileError events %v; seen:\n%s", want, strings.Join(seen, "\n"))
+			return fmt.Sprintf("missing Warning ComposeResources events %v; seen:\n%s", want, strings.Join(seen, "\n"))
 		}
 		return ""
 	})
 }
 
 // TestClaimChangesImage: fixing the image of a claim that was stuck on Image
-// Not Found moves it to Progressing; breaking it again is fatal and keeps
-// the conditions the failed run did not set.
+// Not Found moves it to Progressing; breaking it again is fatal and sets the
+// conditions the failed run did not set to Unknown, as Crossplane does.
 func TestClaimChangesImage(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
@@ -403,7 +410,7 @@ func TestClaimChangesImage(t *testing.T) {
 	waitForClaim(t, env, ns, "shop", []metav1.Condition{
 		cond("DatabaseReady", metav1.ConditionTrue, "Available", ""),
 		cond("ImageReady", metav1.ConditionFalse, "NotFound", function.MessageImageNotFound),
-		cond("AppReady", metav1.ConditionFalse, "Creating", function.MessageCreating),
+		cond("AppReady", metav1.ConditionUnknown, results.ReasonFatalError, results.MessageFatalError),
 	}, map[string]metav1.Condition{"Ready": cond("Ready", metav1.ConditionFalse, "NotFound", "")})
 
 	// The claim's conditions describe its current generation.

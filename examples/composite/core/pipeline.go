@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 
+	"google.golang.org/protobuf/proto"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ctrlkit/ctrlkit/results"
@@ -74,7 +75,9 @@ func (p Pipeline) Run(ctx context.Context, xr *unstructured.Unstructured, observ
 		req := &Request{Composite: xr.DeepCopy(), Observed: observed, Desired: maps.Clone(desired)}
 		out, err := s.Function.RunFunction(ctx, req)
 		if err != nil {
-			rsp.Results = append(rsp.Results, results.Fatal(fmt.Errorf("cannot run pipeline step %q: %w", s.Name, err)).Build())
+			r := results.Fatal(fmt.Errorf("cannot run the function: %w", err)).Build()
+			r.Step = s.Name
+			rsp.Results = append(rsp.Results, r)
 			return rsp, nil
 		}
 		if out == nil {
@@ -82,9 +85,14 @@ func (p Pipeline) Run(ctx context.Context, xr *unstructured.Unstructured, observ
 		}
 		fatal := false
 		for _, r := range out.Results.GetResults() {
+			if r.GetStep() == "" {
+				r = proto.CloneOf(r)
+				r.Step = s.Name // events name the step, as Crossplane's do
+			}
 			rsp.Results = append(rsp.Results, r)
 			fatal = fatal || r.GetSeverity() == resultsv1.Severity_SEVERITY_FATAL
 		}
+		rsp.Conditions = append(rsp.Conditions, out.Results.GetConditions()...)
 		if fatal {
 			return rsp, nil
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -34,6 +35,11 @@ func TestPipelineRun(t *testing.T) {
 	}
 	normal := results.Normal("one").Build()
 	fatal := results.Fatal(errors.New("boom")).Build()
+	inStep := func(r *resultsv1.Result, name string) *resultsv1.Result {
+		r = proto.CloneOf(r)
+		r.Step = name
+		return r
+	}
 	cases := map[string]struct {
 		reason      string
 		p           Pipeline
@@ -41,21 +47,21 @@ func TestPipelineRun(t *testing.T) {
 		wantDesired []string
 	}{
 		"Accumulates": {
-			reason:      "Results are concatenated in step order; desired resources accumulate.",
+			reason:      "Results are concatenated in step order, each naming its step; desired resources accumulate.",
 			p:           Pipeline{step("a", []*resultsv1.Result{normal}, map[string]*unstructured.Unstructured{"x": obj("x")}, nil), step("b", []*resultsv1.Result{normal}, map[string]*unstructured.Unstructured{"y": obj("y")}, nil)},
-			wantResults: []*resultsv1.Result{normal, normal},
+			wantResults: []*resultsv1.Result{inStep(normal, "a"), inStep(normal, "b")},
 			wantDesired: []string{"x", "y"},
 		},
 		"FatalStops": {
 			reason:      "A fatal result ends the pipeline; nothing is desired.",
 			p:           Pipeline{step("a", []*resultsv1.Result{fatal, normal}, nil, nil), step("b", []*resultsv1.Result{normal}, nil, nil)},
-			wantResults: []*resultsv1.Result{fatal, normal},
+			wantResults: []*resultsv1.Result{inStep(fatal, "a"), inStep(normal, "a")},
 		},
 		"ErrorIsFatal": {
 			reason: "A step that cannot run becomes a fatal result for the XR alone.",
 			p:      Pipeline{step("a", []*resultsv1.Result{normal}, nil, nil), step("broken", nil, nil, errors.New("out of memory"))},
-			wantResults: []*resultsv1.Result{normal,
-				results.Fatal(errors.New(`cannot run pipeline step "broken": out of memory`)).Build()},
+			wantResults: []*resultsv1.Result{inStep(normal, "a"),
+				inStep(results.Fatal(errors.New(`cannot run the function: out of memory`)).Build(), "broken")},
 		},
 	}
 	for name, tc := range cases {

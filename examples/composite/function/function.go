@@ -26,7 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ctrlkit/ctrlkit/examples/composite/core"
-	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
+	"github.com/ctrlkit/ctrlkit/results"
+	fnv1 "github.com/ctrlkit/ctrlkit/results/proto/crossplane/v1"
 	"github.com/ctrlkit/ctrlkit/results/response"
 )
 
@@ -97,8 +98,11 @@ func (f *Function) RunFunction(ctx context.Context, req *core.Request) (*core.Re
 	if namespace == "" || name == "" {
 		namespace, name = "default", xr.GetName()
 	}
-	rsp := &resultsv1.Response{}
-	out := &core.Response{Results: rsp}
+	// The results are written as with function-sdk-go, in Crossplane's
+	// layout, and handed to the pipeline in package results' layout.
+	rsp := &fnv1.RunFunctionResponse{}
+	out := &core.Response{}
+	defer func() { out.Results = results.FromCrossplane(rsp) }()
 
 	db, err := f.Platform.Database(ctx, namespace, id)
 	switch {
@@ -112,7 +116,7 @@ func (f *Function) RunFunction(ctx context.Context, req *core.Request) (*core.Re
 		internalError(rsp, TypeDatabaseReady, fmt.Errorf("cannot look up database %q: %w", id, err))
 		return out, nil
 	}
-	response.Normal(rsp, "").ConditionTrue(TypeDatabaseReady, ReasonAvailable).TargetCompositeAndClaim()
+	response.ConditionTrue(rsp, TypeDatabaseReady, ReasonAvailable).TargetCompositeAndClaim()
 
 	ok, err := f.Platform.ImageExists(ctx, image)
 	switch {
@@ -123,13 +127,13 @@ func (f *Function) RunFunction(ctx context.Context, req *core.Request) (*core.Re
 		response.Fatal(rsp, userMessage(MessageImageNotFound)).ConditionFalse(TypeImageReady, ReasonNotFound).TargetCompositeAndClaim()
 		return out, nil
 	}
-	response.Normal(rsp, "").ConditionTrue(TypeImageReady, ReasonAvailable).TargetCompositeAndClaim()
+	response.ConditionTrue(rsp, TypeImageReady, ReasonAvailable).TargetCompositeAndClaim()
 
 	out.Desired = map[string]*unstructured.Unstructured{ResourceName: deployment(namespace, name, image, db)}
 	if available(req.Observed[ResourceName]) {
-		response.Normal(rsp, "").ConditionTrue(TypeAppReady, ReasonAvailable).TargetCompositeAndClaim()
+		response.ConditionTrue(rsp, TypeAppReady, ReasonAvailable).TargetCompositeAndClaim()
 	} else {
-		response.Normal(rsp, MessageCreating).ConditionFalse(TypeAppReady, ReasonCreating).TargetCompositeAndClaim()
+		response.ConditionFalse(rsp, TypeAppReady, ReasonCreating).WithMessage(MessageCreating).TargetCompositeAndClaim()
 	}
 	return out, nil
 }
@@ -140,12 +144,13 @@ type userMessage string
 
 func (m userMessage) Error() string { return string(m) }
 
-// internalError reports err on the XR and a friendly message on the claim.
-func internalError(rsp *resultsv1.Response, conditionType string, err error) {
-	response.Fatal(rsp, err).
-		ConditionFalse(conditionType, ReasonInternalError).
-		TargetCompositeAndClaim().
-		WithClaimMessage(MessageInternalError)
+// internalError reports err on the XR (its event and Synced) and a friendly
+// message in the condition, on the XR and the claim.
+func internalError(rsp *fnv1.RunFunctionResponse, conditionType string, err error) {
+	response.Fatal(rsp, err)
+	response.ConditionFalse(rsp, conditionType, ReasonInternalError).
+		WithMessage(MessageInternalError).
+		TargetCompositeAndClaim()
 }
 
 // deployment is the desired Deployment.

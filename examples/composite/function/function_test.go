@@ -13,7 +13,8 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/composite/core"
 	"github.com/ctrlkit/ctrlkit/examples/composite/function"
 	"github.com/ctrlkit/ctrlkit/results"
-	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
+	fnv1 "github.com/ctrlkit/ctrlkit/results/proto/crossplane/v1"
+	"github.com/ctrlkit/ctrlkit/results/response"
 )
 
 func xapp(database, image string) *unstructured.Unstructured {
@@ -41,60 +42,73 @@ func TestRunFunction(t *testing.T) {
 		AddDatabase("payroll", function.Database{Host: "payroll.db"}, "finance").
 		FailDatabase("ledger", errDown).
 		AddImage("nginx:1.27")
-	dbTrue := results.Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()
-	imageTrue := results.Normal("").WithConditionTrue("ImageReady", "Available").TargetCompositeAndClaim().Build()
+	// want builds the expected response in Crossplane's layout, as the
+	// function writes it.
+	want := func(add ...func(rsp *fnv1.RunFunctionResponse)) *fnv1.RunFunctionResponse {
+		rsp := &fnv1.RunFunctionResponse{}
+		for _, a := range add {
+			a(rsp)
+		}
+		return rsp
+	}
+	dbTrue := func(rsp *fnv1.RunFunctionResponse) {
+		response.ConditionTrue(rsp, "DatabaseReady", "Available").TargetCompositeAndClaim()
+	}
+	imageTrue := func(rsp *fnv1.RunFunctionResponse) {
+		response.ConditionTrue(rsp, "ImageReady", "Available").TargetCompositeAndClaim()
+	}
+	fatal := func(msg, typ, reason string) func(rsp *fnv1.RunFunctionResponse) {
+		return func(rsp *fnv1.RunFunctionResponse) {
+			response.Fatal(rsp, errors.New(msg)).ConditionFalse(typ, reason).TargetCompositeAndClaim()
+		}
+	}
 
 	cases := map[string]struct {
 		reason      string
 		xr          *unstructured.Unstructured
 		observed    map[string]*unstructured.Unstructured
-		want        []*resultsv1.Result
+		want        *fnv1.RunFunctionResponse
 		wantDesired bool
 	}{
 		"ImageNotFound": {
 			reason: "The seed's Image Not Found: the database is fine, the image is not; fatal, nothing desired.",
 			xr:     xapp("orders", "nginx:nope"),
-			want: []*resultsv1.Result{dbTrue,
-				results.Fatal(errors.New(function.MessageImageNotFound)).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
-			},
+			want:   want(dbTrue, fatal(function.MessageImageNotFound, "ImageReady", "NotFound")),
 		},
 		"Progressing": {
 			reason: "The seed's Progressing: the deployment is desired and not yet available.",
 			xr:     xapp("orders", "nginx:1.27"),
-			want: []*resultsv1.Result{dbTrue, imageTrue,
-				results.Normal(function.MessageCreating).WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
-			},
+			want: want(dbTrue, imageTrue, func(rsp *fnv1.RunFunctionResponse) {
+				response.ConditionFalse(rsp, "AppReady", "Creating").WithMessage(function.MessageCreating).TargetCompositeAndClaim()
+			}),
 			wantDesired: true,
 		},
 		"Success": {
-			reason:      "The seed's Success: the observed deployment is available.",
-			xr:          xapp("orders", "nginx:1.27"),
-			observed:    map[string]*unstructured.Unstructured{function.ResourceName: availableDeployment()},
-			want:        []*resultsv1.Result{dbTrue, imageTrue, results.Normal("").WithConditionTrue("AppReady", "Available").TargetCompositeAndClaim().Build()},
+			reason:   "The seed's Success: the observed deployment is available.",
+			xr:       xapp("orders", "nginx:1.27"),
+			observed: map[string]*unstructured.Unstructured{function.ResourceName: availableDeployment()},
+			want: want(dbTrue, imageTrue, func(rsp *fnv1.RunFunctionResponse) {
+				response.ConditionTrue(rsp, "AppReady", "Available").TargetCompositeAndClaim()
+			}),
 			wantDesired: true,
 		},
 		"DatabaseNotFound": {
 			reason: "An unknown database is the user's mistake: fatal NotFound.",
 			xr:     xapp("nope", "nginx:1.27"),
-			want: []*resultsv1.Result{
-				results.Fatal(errors.New(`The database "nope" does not exist.`)).WithConditionFalse("DatabaseReady", "NotFound").TargetCompositeAndClaim().Build(),
-			},
+			want:   want(fatal(`The database "nope" does not exist.`, "DatabaseReady", "NotFound")),
 		},
 		"Unauthorized": {
 			reason: "The seed's builder example: a database this namespace may not use.",
 			xr:     xapp("payroll", "nginx:1.27"),
-			want: []*resultsv1.Result{
-				results.Fatal(errors.New(function.MessageUnauthorized)).WithConditionFalse("DatabaseReady", "Unauthorized").TargetCompositeAndClaim().Build(),
-			},
+			want:   want(fatal(function.MessageUnauthorized, "DatabaseReady", "Unauthorized")),
 		},
 		"InternalError": {
-			reason: "A platform failure: the detail for the XR, a friendly message for the claim.",
+			reason: "A platform failure: the detail in the fatal result, for the XR; a friendly message in the condition, for the claim.",
 			xr:     xapp("ledger", "nginx:1.27"),
-			want: []*resultsv1.Result{
-				results.Fatal(errors.New(`cannot look up database "ledger": `+errDown.Error())).
-					WithConditionFalse("DatabaseReady", "InternalError").TargetCompositeAndClaim().
-					WithClaimMessage(function.MessageInternalError).Build(),
-			},
+			want: want(func(rsp *fnv1.RunFunctionResponse) {
+				response.Fatal(rsp, errors.New(`cannot look up database "ledger": `+errDown.Error()))
+				response.ConditionFalse(rsp, "DatabaseReady", "InternalError").WithMessage(function.MessageInternalError).TargetCompositeAndClaim()
+			}),
 		},
 	}
 	for name, tc := range cases {
@@ -102,13 +116,8 @@ func TestRunFunction(t *testing.T) {
 			f := &function.Function{Platform: platform}
 			rsp, err := f.RunFunction(context.Background(), &core.Request{Composite: tc.xr, Observed: tc.observed})
 			require.NoError(t, err)
-			if diff := cmp.Diff(tc.want, rsp.Results.GetResults(), protocmp.Transform()); diff != "" {
-				t.Errorf("%s\nresults: -want, +got:\n%s", tc.reason, diff)
-			}
-			for i, r := range rsp.Results.GetResults() {
-				if err := results.Validate(r); err != nil {
-					t.Errorf("%s\nresult %d is invalid: %v", tc.reason, i, err)
-				}
+			if diff := cmp.Diff(tc.want, results.ToCrossplane(rsp.Results), protocmp.Transform()); diff != "" {
+				t.Errorf("%s\nresponse: -want, +got:\n%s", tc.reason, diff)
 			}
 			d := rsp.Desired[function.ResourceName]
 			if (d != nil) != tc.wantDesired {

@@ -22,8 +22,8 @@ import (
 	healthdemo "github.com/ctrlkit/ctrlkit/examples/healthscope/demo"
 	healthv1alpha1 "github.com/ctrlkit/ctrlkit/examples/healthscope/v1alpha1"
 	nopv1alpha1 "github.com/ctrlkit/ctrlkit/nop/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/results"
 	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
-	"github.com/ctrlkit/ctrlkit/results/response"
 )
 
 // LabelComposition on an XApp picks the tour's composition of three
@@ -81,9 +81,9 @@ func composeNops(req *core.Request) *core.Response {
 	}
 	rsp := &resultsv1.Response{}
 	if ready == nopCount {
-		response.Normal(rsp, "").ConditionTrue(typeNops, "Available").TargetCompositeOnly()
+		rsp.Results = append(rsp.Results, results.Normal("").WithConditionTrue(typeNops, "Available").TargetCompositeOnly().Build())
 	} else {
-		response.Normalf(rsp, "%d of %d NopResources are Ready.", ready, nopCount).ConditionFalse(typeNops, "Creating").TargetCompositeOnly()
+		rsp.Results = append(rsp.Results, results.Normalf("%d of %d NopResources are Ready.", ready, nopCount).WithConditionFalse(typeNops, "Creating").TargetCompositeOnly().Build())
 	}
 	return &core.Response{Results: rsp, Desired: desired}
 }

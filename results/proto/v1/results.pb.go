@@ -1,7 +1,7 @@
 // The results a composition function returns to the control plane: what to
 // tell the user (an event), on which objects (the composite resource alone,
 // or the composite resource and its claim), and which status condition to
-// set there. See ../shared/seeds/fn-claim-conditions.md.
+// set there.
 //
 // The Go package github.com/ctrlkit/ctrlkit/results builds and applies these
 // messages; this file is the wire contract between a function and the control
@@ -286,7 +286,10 @@ type Result struct {
 	// composite resource can carry a detailed error while the claim says
 	// something like "Internal error, the platform team has been alerted".
 	// Only meaningful for TARGET_COMPOSITE_AND_CLAIM.
-	ClaimMessage  *string `protobuf:"bytes,6,opt,name=claim_message,json=claimMessage,proto3,oneof" json:"claim_message,omitempty"`
+	ClaimMessage *string `protobuf:"bytes,6,opt,name=claim_message,json=claimMessage,proto3,oneof" json:"claim_message,omitempty"`
+	// Optionally, the name of the pipeline step that returned the result. The
+	// control plane names it in the result's events, as Crossplane does.
+	Step          string `protobuf:"bytes,7,opt,name=step,proto3" json:"step,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -363,17 +366,115 @@ func (x *Result) GetClaimMessage() string {
 	return ""
 }
 
-// A Response is what a function returns: its results, in order.
+func (x *Result) GetStep() string {
+	if x != nil {
+		return x.Step
+	}
+	return ""
+}
+
+// A status condition that a response sets whatever its results' severities,
+// as Crossplane's RunFunctionResponse.conditions: a condition without an
+// event.
+type ResponseCondition struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Type of the condition, e.g. DatabaseReady.
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// Status of the condition.
+	Status Status `protobuf:"varint,2,opt,name=status,proto3,enum=ctrlkit.results.v1.Status" json:"status,omitempty"`
+	// Machine-readable PascalCase reason, e.g. NotFound.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Human-readable message, on the composite resource and, by target, the
+	// claim.
+	Message *string `protobuf:"bytes,4,opt,name=message,proto3,oneof" json:"message,omitempty"`
+	// Target of the condition. Unspecified means the composite resource only.
+	Target        Target `protobuf:"varint,5,opt,name=target,proto3,enum=ctrlkit.results.v1.Target" json:"target,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResponseCondition) Reset() {
+	*x = ResponseCondition{}
+	mi := &file_results_proto_v1_results_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResponseCondition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResponseCondition) ProtoMessage() {}
+
+func (x *ResponseCondition) ProtoReflect() protoreflect.Message {
+	mi := &file_results_proto_v1_results_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResponseCondition.ProtoReflect.Descriptor instead.
+func (*ResponseCondition) Descriptor() ([]byte, []int) {
+	return file_results_proto_v1_results_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ResponseCondition) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ResponseCondition) GetStatus() Status {
+	if x != nil {
+		return x.Status
+	}
+	return Status_STATUS_UNSPECIFIED
+}
+
+func (x *ResponseCondition) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ResponseCondition) GetMessage() string {
+	if x != nil && x.Message != nil {
+		return *x.Message
+	}
+	return ""
+}
+
+func (x *ResponseCondition) GetTarget() Target {
+	if x != nil {
+		return x.Target
+	}
+	return Target_TARGET_UNSPECIFIED
+}
+
+// A Response is what a function returns: its results, in order, and the
+// conditions it sets besides those of its results. A result's condition is
+// shorthand for a result followed by a ResponseCondition with the result's
+// target and message (its claim_message when it targets the claim); the
+// control plane sets every condition of a response, those of its results
+// first, even when a result is fatal.
 type Response struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Results       []*Result              `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	Conditions    []*ResponseCondition   `protobuf:"bytes,2,rep,name=conditions,proto3" json:"conditions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Response) Reset() {
 	*x = Response{}
-	mi := &file_results_proto_v1_results_proto_msgTypes[2]
+	mi := &file_results_proto_v1_results_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -385,7 +486,7 @@ func (x *Response) String() string {
 func (*Response) ProtoMessage() {}
 
 func (x *Response) ProtoReflect() protoreflect.Message {
-	mi := &file_results_proto_v1_results_proto_msgTypes[2]
+	mi := &file_results_proto_v1_results_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -398,12 +499,19 @@ func (x *Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Response.ProtoReflect.Descriptor instead.
 func (*Response) Descriptor() ([]byte, []int) {
-	return file_results_proto_v1_results_proto_rawDescGZIP(), []int{2}
+	return file_results_proto_v1_results_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Response) GetResults() []*Result {
 	if x != nil {
 		return x.Results
+	}
+	return nil
+}
+
+func (x *Response) GetConditions() []*ResponseCondition {
+	if x != nil {
+		return x.Conditions
 	}
 	return nil
 }
@@ -416,20 +524,32 @@ const file_results_proto_v1_results_proto_rawDesc = "" +
 	"\tCondition\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x122\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x1a.ctrlkit.results.v1.StatusR\x06status\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xc4\x02\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xd8\x02\n" +
 	"\x06Result\x128\n" +
 	"\bseverity\x18\x01 \x01(\x0e2\x1c.ctrlkit.results.v1.SeverityR\bseverity\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x122\n" +
 	"\x06target\x18\x03 \x01(\x0e2\x1a.ctrlkit.results.v1.TargetR\x06target\x12@\n" +
 	"\tcondition\x18\x04 \x01(\v2\x1d.ctrlkit.results.v1.ConditionH\x00R\tcondition\x88\x01\x01\x12\x1b\n" +
 	"\x06reason\x18\x05 \x01(\tH\x01R\x06reason\x88\x01\x01\x12(\n" +
-	"\rclaim_message\x18\x06 \x01(\tH\x02R\fclaimMessage\x88\x01\x01B\f\n" +
+	"\rclaim_message\x18\x06 \x01(\tH\x02R\fclaimMessage\x88\x01\x01\x12\x12\n" +
+	"\x04step\x18\a \x01(\tR\x04stepB\f\n" +
 	"\n" +
 	"_conditionB\t\n" +
 	"\a_reasonB\x10\n" +
-	"\x0e_claim_message\"@\n" +
+	"\x0e_claim_message\"\xd2\x01\n" +
+	"\x11ResponseCondition\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x122\n" +
+	"\x06status\x18\x02 \x01(\x0e2\x1a.ctrlkit.results.v1.StatusR\x06status\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x1d\n" +
+	"\amessage\x18\x04 \x01(\tH\x00R\amessage\x88\x01\x01\x122\n" +
+	"\x06target\x18\x05 \x01(\x0e2\x1a.ctrlkit.results.v1.TargetR\x06targetB\n" +
+	"\n" +
+	"\b_message\"\x87\x01\n" +
 	"\bResponse\x124\n" +
-	"\aresults\x18\x01 \x03(\v2\x1a.ctrlkit.results.v1.ResultR\aresults*c\n" +
+	"\aresults\x18\x01 \x03(\v2\x1a.ctrlkit.results.v1.ResultR\aresults\x12E\n" +
+	"\n" +
+	"conditions\x18\x02 \x03(\v2%.ctrlkit.results.v1.ResponseConditionR\n" +
+	"conditions*c\n" +
 	"\bSeverity\x12\x18\n" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSEVERITY_FATAL\x10\x01\x12\x14\n" +
@@ -458,26 +578,30 @@ func file_results_proto_v1_results_proto_rawDescGZIP() []byte {
 }
 
 var file_results_proto_v1_results_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_results_proto_v1_results_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_results_proto_v1_results_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_results_proto_v1_results_proto_goTypes = []any{
-	(Severity)(0),     // 0: ctrlkit.results.v1.Severity
-	(Target)(0),       // 1: ctrlkit.results.v1.Target
-	(Status)(0),       // 2: ctrlkit.results.v1.Status
-	(*Condition)(nil), // 3: ctrlkit.results.v1.Condition
-	(*Result)(nil),    // 4: ctrlkit.results.v1.Result
-	(*Response)(nil),  // 5: ctrlkit.results.v1.Response
+	(Severity)(0),             // 0: ctrlkit.results.v1.Severity
+	(Target)(0),               // 1: ctrlkit.results.v1.Target
+	(Status)(0),               // 2: ctrlkit.results.v1.Status
+	(*Condition)(nil),         // 3: ctrlkit.results.v1.Condition
+	(*Result)(nil),            // 4: ctrlkit.results.v1.Result
+	(*ResponseCondition)(nil), // 5: ctrlkit.results.v1.ResponseCondition
+	(*Response)(nil),          // 6: ctrlkit.results.v1.Response
 }
 var file_results_proto_v1_results_proto_depIdxs = []int32{
 	2, // 0: ctrlkit.results.v1.Condition.status:type_name -> ctrlkit.results.v1.Status
 	0, // 1: ctrlkit.results.v1.Result.severity:type_name -> ctrlkit.results.v1.Severity
 	1, // 2: ctrlkit.results.v1.Result.target:type_name -> ctrlkit.results.v1.Target
 	3, // 3: ctrlkit.results.v1.Result.condition:type_name -> ctrlkit.results.v1.Condition
-	4, // 4: ctrlkit.results.v1.Response.results:type_name -> ctrlkit.results.v1.Result
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	2, // 4: ctrlkit.results.v1.ResponseCondition.status:type_name -> ctrlkit.results.v1.Status
+	1, // 5: ctrlkit.results.v1.ResponseCondition.target:type_name -> ctrlkit.results.v1.Target
+	4, // 6: ctrlkit.results.v1.Response.results:type_name -> ctrlkit.results.v1.Result
+	5, // 7: ctrlkit.results.v1.Response.conditions:type_name -> ctrlkit.results.v1.ResponseCondition
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_results_proto_v1_results_proto_init() }
@@ -486,13 +610,14 @@ func file_results_proto_v1_results_proto_init() {
 		return
 	}
 	file_results_proto_v1_results_proto_msgTypes[1].OneofWrappers = []any{}
+	file_results_proto_v1_results_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_results_proto_v1_results_proto_rawDesc), len(file_results_proto_v1_results_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,229 @@
+package results_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	"github.com/ctrlkit/ctrlkit/results"
+	fnv1 "github.com/ctrlkit/ctrlkit/results/proto/crossplane/v1"
+	"github.com/ctrlkit/ctrlkit/results/response"
+)
+
+// These tests apply function output to composite resources and claims whose
+// CRDs have the status schema Crossplane generates (testdata/crds), on a real
+// kube-apiserver: the API server prunes what the schema lacks.
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.CRDDirs("testdata/crds"))
+}
+
+const group = "results.test.ctrlkit.dev"
+
+var (
+	xappKind    = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "XApp"}
+	appKind     = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "App"}
+	xseedKind   = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "XSeedApp"}
+	errImage    = errors.New("The image provided does not exist or you are not authorized to use it.")
+	friendlyMsg = "Internal error, the platform team has been alerted."
+)
+
+// The seed's scenarios, as function bodies written with function-sdk-go's
+// response helpers.
+func imageNotFound(rsp *fnv1.RunFunctionResponse) {
+	response.ConditionTrue(rsp, "DatabaseReady", "Available").TargetCompositeAndClaim()
+	response.Fatal(rsp, errImage).ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim()
+}
+
+func progressing(rsp *fnv1.RunFunctionResponse) {
+	response.ConditionTrue(rsp, "DatabaseReady", "Available").TargetCompositeAndClaim()
+	response.ConditionTrue(rsp, "ImageReady", "Available").TargetCompositeAndClaim()
+	response.ConditionFalse(rsp, "AppReady", "Creating").WithMessage("Waiting for the deployment to be available.").TargetCompositeAndClaim()
+}
+
+func success(rsp *fnv1.RunFunctionResponse) {
+	response.ConditionTrue(rsp, "DatabaseReady", "Available").TargetCompositeAndClaim()
+	response.ConditionTrue(rsp, "ImageReady", "Available").TargetCompositeAndClaim()
+	response.ConditionTrue(rsp, "AppReady", "Available").TargetCompositeAndClaim()
+}
+
+func internalError(rsp *fnv1.RunFunctionResponse) {
+	response.Fatal(rsp, errors.New("cannot read secret db-creds from vault: x509: certificate signed by unknown authority"))
+	response.ConditionFalse(rsp, "DatabaseReady", "InternalError").WithMessage(friendlyMsg).TargetCompositeAndClaim()
+}
+
+func cond(typ string, s metav1.ConditionStatus, reason, msg string) metav1.Condition {
+	return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg}
+}
+
+// reconcile does what a composite reconciler does with one pipeline step's
+// response: read the XR and the claim, apply, write what changed. It returns
+// the number of writes and the Outcome.
+func reconcile(ctx context.Context, t *testing.T, c client.Client, a *results.Applier, body func(*fnv1.RunFunctionResponse), xr, claim *unstructured.Unstructured) (int, results.Outcome) {
+	t.Helper()
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(xr), xr))
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(claim), claim))
+	rsp := &fnv1.RunFunctionResponse{}
+	body(rsp)
+	out, err := a.Apply(results.FromCrossplane(rsp), xr, claim, results.Step("app"))
+	require.NoError(t, err)
+	writes := 0
+	if out.CompositeChanged {
+		require.NoError(t, c.Status().Update(ctx, xr))
+		writes++
+	}
+	if out.ClaimChanged {
+		require.NoError(t, c.Status().Update(ctx, claim))
+		writes++
+	}
+	return writes, out
+}
+
+func create(ctx context.Context, t *testing.T, c client.Client, gvk schema.GroupVersionKind, namespace, name string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	require.NoError(t, c.Create(ctx, u))
+	t.Cleanup(func() { _ = c.Delete(context.Background(), u) })
+	return u
+}
+
+// TestCrossplaneShapedScenarios runs the seed's three scenarios and an
+// internal error, in turn, against an XR and a claim with Crossplane's
+// status schemas, with the default Applier: the claim shows the conditions,
+// the XR lists them in status.claimConditionTypes, and a second reconcile
+// writes nothing.
+func TestCrossplaneShapedScenarios(t *testing.T) {
+	ctx := context.Background()
+	env := testenv.Get(t)
+	xr := create(ctx, t, env.Client, xappKind, "", "shop-x7k2p")
+	claim := create(ctx, t, env.Client, appKind, "default", "shop")
+	a := results.NewApplier(nil)
+
+	const T, F, U = metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown
+	fatalMsg := func(msg string) string {
+		return `cannot compose resources: pipeline step "app" returned a fatal result: ` + msg
+	}
+	steps := []struct {
+		name       string
+		body       func(*fnv1.RunFunctionResponse)
+		wantClaim  []metav1.Condition
+		wantTypes  []string
+		wantSynced *metav1.Condition
+	}{
+		{
+			name: "ImageNotFound", body: imageNotFound,
+			wantClaim: []metav1.Condition{
+				cond("DatabaseReady", T, "Available", ""),
+				cond("ImageReady", F, "NotFound", errImage.Error()),
+			},
+			wantTypes:  []string{"DatabaseReady", "ImageReady"},
+			wantSynced: &metav1.Condition{Type: "Synced", Status: F, Reason: "ReconcileError", Message: fatalMsg(errImage.Error())},
+		},
+		{
+			name: "Progressing", body: progressing,
+			wantClaim: []metav1.Condition{
+				cond("DatabaseReady", T, "Available", ""),
+				cond("ImageReady", T, "Available", ""),
+				cond("AppReady", F, "Creating", "Waiting for the deployment to be available."),
+			},
+			wantTypes: []string{"DatabaseReady", "ImageReady", "AppReady"},
+		},
+		{
+			name: "Success", body: success,
+			wantClaim: []metav1.Condition{
+				cond("DatabaseReady", T, "Available", ""),
+				cond("ImageReady", T, "Available", ""),
+				cond("AppReady", T, "Available", ""),
+			},
+			wantTypes: []string{"DatabaseReady", "ImageReady", "AppReady"},
+		},
+		{
+			// The schema keeps no record of what results set, so the fatal
+			// run marks every other condition Unknown, as Crossplane does.
+			name: "InternalError", body: internalError,
+			wantClaim: []metav1.Condition{
+				cond("DatabaseReady", F, "InternalError", friendlyMsg),
+				cond("ImageReady", U, results.ReasonFatalError, results.MessageFatalError),
+				cond("AppReady", U, results.ReasonFatalError, results.MessageFatalError),
+			},
+			wantTypes: []string{"DatabaseReady", "ImageReady", "AppReady"},
+			wantSynced: &metav1.Condition{Type: "Synced", Status: F, Reason: "ReconcileError",
+				Message: fatalMsg("cannot read secret db-creds from vault: x509: certificate signed by unknown authority")},
+		},
+	}
+	ignore := cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime", "ObservedGeneration")
+	for _, s := range steps {
+		writes, _ := reconcile(ctx, t, env.Client, a, s.body, xr, claim)
+		if writes == 0 {
+			t.Errorf("%s: the first reconcile wrote nothing", s.name)
+		}
+
+		// What the API server kept.
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(xr), xr))
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim))
+		got, err := conditions.FromUnstructured(claim)
+		require.NoError(t, err)
+		if diff := cmp.Diff(s.wantClaim, got, ignore); diff != "" {
+			t.Errorf("%s: claim conditions: -want, +got:\n%s", s.name, diff)
+		}
+		types, _, err := unstructured.NestedStringSlice(xr.Object, "status", "claimConditionTypes")
+		require.NoError(t, err)
+		if diff := cmp.Diff(s.wantTypes, types); diff != "" {
+			t.Errorf("%s: XR status.claimConditionTypes: -want, +got:\n%s", s.name, diff)
+		}
+		xrConds, err := conditions.FromUnstructured(xr)
+		require.NoError(t, err)
+		if s.wantSynced != nil {
+			if diff := cmp.Diff(s.wantSynced, conditions.Get(xrConds, "Synced"), ignore); diff != "" {
+				t.Errorf("%s: XR Synced: -want, +got:\n%s", s.name, diff)
+			}
+		}
+
+		// Settled: the same response writes nothing.
+		if writes, out := reconcile(ctx, t, env.Client, a, s.body, xr, claim); writes != 0 {
+			t.Errorf("%s: second reconcile: %d write(s), want none (Outcome %+v)", s.name, writes, out)
+		}
+	}
+}
+
+// TestSeedShapedSettles: on an XR whose schema has the design's
+// status.claimConditions and not claimConditionTypes, the default Applier
+// and one told to use claimConditions both settle.
+func TestSeedShapedSettles(t *testing.T) {
+	ctx := context.Background()
+	env := testenv.Get(t)
+	for name, a := range map[string]*results.Applier{
+		"Default":              results.NewApplier(nil),
+		"ClaimConditionsField": results.NewApplier(nil, results.ClaimConditionsField{"status", "claimConditions"}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			xr := create(ctx, t, env.Client, xseedKind, "", "seed-"+map[string]string{"Default": "a", "ClaimConditionsField": "b"}[name])
+			claim := create(ctx, t, env.Client, appKind, "default", xr.GetName())
+			if writes, _ := reconcile(ctx, t, env.Client, a, progressing, xr, claim); writes == 0 {
+				t.Fatal("the first reconcile wrote nothing")
+			}
+			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(xr), xr))
+			types, _, err := unstructured.NestedStringSlice(xr.Object, "status", "claimConditions")
+			require.NoError(t, err)
+			if diff := cmp.Diff([]string{"DatabaseReady", "ImageReady", "AppReady"}, types); diff != "" {
+				t.Errorf("XR status.claimConditions: -want, +got:\n%s", diff)
+			}
+			if writes, out := reconcile(ctx, t, env.Client, a, progressing, xr, claim); writes != 0 {
+				t.Errorf("second reconcile: %d write(s), want none (Outcome %+v)", writes, out)
+			}
+		})
+	}
+}
