@@ -218,9 +218,11 @@ type Outcome struct {
 // RecordField). When the run was not fatal, a type set on the previous run
 // and not on this one is removed from xr and from the claim's list. When it
 // was fatal, such a type is set to Unknown with ReasonFatalError and
-// MessageFatalError. Conditions no result set, such as other controllers',
-// are never touched, and neither is Synced unless the run was fatal: a caller
-// whose run succeeded sets Synced=True itself.
+// MessageFatalError; without a record on xr, every condition this run did not
+// set is, but the system's, as in Crossplane. Otherwise conditions no result
+// set, such as other controllers', are never touched, and neither is Synced
+// unless the run was fatal: a caller whose run succeeded sets Synced=True
+// itself.
 //
 // Last, when claim is not nil, conditions.Propagate carries the listed
 // conditions to the claim.
