@@ -117,6 +117,8 @@ var rules = []rule{
 	{pkg: "directstatus",
 		imports: []string{"conditions", "fieldpath", "internal/jsonvalue"},
 		says:    "directstatus may import conditions, fieldpath (directstatus/doc.go) and internal/jsonvalue"},
+	{pkg: "results/response/sdkport", external: stdOnly,
+		says: "results/response/sdkport is tests only (a function body ported from function-sdk-go) and imports nothing"},
 
 	// Test helpers private to one library package.
 	{pkg: "directstatus/internal/testpb", external: protobuf,
