@@ -34,7 +34,7 @@ var (
 	xappKind    = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "XApp"}
 	appKind     = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "App"}
 	xseedKind   = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "XSeedApp"}
-	errImage    = errors.New("The image provided does not exist or you are not authorized to use it.")
+	errImage    = userMessage("The image provided does not exist or you are not authorized to use it.")
 	friendlyMsg = "Internal error, the platform team has been alerted."
 )
 
@@ -61,6 +61,12 @@ func internalError(rsp *fnv1.RunFunctionResponse) {
 	response.Fatal(rsp, errors.New("cannot read secret db-creds from vault: x509: certificate signed by unknown authority"))
 	response.ConditionFalse(rsp, "DatabaseReady", "InternalError").WithMessage(friendlyMsg).TargetCompositeAndClaim()
 }
+
+// userMessage is a sentence for the claim's user where the API takes an
+// error: shown as it is, capitalized and punctuated.
+type userMessage string
+
+func (m userMessage) Error() string { return string(m) }
 
 func cond(typ string, s metav1.ConditionStatus, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg}
