@@ -92,6 +92,9 @@ func TestUpstreamManifests(t *testing.T) {
 					u.SetAnnotations(ann)
 					require.NoError(t, env.Client.Create(ctx, u, client.FieldValidation("Strict")), "client-side apply")
 				case "server-side":
+					// client.Client.Apply takes no field validation option;
+					// kubectl's server-side apply validates strictly.
+					//lint:ignore SA1019 the apply patch type is the way to send fieldValidation=Strict
 					require.NoError(t, env.Client.Patch(ctx, u, client.Apply, client.FieldOwner("kubectl"), client.ForceOwnership, client.FieldValidation("Strict")), "server-side apply")
 				}
 				key := client.ObjectKeyFromObject(u)
