@@ -356,9 +356,9 @@ func (r *reconciler) write(ctx context.Context, obj client.Object, p parsedSpec,
 	if statusEqual(old, status) && !r.alwaysWrite {
 		return out, nil
 	}
-	if !r.alwaysWrite && !out.next.IsZero() && out.next.Sub(now) <= generationGrace && len(overrides) == 0 && unobserved(old) {
-		// The write of the next entry, due within generationGrace, is the
-		// first.
+	if !r.alwaysWrite && len(due) == 0 && !out.next.IsZero() && out.next.Sub(now) <= generationGrace && len(overrides) == 0 && unobserved(old) {
+		// Nothing scheduled is due yet, and the write of the next entry,
+		// due within generationGrace, is the first.
 		return out, nil
 	}
 	if n := r.largestStatus(obj, p, overrides, keep, now); n > MaxStatusBytes {

@@ -91,6 +91,15 @@ func TestReconcileSchedule(t *testing.T) {
 			elapsed: 200 * time.Millisecond,
 			want:    want{requeue: 800 * time.Millisecond},
 		},
+		"FirstWriteCarriesDueEntry": {
+			reason:  "A first write that carries a due entry is not held back for the next one, even when that is due within a second.",
+			entries: []v1alpha1.ConditionAfter{ca("1s", "Ready", "False"), ca("2s", "Ready", "True")},
+			elapsed: 1200 * time.Millisecond,
+			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
+				scheduled("Ready", "False", 0, time.Second, 1),
+				synced(time.Second, 1),
+			}}, requeue: 800 * time.Millisecond},
+		},
 		"Due": {
 			reason:  "Each type takes its latest due entry, with the deadline as lastTransitionTime; the requeue is at the next deadline.",
 			entries: seed,
