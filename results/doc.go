@@ -45,4 +45,8 @@
 //
 // Limits: event messages are shortened to 1024 bytes, event reasons to 128,
 // condition messages to 32768.
+//
+// Imports: client-go (for the Applier's events recorder), apimachinery and
+// protobuf; a function that only adds results imports results/response,
+// which pulls protobuf alone.
 package results

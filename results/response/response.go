@@ -23,6 +23,9 @@
 // statement, as with the SDK, compiles unchanged. Nothing here panics or
 // validates: a nil error gives an empty message, and the control plane
 // (results.Applier) reports what it cannot apply.
+//
+// Imports: google.golang.org/protobuf and the results proto packages only (no
+// client-go).
 package response
 
 import (
