@@ -40,10 +40,12 @@
 //	create failed         False   CreateFailure  Failed to create resource: <error>
 //
 // Updating, UpToDate, UpdateFailure, Creating and CreateFailure build them;
-// the reasons are exported constants. An OperationID option puts a
-// long-running operation's ID in the reason, as the design proposes
-// (Updating:operation-123456789); see OperationID for how the characters a
-// reason may not hold are handled.
+// the reasons are exported constants. An OperationID option records a
+// long-running operation's ID at the end of the message, quoted
+// (`...; operation: "operation-123456789"`), leaving the reason as it is;
+// OperationIDOf and ParseOperationID read it back exactly, so that a
+// controller that restarts polls the operation it started instead of
+// starting another.
 //
 // # Finding the first changed field
 //
@@ -148,10 +150,11 @@
 //   - The condition constructors take ConditionOptions after their required
 //     arguments (Updating(firstField, opts...)), so OperationID is an option,
 //     as the issue asks, and calls written as the issue spells them compile.
-//   - A reason cannot hold '-' (the API server's pattern for
-//     metav1.Condition), so the design's own Updating:operation-123456789
-//     would be rejected: OperationID writes Updating:operation_123456789 and
-//     appends the ID verbatim to the message.
+//   - The design puts an operation ID in the reason
+//     (Updating:operation-123456789). A reason cannot hold '-', '/' or '.'
+//     (the API server's pattern for metav1.Condition), and an ID in the
+//     reason breaks reason checks (reason == UpdateFailure), so the ID goes
+//     at the end of the message, quoted so that any ID reads back exactly.
 //   - UpdateFailure("", err) reads "Failed to update resource (triggered by
 //     periodic sync): <error>"; a nil error reads "unknown error"; messages
 //     longer than the API server takes are cut at a rune boundary.

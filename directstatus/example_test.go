@@ -113,8 +113,16 @@ func ExampleOperationID() {
 	fmt.Println(c.Reason)
 	fmt.Println(c.Message)
 	// Output:
-	// Updating:operation_123456789
-	// Updating resource (first field path: spec.nodePools[0].size); operation: operation-123456789
+	// Updating
+	// Updating resource (first field path: spec.nodePools[0].size); operation: "operation-123456789"
+}
+
+func ExampleParseOperationID() {
+	c := directstatus.Updating("spec.size", directstatus.OperationID("projects/p/operations/op-1.2"))
+	id, ok := directstatus.ParseOperationID(c.Message)
+	fmt.Println(id, ok)
+	// Output:
+	// projects/p/operations/op-1.2 true
 }
 
 // The reconcile pattern of a direct controller: diff, and when something

@@ -1,10 +1,16 @@
 package directstatus
 
 import (
+	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 )
@@ -44,43 +50,87 @@ type ConditionOption interface {
 }
 
 // OperationID is the ID of the external system's long-running operation that
-// the condition reports, e.g. "operation-123456789". It is appended to the
-// reason after a colon, as the design proposes (Updating:operation-123456789),
-// so that a controller that restarts can find the operation again.
+// the condition reports, e.g. "operation-123456789" or
+// "projects/p/locations/l/operations/op-1.2". It is recorded at the end of
+// the message, quoted as a Go string literal so that any ID reads back
+// exactly with ParseOperationID or OperationIDOf:
 //
-// A reason may hold only letters, digits, '_', ',' and ':' (the API server
-// rejects a metav1.Condition with anything else, so the design's own example
-// would be rejected), so every other byte of the ID becomes '_' in the reason:
-// OperationID("operation-123456789") gives the reason
-// Updating:operation_123456789. The message then ends with the ID verbatim,
-// "; operation: operation-123456789", so nothing is lost. An empty ID changes
-// nothing.
+//	Updating resource (first field path: spec.size); operation: "operation-123456789"
+//
+// The reason is left as it is (Updating, UpdateFailure, Creating), so that
+// reason checks hold with or without an ID. A message too long for the API
+// server is cut before the ID, never through it; an ID whose quoted form
+// would not fit in a message at all (MaxOperationIDLength) is not recorded.
+// An empty ID changes nothing.
 type OperationID string
+
+// MaxOperationIDLength is the longest operation ID, quoted, that a Ready
+// condition's message records.
+const MaxOperationIDLength = 4096
+
+// operationMark starts the operation ID at the end of a message.
+const operationMark = `; operation: `
 
 func (id OperationID) applyCondition(c *metav1.Condition) {
 	if id == "" {
 		return
 	}
-	b := make([]byte, 0, len(c.Reason)+1+len(id))
-	b = append(b, c.Reason...)
-	b = append(b, ':')
-	for i := 0; i < len(id) && len(b) < conditions.MaxReasonLength; i++ {
-		ch := id[i]
-		if !reasonByte(ch) {
-			ch = '_'
-		}
-		b = append(b, ch)
+	quoted := strconv.Quote(string(id))
+	if len(quoted) > MaxOperationIDLength {
+		return
 	}
-	// A reason must not end with ',' or ':'.
-	if last := b[len(b)-1]; last == ',' || last == ':' {
-		b[len(b)-1] = '_'
-	}
-	c.Reason = string(b)
-	c.Message = truncateMessage(c.Message + "; operation: " + string(id))
+	suffix := operationMark + quoted
+	c.Message = truncateMessageTo(c.Message, conditions.MaxMessageLength-len(suffix)) + suffix
 }
 
-func reasonByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == ',' || c == ':'
+// ParseOperationID returns the operation ID recorded at the end of a Ready
+// condition's message by OperationID, and whether there was one.
+func ParseOperationID(message string) (OperationID, bool) {
+	// A quoted ID holds no unescaped '"', so the last mark followed by a
+	// quote starts it.
+	i := strings.LastIndex(message, operationMark+`"`)
+	if i < 0 {
+		return "", false
+	}
+	id, err := strconv.Unquote(message[i+len(operationMark):])
+	if err != nil || id == "" {
+		return "", false
+	}
+	return OperationID(id), true
+}
+
+// OperationIDOf returns the operation ID recorded in obj's Ready condition
+// (see OperationID) and its reason, so that a controller that restarts can
+// find the operation it started: with ReasonUpdating or ReasonCreating, the
+// operation was in flight when the condition was written and should be
+// polled, not started again. obj may be typed (with any conditions list the
+// Writer takes) or unstructured. ok is false when there is no Ready
+// condition or it records no ID.
+func OperationIDOf(obj client.Object) (id OperationID, reason string, ok bool, err error) {
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
+		return "", "", false, conditions.ErrNilObject
+	}
+	u, isU := obj.(*unstructured.Unstructured)
+	if !isU {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return "", "", false, fmt.Errorf("cannot convert %s to unstructured content: %w", describe(obj), err)
+		}
+		u = &unstructured.Unstructured{Object: content}
+	}
+	conds, err := conditions.FromUnstructured(u)
+	if err != nil {
+		return "", "", false, err
+	}
+	c := conditions.Get(conds, conditions.TypeReady)
+	if c == nil {
+		return "", "", false, nil
+	}
+	id, ok = ParseOperationID(c.Message)
+	if !ok {
+		return "", "", false, nil
+	}
+	return id, c.Reason, true, nil
 }
 
 // UpToDate is the Ready condition of an object whose external resource matches
@@ -159,11 +209,16 @@ func errorText(err error) string {
 // truncateMessage cuts a message to the API server's limit, on a UTF-8
 // boundary, marking the cut with "...".
 func truncateMessage(s string) string {
-	if len(s) <= conditions.MaxMessageLength {
+	return truncateMessageTo(s, conditions.MaxMessageLength)
+}
+
+// truncateMessageTo cuts a message to limit bytes, as truncateMessage does.
+func truncateMessageTo(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
 	const mark = "..."
-	cut := conditions.MaxMessageLength - len(mark)
+	cut := limit - len(mark)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

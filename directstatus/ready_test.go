@@ -8,9 +8,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/directstatus"
+	"github.com/ctrlkit/ctrlkit/internal/testenv/testapi/v1alpha1"
 )
 
 func TestConditions(t *testing.T) {
@@ -65,19 +69,24 @@ func TestConditions(t *testing.T) {
 			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "CreateFailure", Message: "Failed to create resource: quota exceeded"},
 		},
 		"UpdatingWithOperation": {
-			reason: "The design's LRO reason, with the characters a reason cannot hold replaced, and the ID verbatim in the message.",
+			reason: "The operation ID goes at the end of the message, quoted; the reason stays Updating.",
 			got:    directstatus.Updating("spec.foo", directstatus.OperationID("operation-123456789")),
-			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Updating:operation_123456789", Message: "Updating resource (first field path: spec.foo); operation: operation-123456789"},
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Updating", Message: `Updating resource (first field path: spec.foo); operation: "operation-123456789"`},
 		},
-		"OperationIDAlreadyValid": {
-			reason: "An ID made of reason characters is kept as it is.",
+		"CreatingWithOperation": {
+			reason: "The reason stays Creating.",
 			got:    directstatus.Creating(directstatus.OperationID("op_42")),
-			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Creating:op_42", Message: "Creating resource; operation: op_42"},
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Creating", Message: `Creating resource; operation: "op_42"`},
 		},
-		"OperationIDTrailingColon": {
-			reason: "A reason must not end with ':' or ','.",
-			got:    directstatus.Updating("", directstatus.OperationID("projects/p/operations/x:")),
-			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Updating:projects_p_operations_x_", Message: "Updating resource (triggered by periodic sync); operation: projects/p/operations/x:"},
+		"UpdateFailureWithOperation": {
+			reason: "The reason stays UpdateFailure, so that reason checks hold.",
+			got:    directstatus.UpdateFailure("", errors.New("boom"), directstatus.OperationID("projects/p/operations/x:1.2")),
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "UpdateFailure", Message: `Failed to update resource (triggered by periodic sync): boom; operation: "projects/p/operations/x:1.2"`},
+		},
+		"CreateFailureWithOperation": {
+			reason: "The reason stays CreateFailure.",
+			got:    directstatus.CreateFailure(errors.New("quota"), directstatus.OperationID("op-1")),
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "CreateFailure", Message: `Failed to create resource: quota; operation: "op-1"`},
 		},
 		"EmptyOperationID": {
 			reason: "An empty operation ID changes nothing.",
@@ -107,8 +116,12 @@ func TestConditionLimits(t *testing.T) {
 			got:    directstatus.UpdateFailure("spec.foo", errors.New(strings.Repeat("é", conditions.MaxMessageLength))),
 		},
 		"HugeOperationID": {
-			reason: "An operation ID longer than a reason may be is cut.",
-			got:    directstatus.Updating("spec.foo", directstatus.OperationID(strings.Repeat("x-", conditions.MaxReasonLength))),
+			reason: "An operation ID too long to record is left out.",
+			got:    directstatus.Updating("spec.foo", directstatus.OperationID(strings.Repeat("x-", directstatus.MaxOperationIDLength))),
+		},
+		"HugeErrorAndOperationID": {
+			reason: "A long error is cut before the operation ID, which stays whole.",
+			got:    directstatus.UpdateFailure("spec.foo", errors.New(strings.Repeat("é", conditions.MaxMessageLength)), directstatus.OperationID("op-1")),
 		},
 	}
 	for name, tc := range cases {
@@ -120,5 +133,72 @@ func TestConditionLimits(t *testing.T) {
 				t.Errorf("%s\nthe message is not valid UTF-8", tc.reason)
 			}
 		})
+	}
+}
+
+// TestOperationIDRoundTrip records IDs of every shape a cloud API may return
+// in every condition that takes one, and reads them back exactly, from the
+// message and from an object, typed and unstructured.
+func TestOperationIDRoundTrip(t *testing.T) {
+	ids := []string{
+		"operation-123456789",
+		"projects/my-project/locations/us-central1/operations/operation-1700000000000-abc.def",
+		"op.1/2-3_4:5,6",
+		`quote " and backslash \ and "; operation: "fake"`,
+		"; operation: \"",
+		"ünïcödé-ид-操作",
+		"\x00\xff invalid UTF-8 \xc3",
+		" spaces ",
+		strings.Repeat("a", directstatus.MaxOperationIDLength-2),
+	}
+	long := errors.New(strings.Repeat("é", conditions.MaxMessageLength) + `; operation: "spoof"`)
+	for _, id := range ids {
+		for name, c := range map[string]metav1.Condition{
+			"Updating":      directstatus.Updating("spec.labels[a]", directstatus.OperationID(id)),
+			"Sync":          directstatus.Updating("", directstatus.OperationID(id)),
+			"UpdateFailure": directstatus.UpdateFailure("spec.x", errors.New(`boom; operation: "other"`), directstatus.OperationID(id)),
+			"LongFailure":   directstatus.UpdateFailure("spec.x", long, directstatus.OperationID(id)),
+			"Creating":      directstatus.Creating(directstatus.OperationID(id)),
+			"CreateFailure": directstatus.CreateFailure(errors.New("x"), directstatus.OperationID(id)),
+		} {
+			if err := conditions.Validate(c); err != nil {
+				t.Fatalf("%s with ID %q: the API server would reject the condition: %v", name, id, err)
+			}
+			if strings.Contains(c.Reason, ":") {
+				t.Errorf("%s with ID %q: reason %q holds the ID", name, id, c.Reason)
+			}
+			got, ok := directstatus.ParseOperationID(c.Message)
+			if !ok || string(got) != id {
+				t.Errorf("%s: ParseOperationID = %q, %t; want %q", name, got, ok, id)
+			}
+
+			w := &v1alpha1.Widget{}
+			w.Status.Conditions = []metav1.Condition{c}
+			content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, obj := range []client.Object{w, &unstructured.Unstructured{Object: content}} {
+				got, reason, ok, err := directstatus.OperationIDOf(obj)
+				if err != nil || !ok || string(got) != id || reason != c.Reason {
+					t.Errorf("%s: OperationIDOf(%T) = %q, %q, %t, %v; want %q, %q", name, obj, got, reason, ok, err, id, c.Reason)
+				}
+			}
+		}
+	}
+
+	// No ID recorded: none is read, even from an error that looks like one
+	// but is followed by more text.
+	for _, c := range []metav1.Condition{
+		directstatus.UpToDate(),
+		directstatus.Updating("spec.x"),
+		directstatus.Updating("spec.labels['; operation: \"x\"']"),
+	} {
+		if got, ok := directstatus.ParseOperationID(c.Message); ok {
+			t.Errorf("ParseOperationID(%q) = %q, want none", c.Message, got)
+		}
+	}
+	if _, _, ok, err := directstatus.OperationIDOf(&v1alpha1.Widget{}); ok || err != nil {
+		t.Errorf("OperationIDOf of an object without conditions = %t, %v; want false, nil", ok, err)
 	}
 }
