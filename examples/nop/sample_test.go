@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,7 +32,13 @@ func TestRecreateLeavesOthersAlone(t *testing.T) {
 	key := client.ObjectKeyFromObject(s.obj)
 
 	users := &v1alpha1.NopResource{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
-	require.NoError(t, env.Client.Create(ctx, users))
+	// Right after the control plane starts, discovery may not list the
+	// CRD's kind yet.
+	deadline := time.Now().Add(10 * time.Second)
+	for err = env.Client.Create(ctx, users); meta.IsNoMatchError(err) && time.Now().Before(deadline); err = env.Client.Create(ctx, users) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.NoError(t, err)
 	err = s.recreate(ctx, env.Client)
 	require.ErrorIs(t, err, errNotOurs)
 	t.Log(err)
