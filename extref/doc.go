@@ -108,8 +108,10 @@
 // above), and b64enc, b64dec, upper, lower, trim, trimPrefix, trimSuffix,
 // replace, join, default and toJson, with Sprig's argument order; call,
 // html, js and urlquery are not available. No transform, format or template
-// produces more than MaxOutputSize bytes, and none builds much more before
-// it stops (print and println stop argument by argument).
+// produces more than MaxOutputSize bytes (an output of exactly that many is
+// allowed); every function and format measures its output before building
+// it, so one call allocates at most twice MaxOutputSize, and a template's
+// rendering at most three times its output besides its functions' results.
 //
 // # Resolution
 //

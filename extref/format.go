@@ -65,6 +65,26 @@ type piece struct {
 	text  string
 	arg   int
 	sized bool // the verb has a width or a precision
+	verb  rune
+	flags verbFlags
+	width int // -1 when none
+	prec  int // -1 when none
+}
+
+// verbFlags are the flags of a verb that change the size of what it prints.
+type verbFlags struct{ sharp, plus, space bool }
+
+func flagsOf(s string) verbFlags {
+	return verbFlags{sharp: strings.IndexByte(s, '#') >= 0, plus: strings.IndexByte(s, '+') >= 0, space: strings.IndexByte(s, ' ') >= 0}
+}
+
+// atoi reads the digits of a width or precision, already checked.
+func atoi(digits string) int {
+	n := 0
+	for _, c := range []byte(digits) {
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // parseFormat checks f for n values.
@@ -89,6 +109,8 @@ func parseFormat(f string, n int) (*format, error) {
 			i++
 		}
 		spec := "%" + f[flags:i]
+		vf := flagsOf(f[flags:i])
+		width, prec := -1, -1
 		sized := false
 		idx, next, err := argIndex(f, i, start, n)
 		if err != nil {
@@ -101,6 +123,9 @@ func parseFormat(f string, n int) (*format, error) {
 		}
 		spec += w
 		sized = w != ""
+		if sized {
+			width = atoi(w)
+		}
 		i = next
 		if i < len(f) && f[i] == '.' {
 			sized = true
@@ -109,6 +134,7 @@ func parseFormat(f string, n int) (*format, error) {
 				return nil, err
 			}
 			spec += "." + p
+			prec = atoi(p)
 			i = next
 		}
 		if idx < 0 {
@@ -140,7 +166,7 @@ func parseFormat(f string, n int) (*format, error) {
 			out.pieces = append(out.pieces, piece{text: lit.String(), arg: -1})
 			lit.Reset()
 		}
-		out.pieces = append(out.pieces, piece{text: spec + string(verb), arg: arg, sized: sized && verb != 'T'})
+		out.pieces = append(out.pieces, piece{text: spec + string(verb), arg: arg, sized: sized && verb != 'T', verb: verb, flags: vf, width: width, prec: prec})
 		out.kinds[arg] = append(out.kinds[arg], kind)
 		arg++
 	}
@@ -230,18 +256,33 @@ func (f *format) sprint(args []value) (string, error) {
 			}
 		}
 	}
-	var buf []byte
+	// The output's size is known before anything is printed, so that an
+	// output over the limit costs nothing and one under it is printed
+	// once, into a buffer of its size.
+	total := 0
 	for _, p := range f.pieces {
 		if p.arg < 0 {
-			buf = append(buf, p.text...)
+			total += len(p.text)
 		} else {
-			buf = fmt.Appendf(buf, p.text, conv[p.arg])
+			total += p.size(conv[p.arg])
 		}
-		if len(buf) > MaxOutputSize {
+		if total > MaxOutputSize {
 			return "", failf(errTooLarge, "the format gives more than %d bytes", MaxOutputSize)
 		}
 	}
-	return string(buf), nil
+	var b strings.Builder
+	b.Grow(total)
+	for _, p := range f.pieces {
+		if p.arg < 0 {
+			b.WriteString(p.text)
+			continue
+		}
+		p.write(&b, conv[p.arg])
+	}
+	if b.Len() > MaxOutputSize {
+		return "", failf(errTooLarge, "the format gives more than %d bytes", MaxOutputSize)
+	}
+	return b.String(), nil
 }
 
 // fitVerbs returns a's content as its verbs print it; its errors are

@@ -1,16 +1,16 @@
 package extref
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"sync"
 	"text/template"
 	"text/template/parse"
+	"unicode"
 )
 
 // The functions a template may call, besides text/template's comparisons,
@@ -31,8 +31,8 @@ import (
 var templateFuncs = template.FuncMap{
 	"b64enc":     tplB64Enc,
 	"b64dec":     tplB64Dec,
-	"upper":      strings.ToUpper,
-	"lower":      strings.ToLower,
+	"upper":      func(s string) (string, error) { return mapRunes(s, unicode.ToUpper) },
+	"lower":      func(s string) (string, error) { return mapRunes(s, unicode.ToLower) },
 	"trim":       strings.TrimSpace,
 	"trimPrefix": func(p, s string) string { return strings.TrimPrefix(s, p) },
 	"trimSuffix": func(p, s string) string { return strings.TrimSuffix(s, p) },
@@ -53,21 +53,23 @@ var templateFuncs = template.FuncMap{
 // would exceed MaxOutputSize.
 var errTooLarge error = &valueError{msg: fmt.Sprintf("output exceeds %d bytes", MaxOutputSize)}
 
-func bounded(s string) (string, error) {
-	if len(s) > MaxOutputSize {
-		return "", errTooLarge
-	}
-	return s, nil
-}
-
 func tplB64Enc(s string) (string, error) {
-	if base64.StdEncoding.EncodedLen(len(s)) > MaxOutputSize {
+	n := base64.StdEncoding.EncodedLen(len(s))
+	if n > MaxOutputSize {
 		return "", errTooLarge
 	}
-	return base64.StdEncoding.EncodeToString([]byte(s)), nil
+	var b strings.Builder
+	b.Grow(n)
+	enc := base64.NewEncoder(base64.StdEncoding, &b)
+	_, _ = io.WriteString(enc, s) // a strings.Builder does not fail
+	_ = enc.Close()
+	return b.String(), nil
 }
 
 func tplB64Dec(s string) (string, error) {
+	if base64.StdEncoding.DecodedLen(len(s)) > MaxOutputSize && decodedLen(s) > MaxOutputSize {
+		return "", errTooLarge
+	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
 		return "", base64Error(err, value{v: s, secret: true})
@@ -83,8 +85,22 @@ func tplReplace(old, repl, s string) (string, error) {
 	return strings.ReplaceAll(s, old, repl), nil
 }
 
+// plainV prints a value as %v does.
+var plainV = piece{text: "%v", verb: 'v', width: -1, prec: -1}
+
 func tplJoin(sep string, list []any) (string, error) {
+	n := 0
+	for i, v := range list {
+		if i > 0 {
+			n += len(sep)
+		}
+		n += plainV.size(v)
+		if n > MaxOutputSize {
+			return "", errTooLarge
+		}
+	}
 	var b strings.Builder
+	b.Grow(n)
 	for i, v := range list {
 		if i > 0 {
 			b.WriteString(sep)
@@ -92,13 +108,21 @@ func tplJoin(sep string, list []any) (string, error) {
 		if s, ok := v.(string); ok {
 			b.WriteString(s)
 		} else {
-			fmt.Fprint(&b, v)
-		}
-		if b.Len() > MaxOutputSize {
-			return "", errTooLarge
+			plainV.write(&b, v)
 		}
 	}
 	return b.String(), nil
+}
+
+// decodedLen is the exact length of what standard base64 text s decodes
+// to, if it is valid: line breaks do not count, padding does not either.
+func decodedLen(s string) int {
+	n := len(s) - strings.Count(s, "\n") - strings.Count(s, "\r")
+	pad := 0
+	for t := strings.TrimRight(s, "\r\n"); pad < 2 && strings.HasSuffix(t, "="); t = t[:len(t)-1] {
+		pad++
+	}
+	return n/4*3 - pad
 }
 
 func tplDefault(d, v any) any {
@@ -134,11 +158,11 @@ func tplDefault(d, v any) any {
 }
 
 func tplToJSON(v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	s, err := toJSON(v)
+	if err != nil && !errors.Is(err, errTooLarge) {
 		return "", failf(err, "toJson: cannot encode %v", value{v: v, secret: true})
 	}
-	return bounded(string(b))
+	return s, err
 }
 
 // tplPrint is fmt.Sprint, and tplPrintln fmt.Sprintln, built argument by
@@ -148,32 +172,38 @@ func tplPrint(args ...any) (string, error)   { return sprintBounded(args, false)
 func tplPrintln(args ...any) (string, error) { return sprintBounded(args, true) }
 
 func sprintBounded(args []any, ln bool) (string, error) {
-	var b []byte
+	// Sprint separates operands when neither is a string; Sprintln
+	// always does.
+	space := func(i int) bool { return i > 0 && (ln || !isString(args[i]) && !isString(args[i-1])) }
+	n := 0
+	if ln {
+		n++
+	}
 	for i, a := range args {
-		// Sprint separates operands when neither is a string; Sprintln
-		// always does.
-		if i > 0 && (ln || !isString(a) && !isString(args[i-1])) {
-			b = append(b, ' ')
+		if space(i) {
+			n++
+		}
+		n += plainV.size(a)
+		if n > MaxOutputSize {
+			return "", errTooLarge
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, a := range args {
+		if space(i) {
+			b.WriteByte(' ')
 		}
 		if s, ok := a.(string); ok {
-			if len(b)+len(s) > MaxOutputSize {
-				return "", errTooLarge
-			}
-			b = append(b, s...)
+			b.WriteString(s)
 		} else {
-			b = fmt.Append(b, a)
-		}
-		if len(b) > MaxOutputSize {
-			return "", errTooLarge
+			plainV.write(&b, a)
 		}
 	}
 	if ln {
-		if len(b)+1 > MaxOutputSize {
-			return "", errTooLarge
-		}
-		b = append(b, '\n')
+		b.WriteByte('\n')
 	}
-	return string(b), nil
+	return b.String(), nil
 }
 
 // isString is fmt's test for a string operand.
@@ -261,27 +291,16 @@ func checkBranch(tree *parse.Tree, b *parse.BranchNode) error {
 	return checkNode(tree, b.ElseList)
 }
 
-// limitedBuffer is a bytes.Buffer that refuses to grow past MaxOutputSize,
-// which stops a template's execution.
-type limitedBuffer struct{ bytes.Buffer }
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > MaxOutputSize {
-		return 0, errTooLarge
-	}
-	return b.Buffer.Write(p)
-}
-
 // execute renders t with data, bounded by MaxOutputSize. When a variable
 // is secret, an error keeps text/template's position and the message of
 // this package's functions (*valueErrors), but not text/template's own
 // messages, which may quote a value (index out of range: 123456789012).
 func execute(t *template.Template, data map[string]any, secret bool) (string, error) {
-	var b limitedBuffer
+	var b outBuffer
 	if err := t.Execute(&b, data); err != nil {
 		return "", sealTemplate(err, secret)
 	}
-	return b.String(), nil
+	return string(b.b), nil
 }
 
 func sealTemplate(err error, secret bool) error {

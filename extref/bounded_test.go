@@ -1,0 +1,270 @@
+package extref
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"text/template"
+	"unicode"
+)
+
+// oneMiB is 1 MiB of s, repeated (s must divide it).
+func oneMiB(s string) string { return strings.Repeat(s, (1<<20)/len(s)) }
+
+// The inputs of the allocation checks and the benchmark: each is a call of
+// a template function or a format on 1 MiB of input.
+// Each entry builds its inputs, then returns the call to measure.
+var boundedCalls = map[string]func() func() (string, error){
+	"toJson/1MiB-of-<": func() func() (string, error) { a := oneMiB("<"); return func() (string, error) { return tplToJSON(a) } },
+	"toJson/1MiB-object": func() func() (string, error) {
+		a := map[string]any{"a": oneMiB("a")[:1<<19], "b": []any{oneMiB("b")[:1<<19-32]}}
+		return func() (string, error) { return tplToJSON(a) }
+	},
+	"printf-q/1MiB": func() func() (string, error) {
+		a := oneMiB("a")
+		return func() (string, error) { return tplPrintf("%q", a) }
+	},
+	"printf-q/1MiB-of-NUL": func() func() (string, error) {
+		a := oneMiB("\x00")
+		return func() (string, error) { return tplPrintf("%q", a) }
+	},
+	"printf-x/512KiB": func() func() (string, error) {
+		a := oneMiB("a")[:1<<19]
+		return func() (string, error) { return tplPrintf("%x", a) }
+	},
+	"printf-v/1MiB-list": func() func() (string, error) {
+		a := []any{oneMiB("a")[:1<<19]}
+		return func() (string, error) { return tplPrintf("%#v", a) }
+	},
+	"printf-s/1MiB": func() func() (string, error) {
+		a := oneMiB("a")
+		return func() (string, error) { return tplPrintf("%s", a) }
+	},
+	"upper/1MiB-of-U+023F": func() func() (string, error) {
+		a := oneMiB("\u023f")
+		return func() (string, error) { return mapRunes(a, unicode.ToUpper) }
+	},
+	"upper/1MiB-ASCII": func() func() (string, error) {
+		a := oneMiB("a")
+		return func() (string, error) { return mapRunes(a, unicode.ToUpper) }
+	},
+	"lower/1MiB-of-U+023A": func() func() (string, error) {
+		a := oneMiB("\u023a")
+		return func() (string, error) { return mapRunes(a, unicode.ToLower) }
+	},
+	"b64enc/768KiB": func() func() (string, error) {
+		a := oneMiB("abcd")[:3<<18]
+		return func() (string, error) { return tplB64Enc(a) }
+	},
+	"b64dec/1MiB": func() func() (string, error) {
+		a := oneMiB("YWJj")
+		return func() (string, error) { return tplB64Dec(a) }
+	},
+	"replace/1MiB": func() func() (string, error) {
+		a := oneMiB("a")
+		return func() (string, error) { return tplReplace("a", "bb", a) }
+	},
+	"join/1MiB": func() func() (string, error) {
+		a := []any{oneMiB("a")[:1<<19], int64(1), oneMiB("b")[:1<<18]}
+		return func() (string, error) { return tplJoin(",", a) }
+	},
+	"print/1MiB": func() func() (string, error) {
+		a, c := oneMiB("a")[:1<<19], []any{oneMiB("c")[:1<<18]}
+		return func() (string, error) { return tplPrint(a, int64(7), c) }
+	},
+	"Format/1MiB": func() func() (string, error) {
+		f, a := mustFormat("%s!", 1), []value{{v: oneMiB("a")[:1<<20-1]}}
+		return func() (string, error) { return f.sprint(a) }
+	},
+	"combine/2x1MiB": func() func() (string, error) {
+		f, a := mustFormat("%s-%s", 2), []value{{v: oneMiB("a")}, {v: oneMiB("b")}}
+		return func() (string, error) { return f.sprint(a) }
+	},
+	"template/1MiB-output": func() func() (string, error) {
+		t, d := mustTemplate(`{{ .a }}`), map[string]any{"a": oneMiB("a")}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/upper-1MiB": func() func() (string, error) {
+		t, d := mustTemplate(`{{ upper .a }}`), map[string]any{"a": oneMiB("a")}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/toJson-1MiB-of-<": func() func() (string, error) {
+		t, d := mustTemplate(`{{ toJson .a }}`), map[string]any{"a": oneMiB("<")}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+}
+
+func mustFormat(f string, n int) *format {
+	pf, err := parseFormat(f, n)
+	if err != nil {
+		panic(err)
+	}
+	return pf
+}
+
+func mustTemplate(text string) *template.Template {
+	t, err := parseTemplate(text)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// TestBoundedAllocation checks that no template function or format call on
+// 1 MiB of input allocates more than twice MaxOutputSize, whether its
+// output fits or not.
+func TestBoundedAllocation(t *testing.T) {
+	for name, setup := range boundedCalls {
+		if strings.HasPrefix(name, "template/") {
+			continue // the template's own rendering, reported by the benchmark
+		}
+		t.Run(name, func(t *testing.T) {
+			call := setup()
+			var out string
+			var err error
+			if n := allocated(func() { out, err = call() }); n > 2*MaxOutputSize {
+				t.Errorf("allocated %d bytes, more than twice MaxOutputSize (output %d bytes, error %v)", n, len(out), err)
+			}
+			if len(out) > MaxOutputSize {
+				t.Errorf("returned %d bytes, more than MaxOutputSize", len(out))
+			}
+		})
+	}
+}
+
+// BenchmarkBounded reports the allocation of template functions, formats
+// and templates on 1 MiB inputs.
+func BenchmarkBounded(b *testing.B) {
+	for name, setup := range boundedCalls {
+		b.Run(name, func(b *testing.B) {
+			call := setup()
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = call()
+			}
+		})
+	}
+}
+
+// TestBoundedLimitsExact checks that each function gives an output of
+// exactly MaxOutputSize and refuses one byte more.
+func TestBoundedLimitsExact(t *testing.T) {
+	max := MaxOutputSize
+	cases := map[string]struct {
+		fits, over func() (string, error)
+	}{
+		"upper":   {func() (string, error) { return mapRunes(strings.Repeat("a", max), unicode.ToUpper) }, func() (string, error) { return mapRunes(strings.Repeat("a", max-1)+"\u023f", unicode.ToUpper) }},
+		"lower":   {func() (string, error) { return mapRunes(strings.Repeat("A", max), unicode.ToLower) }, func() (string, error) { return mapRunes(strings.Repeat("A", max-2)+"\u023a", unicode.ToLower) }},
+		"toJson":  {func() (string, error) { return tplToJSON(strings.Repeat("a", max-2)) }, func() (string, error) { return tplToJSON(strings.Repeat("a", max-1)) }},
+		"printfq": {func() (string, error) { return tplPrintf("%q", strings.Repeat("a", max-2)) }, func() (string, error) { return tplPrintf("%q", strings.Repeat("a", max-1)) }},
+		"printfx": {func() (string, error) { return tplPrintf("%x", strings.Repeat("a", max/2)) }, func() (string, error) { return tplPrintf("%x!", strings.Repeat("a", max/2)) }},
+		"b64enc":  {func() (string, error) { return tplB64Enc(strings.Repeat("a", max/4*3)) }, func() (string, error) { return tplB64Enc(strings.Repeat("a", max/4*3+1)) }},
+		"replace": {func() (string, error) { return tplReplace("a", "bb", strings.Repeat("a", max/2)) }, func() (string, error) { return tplReplace("a", "bb", strings.Repeat("a", max/2)+"c") }},
+		"join":    {func() (string, error) { return tplJoin("", []any{strings.Repeat("a", max-1), "b"}) }, func() (string, error) { return tplJoin(",", []any{strings.Repeat("a", max-1), "b"}) }},
+		"print":   {func() (string, error) { return tplPrint(strings.Repeat("a", max-1), "b") }, func() (string, error) { return tplPrintln(strings.Repeat("a", max-1), "b") }},
+		"template": {func() (string, error) {
+			return execute(mustTemplate(`{{ .a }}!`), map[string]any{"a": strings.Repeat("a", max-1)}, false)
+		}, func() (string, error) {
+			return execute(mustTemplate(`{{ .a }}!!`), map[string]any{"a": strings.Repeat("a", max-1)}, false)
+		}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if out, err := tc.fits(); err != nil || len(out) != max {
+				t.Errorf("an output of exactly MaxOutputSize: want %d bytes, got %d, %v", max, len(out), err)
+			}
+			if out, err := tc.over(); err == nil {
+				t.Errorf("an output of MaxOutputSize+1: want an error, got %d bytes", len(out))
+			}
+		})
+	}
+}
+
+// TestBoundedSameOutput checks that the bounded functions give what the
+// functions they replace give.
+func TestBoundedSameOutput(t *testing.T) {
+	strs := []string{"", "a", "Hello, World <&> \"x\" \\ \t\n\r\b\f\x01\x7f", "\u023f\u023a\u0130\u00df", "\xff\xfe bad \xc3", "\u2028\u2029\ufffd", "日本語"}
+	for _, s := range strs {
+		if got, _ := mapRunes(s, unicode.ToUpper); got != strings.ToUpper(s) {
+			t.Errorf("upper(%q): want %q, got %q", s, strings.ToUpper(s), got)
+		}
+		if got, _ := mapRunes(s, unicode.ToLower); got != strings.ToLower(s) {
+			t.Errorf("lower(%q): want %q, got %q", s, strings.ToLower(s), got)
+		}
+	}
+	values := []any{nil, true, int64(-3), 1.5, 1e21, 1e-7, 123456789.0, "x", map[string]any{"b": []any{int64(1), "<", nil}, "a": map[string]any{}}, []any{}}
+	for _, s := range strs {
+		values = append(values, s, map[string]any{s: s})
+	}
+	for _, v := range values {
+		want, _ := json.Marshal(v)
+		if got, err := toJSON(v); err != nil || got != string(want) {
+			t.Errorf("toJSON(%#v): want %s, got %s, %v", v, want, got, err)
+		}
+	}
+	formats := []string{"%v", "%#v", "%+v", "%s", "%q", "%#q", "%+q", "%x", "%X", "% x", "%# x", "%#x", "%10s", "%-10.2s", "%.3q", "%12q", "%T", "%5.1x", "%d", "%08.3f", "%e", "%g", "%t", "%c", "%U", "%b", "%o", "%O"}
+	for _, f := range formats {
+		pf, err := parseFormat(f, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range values {
+			if _, err := fitVerbs(value{v: v}, pf.kinds[0]); err != nil {
+				continue
+			}
+			if _, composite := v.(map[string]any); composite && pf.pieces[0].sized {
+				continue
+			}
+			conv, _ := fitVerbs(value{v: v}, pf.kinds[0])
+			want := fmt.Sprintf(f, conv)
+			if got := pf.pieces[0].size(conv); got != len(want) {
+				t.Errorf("size of %s of %#v: want %d (%q), got %d", f, conv, len(want), want, got)
+			}
+			if got, err := pf.sprint([]value{{v: v}}); err != nil || got != want {
+				t.Errorf("sprint %s of %#v: want %q, got %q, %v", f, v, want, got, err)
+			}
+		}
+	}
+}
+
+// FuzzFormatSize checks that the size a format computes before printing is
+// what fmt prints.
+func FuzzFormatSize(f *testing.F) {
+	f.Add("%q", `"a\u0000\u00ff\ud7ff"`)
+	f.Add("%# x", `"abc"`)
+	f.Add("%#v", `{"a":[1,"x",null,{"b":1.5}]}`)
+	f.Add("%-12.3s|%[1]x", `"héllo"`)
+	f.Fuzz(func(t *testing.T, format, in string) {
+		var v any
+		if err := json.Unmarshal([]byte(in), &v); err != nil || len(format) > 64 {
+			return
+		}
+		v = jsonNumbers(v)
+		pf, err := parseFormat(format, 1)
+		if err != nil {
+			return
+		}
+		conv, err := fitVerbs(value{v: v}, pf.kinds[0])
+		if err != nil {
+			return
+		}
+		for _, p := range pf.pieces {
+			if p.arg < 0 {
+				continue
+			}
+			switch conv.(type) {
+			case []any, map[string]any:
+				if p.sized {
+					return
+				}
+			}
+			if want, got := len(fmt.Sprintf(p.text, conv)), p.size(conv); want != got {
+				t.Errorf("size of %s of %#v: fmt prints %d bytes, size says %d", p.text, conv, want, got)
+			}
+		}
+		if got, err := pf.sprint([]value{{v: v}}); err == nil && got != fmt.Sprintf(format, conv) {
+			t.Errorf("sprint %s of %#v: fmt prints %q, sprint %q", format, conv, fmt.Sprintf(format, conv), got)
+		}
+	})
+}
