@@ -85,6 +85,46 @@ func (c *Client) Update(ctx context.Context, id string, d *Dataset, mask []strin
 	return out, nil
 }
 
+// ErrOperationFailed is wrapped by Wait's error for an operation that ended
+// in failure.
+var ErrOperationFailed = errors.New("operation failed")
+
+// UpdateAsync starts an update as Update does, as a long-running operation,
+// and returns the operation's name (projects/p/operations/op-1.update).
+func (c *Client) UpdateAsync(ctx context.Context, id string, d *Dataset, mask []string) (string, error) {
+	q := url.Values{"updateMask": {strings.Join(mask, ",")}, "async": {"true"}}
+	var op OperationStatus
+	if err := c.doJSON(ctx, http.MethodPatch, c.path(id), q, d, &op); err != nil {
+		return "", fmt.Errorf("cannot update dataset %s: %w", id, err)
+	}
+	return op.Name, nil
+}
+
+// Operation polls the operation name once and reports whether it is done;
+// a failed operation's error wraps ErrOperationFailed.
+func (c *Client) Operation(ctx context.Context, name string) (done bool, err error) {
+	var op OperationStatus
+	if err := c.doJSON(ctx, http.MethodGet, "/v1/"+name, nil, nil, &op); err != nil {
+		return false, fmt.Errorf("cannot get operation %s: %w", name, err)
+	}
+	if op.Error != nil {
+		return true, fmt.Errorf("%w: %s", ErrOperationFailed, op.Error.Message)
+	}
+	return op.Done, nil
+}
+
+// doJSON is do for a response that is not a dataset.
+func (c *Client) doJSON(ctx context.Context, method, path string, q url.Values, in *Dataset, out any) error {
+	var raw json.RawMessage
+	if err := c.do(ctx, method, path, q, in, nil, &raw); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("cannot parse the response: %w", err)
+	}
+	return nil
+}
+
 // Delete deletes the dataset with id; an error wraps ErrNotFound when there
 // is none.
 func (c *Client) Delete(ctx context.Context, id string) error {
@@ -98,7 +138,7 @@ func (c *Client) path(id string) string {
 	return "/v1/projects/" + url.PathEscape(c.Project) + "/datasets/" + url.PathEscape(id)
 }
 
-func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, out *Dataset) error {
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, out *Dataset, raw ...*json.RawMessage) error {
 	var body io.Reader
 	if in != nil {
 		b, err := protojson.Marshal(in)
@@ -137,6 +177,9 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, 
 			return &APIError{Code: resp.StatusCode, Status: http.StatusText(resp.StatusCode), Message: strings.TrimSpace(string(b))}
 		}
 		return &APIError{Code: eb.Error.Code, Status: eb.Error.Status, Message: eb.Error.Message}
+	}
+	if len(raw) > 0 {
+		*raw[0] = b
 	}
 	if out != nil {
 		if err := protojson.Unmarshal(b, out); err != nil {

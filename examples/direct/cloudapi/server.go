@@ -60,6 +60,21 @@ type Server struct {
 	calls    map[string]int // by method
 	observe  func(method, name string)
 	etag     int
+
+	opDelay time.Duration         // how long an asynchronous update runs
+	opFail  string                // when set, asynchronous updates fail with it
+	ops     map[string]*operation // by name
+	opSeq   int
+}
+
+// An operation is an asynchronous update: at due, result replaces the
+// dataset target, or the operation fails with fail.
+type operation struct {
+	target string
+	result *Dataset
+	due    time.Time
+	fail   string
+	done   bool
 }
 
 // NewServer starts a fake cloud API on a free loopback port. Every request
@@ -75,12 +90,14 @@ func NewServer(latency time.Duration) (*Server, error) {
 		latency:  latency,
 		datasets: map[string]*Dataset{},
 		calls:    map[string]int{},
+		ops:      map[string]*operation{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/projects/{project}/datasets/{dataset}", s.get)
 	mux.HandleFunc("POST /v1/projects/{project}/datasets", s.create)
 	mux.HandleFunc("PATCH /v1/projects/{project}/datasets/{dataset}", s.update)
 	mux.HandleFunc("DELETE /v1/projects/{project}/datasets/{dataset}", s.delete)
+	mux.HandleFunc("GET /v1/projects/{project}/operations/{operation}", s.getOperation)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(s.done)
@@ -279,11 +296,78 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 			updated.ProtoReflect().Clear(fd)
 		}
 	}
-	updated.UpdateTime = timestamppb.Now()
-	s.etag++
-	updated.Etag = strconv.Itoa(s.etag)
-	s.datasets[name] = updated
+	if r.URL.Query().Get("async") == "true" {
+		s.opSeq++
+		op := "projects/" + r.PathValue("project") + "/operations/op-" + strconv.Itoa(s.opSeq) + ".update"
+		s.ops[op] = &operation{target: name, result: updated, due: time.Now().Add(s.opDelay), fail: s.opFail}
+		writeOperation(w, op, false, "")
+		return
+	}
+	s.store(name, updated)
 	writeDataset(w, http.StatusOK, updated)
+}
+
+// store saves d as the dataset name, with a new update time and etag.
+func (s *Server) store(name string, d *Dataset) {
+	d.UpdateTime = timestamppb.Now()
+	s.etag++
+	d.Etag = strconv.Itoa(s.etag)
+	s.datasets[name] = d
+}
+
+// SetOperationDelay sets how long an asynchronous update (PATCH with
+// async=true) runs before its operation is done; failure, when not empty,
+// makes the operations started from now on fail with that message.
+func (s *Server) SetOperationDelay(d time.Duration, failure string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opDelay, s.opFail = d, failure
+}
+
+// getOperation reports an operation; the first poll after it is due
+// applies its update (or its failure).
+func (s *Server) getOperation(w http.ResponseWriter, r *http.Request) {
+	name := "projects/" + r.PathValue("project") + "/operations/" + r.PathValue("operation")
+	if f := s.begin(r, name); f != nil {
+		writeError(w, f.Code, f.Message)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	op, ok := s.ops[name]
+	if !ok {
+		writeError(w, http.StatusNotFound, "operation "+name+" not found")
+		return
+	}
+	if !op.done && !time.Now().Before(op.due) {
+		op.done = true
+		if op.fail == "" {
+			s.store(op.target, op.result)
+		}
+	}
+	writeOperation(w, name, op.done, op.fail)
+}
+
+func writeOperation(w http.ResponseWriter, name string, done bool, fail string) {
+	o := OperationStatus{Name: name, Done: done}
+	if done && fail != "" {
+		o.Error = &OperationError{Message: fail}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_ = json.NewEncoder(w).Encode(o)
+}
+
+// OperationStatus is a long-running operation as the API reports it.
+type OperationStatus struct {
+	Name  string          `json:"name"`
+	Done  bool            `json:"done"`
+	Error *OperationError `json:"error,omitempty"`
+}
+
+// OperationError is why an operation failed.
+type OperationError struct {
+	Message string `json:"message"`
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {

@@ -63,6 +63,13 @@ type Reconciler struct {
 	// SyncPeriod is how often a Dataset is compared with the cloud when
 	// nothing else happens; zero means DefaultSyncPeriod.
 	SyncPeriod time.Duration
+	// LongRunning makes updates long-running operations: the controller
+	// starts one, records its name in the Ready condition
+	// (directstatus.OperationID) before waiting, and polls it every
+	// PollInterval (zero means a second). A controller that restarts finds
+	// the name there and polls the same operation instead of updating again.
+	LongRunning  bool
+	PollInterval time.Duration
 }
 
 // SetupWithManager reconciles Datasets in mgr. Only changes of a Dataset's
@@ -92,6 +99,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	desired := ToCloud(ds.Spec)
+	if r.LongRunning {
+		// An update in flight, perhaps started before a restart: poll it.
+		name, reason, ok, err := directstatus.OperationIDOf(ds)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if ok && reason == directstatus.ReasonUpdating {
+			done, err := r.Cloud.Operation(ctx, string(name))
+			switch {
+			case !done && err != nil:
+				return ctrl.Result{}, err
+			case !done:
+				return ctrl.Result{RequeueAfter: r.pollInterval()}, nil
+			case err != nil:
+				first, _, _ := r.firstChange(ctx, id, desired)
+				_, werr := r.Status.SetReady(ctx, ds, directstatus.UpdateFailure(first, err, name))
+				return ctrl.Result{}, errors.Join(err, werr)
+			}
+			// Done: compare again below, which says UpToDate.
+		}
+	}
 	actual, err := r.Cloud.Get(ctx, id)
 	if errors.Is(err, cloudapi.ErrNotFound) {
 		return r.create(ctx, ds, id, desired)
@@ -119,6 +147,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	op, err := r.Status.StartUpdate(ctx, ds, first)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if r.LongRunning {
+		name, err := r.Cloud.UpdateAsync(ctx, id, desired, UpdateMask(paths))
+		if err != nil {
+			return ctrl.Result{}, op.Failed(ctx, err)
+		}
+		// Recorded before waiting: a restart polls this operation.
+		return ctrl.Result{RequeueAfter: r.pollInterval()}, op.SetOperationID(ctx, name)
 	}
 	if _, err := r.Cloud.Update(ctx, id, desired, UpdateMask(paths)); err != nil {
 		return ctrl.Result{}, op.Failed(ctx, err)
@@ -149,6 +185,23 @@ func (r *Reconciler) delete(ctx context.Context, ds *v1alpha1.Dataset, id string
 		return client.IgnoreNotFound(err)
 	}
 	return nil
+}
+
+// firstChange is the first field of desired that the cloud dataset does
+// not hold.
+func (r *Reconciler) firstChange(ctx context.Context, id string, desired *cloudapi.Dataset) (string, bool, error) {
+	actual, err := r.Cloud.Get(ctx, id)
+	if err != nil {
+		return "", false, err
+	}
+	return directstatus.FirstChangedField(desired, actual, diffOptions...)
+}
+
+func (r *Reconciler) pollInterval() time.Duration {
+	if r.PollInterval > 0 {
+		return r.PollInterval
+	}
+	return time.Second
 }
 
 func (r *Reconciler) syncPeriod() time.Duration {

@@ -1,0 +1,113 @@
+package controller_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/directstatus"
+	"github.com/ctrlkit/ctrlkit/examples/direct/cloudapi"
+	"github.com/ctrlkit/ctrlkit/examples/direct/controller"
+	"github.com/ctrlkit/ctrlkit/examples/direct/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+)
+
+// startLongRunning starts a manager whose controller updates through
+// long-running operations, and returns the function that stops it.
+func startLongRunning(t *testing.T, env *testenv.Env, cloud *cloudapi.Client) (stop func()) {
+	t.Helper()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:     env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: &skipNameValidation},
+	})
+	require.NoError(t, err)
+	r := &controller.Reconciler{
+		Client:       mgr.GetClient(),
+		Cloud:        cloud,
+		Status:       directstatus.NewWriter(mgr.GetClient(), directstatus.WithAPIReader(mgr.GetAPIReader())),
+		SyncPeriod:   syncPeriod,
+		LongRunning:  true,
+		PollInterval: 100 * time.Millisecond,
+	}
+	require.NoError(t, r.SetupWithManager(mgr))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		require.NoError(t, <-done)
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// TestRestartMidOperation stops the controller while an update's
+// long-running operation runs and starts a new one: the new controller
+// finds the operation's name in the Ready condition and polls it to the end,
+// so exactly one update reaches the cloud and Ready ends UpToDate.
+func TestRestartMidOperation(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	server, cloud := newCloud(t)
+
+	stop := startLongRunning(t, env, cloud)
+	ds := newDataset("restart")
+	require.NoError(t, env.Client.Create(ctx, ds))
+	t.Cleanup(func() { removeFinalizerAndDelete(env, ds) })
+	key := client.ObjectKeyFromObject(ds)
+	ready := func() (*v1alpha1.Dataset, *directstatus.OperationID) {
+		got := &v1alpha1.Dataset{}
+		if err := env.Client.Get(ctx, key, got); err != nil {
+			return nil, nil
+		}
+		id, reason, ok, _ := directstatus.OperationIDOf(got)
+		if ok && reason == directstatus.ReasonUpdating {
+			return got, &id
+		}
+		return got, nil
+	}
+	require.NoError(t, pollUntil(ctx, func() bool {
+		got, _ := ready()
+		return got != nil && conditions.IsTrue(got.Status.Conditions, conditions.TypeReady)
+	}), "the Dataset was never created")
+
+	server.SetOperationDelay(3*time.Second, "")
+	edit(t, ctx, env.Client, key, func(d *v1alpha1.Dataset) { d.Spec.Description = "Orders, v2" })
+	var opID directstatus.OperationID
+	require.NoError(t, pollUntil(ctx, func() bool {
+		if _, id := ready(); id != nil {
+			opID = *id
+			return true
+		}
+		return false
+	}), "the operation was never recorded")
+	stop() // mid-operation: it runs for 3 s
+	require.Equal(t, 1, server.Calls(http.MethodPatch))
+
+	startLongRunning(t, env, cloud)
+	require.NoError(t, pollUntil(ctx, func() bool {
+		got, _ := ready()
+		c := conditions.Get(got.Status.Conditions, conditions.TypeReady)
+		return c != nil && c.Reason == directstatus.ReasonUpToDate && got.Status.ObservedGeneration == got.Generation
+	}), "Ready never became UpToDate")
+	require.Equal(t, 1, server.Calls(http.MethodPatch), "a second update reached the cloud")
+	stored, ok := server.Dataset(cloud.Name(controller.ExternalID(ds)))
+	require.True(t, ok)
+	require.Equal(t, "Orders, v2", stored.Description)
+	require.Contains(t, string(opID), "/operations/op-")
+}
