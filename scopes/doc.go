@@ -46,14 +46,11 @@
 //
 // # Definitions
 //
-// Definitions are found as OAM and KubeVela find them (FindDefinition): by
-// the object's type label (WorkloadTypeLabel, TraitTypeLabel; scopes have
-// none), then by `<plural>.<group>`, then by a definition whose
-// spec.definitionRef.name is `<plural>.<group>`. Namespaced definition
-// kinds are searched in the application's namespace, then vela-system
-// (DefaultDefinitionNamespaces); OAM's cluster-scoped ones without one.
-// Without a ScopeDefinition, adding is an error (ErrDefinitionNotFound,
-// saying what was looked up) and removing succeeds without a write.
+// FindDefinition finds definitions as OAM and KubeVela do: by the type
+// label, then by `<plural>.<group>`, then by spec.definitionRef.name, in the
+// application's namespace, then vela-system (DefaultDefinitionNamespaces).
+// Without a ScopeDefinition, adding is an error (ErrDefinitionNotFound) and
+// removing succeeds without a write.
 //
 // # Limits
 //
@@ -61,6 +58,6 @@
 //   - Locate lists each child kind once per call; a workload kind without a
 //     definition by name costs one list of definitions per call.
 //
-// The decisions, and how they differ from OAM's runtime and KubeVela, are in
-// docs/design/scopes.md; the figures in docs/benchmarks.md.
+// docs/design/scopes.md has the decisions and the differences from OAM's
+// runtime and KubeVela; docs/benchmarks.md the figures.
 package scopes
