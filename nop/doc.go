@@ -36,7 +36,7 @@
 // # Invalid input
 //
 // The CRD refuses, and the reconciler refuses again, a time or deleteAfter
-// that is not an unsigned Go duration with units ("5s", "1m30s"), a
+// that is not an unsigned Go duration with units ("5s", "1m30s") or "0", a
 // conditionStatus other than True, False or Unknown, and a conditionType,
 // reason or message metav1.Condition would not take. A bad value makes the
 // resource Stalled=True, Synced=False, Ready=False with reason InvalidSpec
