@@ -49,8 +49,9 @@
 //
 // Summarize computes a Ready-style condition with per-type polarity: False
 // when something is bad, Unknown when something is unknown, missing or
-// stale, True otherwise. SetProgress writes Reconciling and Stalled as
-// kstatus and Flux read them, and removes them when they no longer apply.
+// stale, True otherwise. SetProgress (and SetProgressUnstructured) writes
+// Reconciling and Stalled as kstatus and Flux read them, and removes them
+// when they no longer apply.
 //
 // docs/design/conditions.md has the decisions; docs/benchmarks.md the figures.
 package conditions

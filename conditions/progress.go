@@ -1,6 +1,9 @@
 package conditions
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
 
 // Condition types of the abnormal-true convention that kstatus, Flux and
 // Argo CD read: present and True only while they apply, removed otherwise.
@@ -56,4 +59,32 @@ func (s Setter) SetProgress(conds *[]metav1.Condition, gen int64, p Progress, re
 		changed = true
 	}
 	return changed
+}
+
+// SetProgressUnstructured is SetProgress on status.conditions of u, with the
+// rules of SetUnstructured and RemoveUnstructured.
+func SetProgressUnstructured(u *unstructured.Unstructured, gen int64, p Progress, reason, message string) (bool, error) {
+	return Setter{}.SetProgressUnstructured(u, gen, p, reason, message)
+}
+
+// SetProgressUnstructured is the package-level SetProgressUnstructured with
+// s's clock.
+func (s Setter) SetProgressUnstructured(u *unstructured.Unstructured, gen int64, p Progress, reason, message string) (bool, error) {
+	conds, err := FromUnstructured(u)
+	if err != nil {
+		return false, err
+	}
+	if !s.SetProgress(&conds, gen, p, reason, message) {
+		return false, nil
+	}
+	for _, t := range [...]string{TypeReconciling, TypeStalled} {
+		if c := Get(conds, t); c != nil {
+			if _, err := s.SetUnstructured(u, *c); err != nil {
+				return false, err
+			}
+		} else if _, err := RemoveUnstructured(u, t); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }

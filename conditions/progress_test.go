@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 )
@@ -64,5 +65,44 @@ func TestSetProgress(t *testing.T) {
 				t.Errorf("%s\nchanged: want %v, got %v", tc.reason, tc.wantChanged, changed)
 			}
 		})
+	}
+}
+
+func TestSetProgressUnstructured(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"status": map[string]any{
+			"observedGeneration": int64(2),
+			"conditions": []any{
+				map[string]any{"type": "Ready", "status": "False", "reason": "Waiting", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z", "observedGeneration": int64(2)},
+			},
+		},
+	}}
+	changed, err := conditions.SetProgressUnstructured(u, 2, conditions.Working, "Creating", "m")
+	if err != nil || !changed {
+		t.Fatalf("Working: changed %v, err %v", changed, err)
+	}
+	got, err := conditions.FromUnstructured(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []metav1.Condition{
+		{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Waiting", ObservedGeneration: 2},
+		{Type: "Reconciling", Status: metav1.ConditionTrue, Reason: "Creating", Message: "m", ObservedGeneration: 2},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); diff != "" {
+		t.Errorf("after Working: -want, +got:\n%s", diff)
+	}
+	if changed, err := conditions.SetProgressUnstructured(u, 2, conditions.Working, "Creating", "m"); err != nil || changed {
+		t.Errorf("Working again: changed %v, err %v; want no change", changed, err)
+	}
+	if changed, err := conditions.SetProgressUnstructured(u, 2, conditions.Done, "", ""); err != nil || !changed {
+		t.Errorf("Done: changed %v, err %v", changed, err)
+	}
+	got, _ = conditions.FromUnstructured(u)
+	if diff := cmp.Diff(want[:1], got, cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); diff != "" {
+		t.Errorf("after Done: -want, +got:\n%s", diff)
+	}
+	if og, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration"); og != 2 {
+		t.Errorf("status.observedGeneration: want 2, got %d", og)
 	}
 }

@@ -1,13 +1,24 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/ctrlkit/ctrlkit/directstatus"
+	"github.com/ctrlkit/ctrlkit/examples/composite/core"
+	compositecrds "github.com/ctrlkit/ctrlkit/examples/composite/crds"
+	compositev1alpha1 "github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/direct/cloudapi"
+	directcontroller "github.com/ctrlkit/ctrlkit/examples/direct/controller"
+	directcrds "github.com/ctrlkit/ctrlkit/examples/direct/crds"
+	directv1alpha1 "github.com/ctrlkit/ctrlkit/examples/direct/v1alpha1"
 	extrefcontroller "github.com/ctrlkit/ctrlkit/examples/extref/controller"
 	extrefcrds "github.com/ctrlkit/ctrlkit/examples/extref/crds"
 	extrefv1alpha1 "github.com/ctrlkit/ctrlkit/examples/extref/v1alpha1"
@@ -18,13 +29,16 @@ import (
 	"github.com/ctrlkit/ctrlkit/nop"
 	"github.com/ctrlkit/ctrlkit/nop/crds"
 	nopv1alpha1 "github.com/ctrlkit/ctrlkit/nop/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/results"
+	fnv1 "github.com/ctrlkit/ctrlkit/results/proto/crossplane/v1"
+	"github.com/ctrlkit/ctrlkit/results/response"
 )
 
 func TestMain(m *testing.M) {
 	log.SetLogger(logr.Discard())
 	testenv.Main(m,
-		testenv.CRDs(crds.FS, extrefcrds.FS, healthcrds.FS),
-		testenv.WithScheme(nopv1alpha1.AddToScheme, extrefv1alpha1.AddToScheme, healthv1alpha1.AddToScheme),
+		testenv.CRDs(crds.FS, extrefcrds.FS, healthcrds.FS, compositecrds.FS, directcrds.FS),
+		testenv.WithScheme(nopv1alpha1.AddToScheme, extrefv1alpha1.AddToScheme, healthv1alpha1.AddToScheme, compositev1alpha1.AddToScheme, directv1alpha1.AddToScheme),
 	)
 }
 
@@ -40,6 +54,17 @@ func startControllers(t *testing.T, env *testenv.Env) (stop func()) {
 		t.Fatal(err)
 	}
 	if err := healthcontrollers.Setup(mgr, healthcontrollers.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := core.Setup(mgr, core.Options{Pipeline: core.Pipeline{{Name: "health", Function: core.FunctionFunc(compose)}}}); err != nil {
+		t.Fatal(err)
+	}
+	datasets := &directcontroller.Reconciler{
+		Client: mgr.GetClient(),
+		Cloud:  &cloudapi.Client{BaseURL: cloud(t).URL(), Project: "health"},
+		Status: directstatus.NewWriter(mgr.GetClient(), directstatus.WithAPIReader(mgr.GetAPIReader())),
+	}
+	if err := datasets.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	return runManager(t, mgr)
@@ -85,6 +110,9 @@ var kinds = append([]kind{
 	subnetKind,
 	healthScopeKind,
 	applicationKind,
+	xappKind,
+	appKind,
+	datasetKind,
 }, nopKinds...)
 
 var nopKinds = []kind{
@@ -192,4 +220,67 @@ func component(name, scope string) string {
 
 func badComponent(name string) string {
 	return fmt.Sprintf(`{name: %s, workload: {apiVersion: apps/v1, kind: StatefulSet, metadata: {name: %s}, spec: {replicas: 0}}}`, name, name)
+}
+
+// The composite example's kinds, composed by compose: its image decides what
+// the function says.
+var (
+	xappKind = kind{
+		name: "XApp", apiVersion: "example.ctrlkit.dev/v1alpha1", script: "ctrlkit.lua",
+		ready:      `spec: {database: db, image: ready}`,
+		working:    `spec: {database: db, image: pending}`,
+		notReady:   `spec: {database: db, image: creating}`,
+		edit:       `{spec: {image: ready-2}}`,
+		invalid:    `spec: {database: db, image: invalid}`,
+		breakPatch: `{spec: {image: invalid}}`,
+	}
+	appKind = func() kind {
+		k := xappKind
+		k.name, k.namespaced = "App", true
+		return k
+	}()
+)
+
+// compose is a composition function whose answer depends on the XApp's
+// image: "ready…" is available, "creating" is not yet, "pending" leaves it
+// unknown, and "invalid" is refused with a fatal result.
+func compose(_ context.Context, req *core.Request) (*core.Response, error) {
+	image, _, _ := unstructured.NestedString(req.Composite.Object, "spec", "image")
+	rsp := &fnv1.RunFunctionResponse{}
+	switch {
+	case strings.HasPrefix(image, "ready"):
+		response.ConditionTrue(rsp, "AppReady", "Available").TargetCompositeAndClaim()
+	case image == "creating":
+		response.ConditionFalse(rsp, "AppReady", "Creating").WithMessage("The application is being created.").TargetCompositeAndClaim()
+	case image == "pending":
+		response.ConditionUnknown(rsp, "AppReady", "Pending").WithMessage("The platform has not answered yet.").TargetCompositeAndClaim()
+	default:
+		response.Fatal(rsp, fmt.Errorf("image %q is not a valid reference", image))
+		response.ConditionFalse(rsp, "AppReady", "InvalidImage").TargetCompositeAndClaim()
+	}
+	return &core.Response{Results: results.FromCrossplane(rsp)}, nil
+}
+
+// The direct example's Dataset, on a fake cloud shared by both runs of the
+// controllers. The cloud refuses a table expiration under an hour.
+var datasetKind = kind{
+	name: "Dataset", apiVersion: "examples.ctrlkit.dev/v1alpha1", namespaced: true, script: "ctrlkit.lua",
+	ready:      `spec: {description: d, location: US}`,
+	edit:       `{spec: {description: d2}}`,
+	invalid:    `spec: {location: US, defaultTableExpirationMs: 1000}`,
+	breakPatch: `{spec: {defaultTableExpirationMs: 1000}}`,
+}
+
+var theCloud struct {
+	once sync.Once
+	s    *cloudapi.Server
+	err  error
+}
+
+func cloud(t *testing.T) *cloudapi.Server {
+	theCloud.once.Do(func() { theCloud.s, theCloud.err = cloudapi.NewServer(0) })
+	if theCloud.err != nil {
+		t.Fatal(theCloud.err)
+	}
+	return theCloud.s
 }

@@ -35,6 +35,11 @@
 // OperationID records a long-running operation's ID at the end of the
 // message, quoted; OperationIDOf and ParseOperationID read it back exactly.
 //
+// Beside Ready the Writer keeps Reconciling=True while Ready is not True, and
+// removes it at UpToDate; Operation.Failed with a cause wrapped in
+// controller-runtime's reconcile.TerminalError writes Stalled=True instead,
+// so kstatus, Flux and Argo CD see working, stuck and done.
+//
 // # Finding the first changed field
 //
 // FirstChangedField returns the path of the first field where desired and

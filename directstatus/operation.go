@@ -6,6 +6,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
 )
 
 // An Operation is one create or update of an external resource, reported in
@@ -72,9 +75,13 @@ func (op *Operation) Succeeded(ctx context.Context) error {
 }
 
 // Failed writes the Ready condition as UpdateFailure, with the first field
-// path the operation started with and cause's message, or as CreateFailure.
-// It returns cause, joined with the write's error if that failed too, so
-// that a reconciler can return it and be retried with backoff.
+// path the operation started with and cause's message, or as CreateFailure,
+// with Reconciling=True: the reconciler retries. A cause wrapped in
+// controller-runtime's reconcile.TerminalError (the cloud refused the spec,
+// and only a spec change can help) writes Stalled=True instead. It returns
+// cause, joined with the write's error if that failed too, so that a
+// reconciler can return it and be retried with backoff (or not, if
+// terminal).
 func (op *Operation) Failed(ctx context.Context, cause error) error {
 	var c metav1.Condition
 	if op.create {
@@ -82,7 +89,11 @@ func (op *Operation) Failed(ctx context.Context, cause error) error {
 	} else {
 		c = UpdateFailure(op.firstField, cause, op.id)
 	}
-	if _, err := op.w.SetReady(ctx, op.obj, c); err != nil {
+	progress := conditions.Working
+	if errors.Is(cause, reconcile.TerminalError(nil)) {
+		progress = conditions.Stalled
+	}
+	if _, err := op.w.setReady(ctx, op.obj, c, progress); err != nil {
 		return errors.Join(cause, err)
 	}
 	return cause

@@ -125,6 +125,11 @@ func NewWriter(c client.Client, opts ...WriterOption) *Writer {
 // cause: the API server's error, conditions.ErrInvalid for a condition the
 // API server would reject, ErrNoStatus.
 func (w *Writer) SetReady(ctx context.Context, obj client.Object, c metav1.Condition) (written bool, err error) {
+	return w.setReady(ctx, obj, c, progressOf(c))
+}
+
+// setReady is SetReady with Reconciling and Stalled as p says.
+func (w *Writer) setReady(ctx context.Context, obj client.Object, c metav1.Condition, p conditions.Progress) (written bool, err error) {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		return false, fmt.Errorf("cannot set the Ready condition: %w", conditions.ErrNilObject)
 	}
@@ -145,7 +150,7 @@ func (w *Writer) SetReady(ctx context.Context, obj client.Object, c metav1.Condi
 			}
 		}
 		first = false
-		changed, err := w.record(obj, c)
+		changed, err := w.record(obj, c, p)
 		if err != nil || !changed {
 			return err
 		}
@@ -187,11 +192,11 @@ func (w *Writer) reread(ctx context.Context, obj client.Object) error {
 
 // record sets c, stamped with obj's generation, and status.observedGeneration
 // on obj, and reports whether obj changed.
-func (w *Writer) record(obj client.Object, c metav1.Condition) (bool, error) {
+func (w *Writer) record(obj client.Object, c metav1.Condition, p conditions.Progress) (bool, error) {
 	gen := obj.GetGeneration()
 	c.ObservedGeneration = gen
 	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return w.recordUnstructured(u, c, gen, w.schemaOf(obj))
+		return w.recordUnstructured(u, c, gen, w.schemaOf(obj), p)
 	}
 
 	if err := checkStatus(obj); err != nil {
@@ -202,7 +207,7 @@ func (w *Writer) record(obj client.Object, c metav1.Condition) (bool, error) {
 		return false, fmt.Errorf("cannot convert %s to unstructured content: %w", describe(obj), err)
 	}
 	u := &unstructured.Unstructured{Object: content}
-	changed, err := w.recordUnstructured(u, c, gen, w.schemaOf(obj))
+	changed, err := w.recordUnstructured(u, c, gen, w.schemaOf(obj), p)
 	if err != nil || !changed {
 		return false, err
 	}
@@ -217,7 +222,7 @@ func (w *Writer) record(obj client.Object, c metav1.Condition) (bool, error) {
 // recordUnstructured records c and gen on u. A field the object's schema
 // does not keep (see schema) is not compared: the API server would prune it
 // from every write, and the next call would see a change again.
-func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condition, gen int64, sch schema) (bool, error) {
+func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condition, gen int64, sch schema, progress conditions.Progress) (bool, error) {
 	old, found, err := unstructured.NestedFieldNoCopy(u.Object, "status", "observedGeneration")
 	if err != nil {
 		return false, fmt.Errorf("cannot read status.observedGeneration of %s: %w", describe(u), err)
@@ -230,7 +235,8 @@ func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condi
 		return false, err
 	}
 	if prev := conditions.Get(conds, conditions.TypeReady); prev != nil &&
-		prev.Status == c.Status && prev.Reason == c.Reason && prev.Message == c.Message {
+		prev.Status == c.Status && prev.Reason == c.Reason && prev.Message == c.Message &&
+		progressHolds(conds, progress, c) {
 		// The Ready condition holds c but for its observedGeneration: the
 		// stored object has it right, or does not keep it.
 		condSame := prev.ObservedGeneration == gen ||
@@ -248,6 +254,11 @@ func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condi
 	if err != nil {
 		return false, err
 	}
+	progressed, err := w.setter.SetProgressUnstructured(u, gen, progress, c.Reason, c.Message)
+	if err != nil {
+		return false, err
+	}
+	changed = changed || progressed
 	if rootSame {
 		return changed, nil
 	}
@@ -448,4 +459,33 @@ func describe(obj client.Object) string {
 		return kind + " " + ns + "/" + obj.GetName()
 	}
 	return kind + " " + obj.GetName()
+}
+
+// progressOf is how far a controller got when Ready is c: done when the
+// resource is up to date, working otherwise (an update or creation in
+// flight, or a failure it retries), so Reconciling=True goes with every
+// Ready that is not True, as kstatus and Flux read it.
+func progressOf(c metav1.Condition) conditions.Progress {
+	if c.Status == metav1.ConditionTrue {
+		return conditions.Done
+	}
+	return conditions.Working
+}
+
+// progressHolds reports whether conds already show p as SetProgress writes
+// it for c, observedGeneration aside (the Ready check decides that).
+func progressHolds(conds []metav1.Condition, p conditions.Progress, c metav1.Condition) bool {
+	rec := conditions.Get(conds, conditions.TypeReconciling)
+	stalled := conditions.Get(conds, conditions.TypeStalled)
+	holds := func(x *metav1.Condition) bool {
+		return x != nil && x.Status == metav1.ConditionTrue && x.Reason == c.Reason && x.Message == c.Message
+	}
+	switch p {
+	case conditions.Working:
+		return stalled == nil && holds(rec)
+	case conditions.Stalled:
+		return rec == nil && holds(stalled)
+	default:
+		return rec == nil && stalled == nil
+	}
 }

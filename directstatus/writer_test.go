@@ -106,6 +106,10 @@ func TestSetReadyTyped(t *testing.T) {
 		Conditions: []metav1.Condition{audited, {
 			Type: "Ready", Status: metav1.ConditionFalse, Reason: "Updating", Message: "Updating resource (first field path: spec.size)",
 			LastTransitionTime: metav1.NewTime(t0), ObservedGeneration: 1,
+		}, {
+			// Reconciling goes with every Ready that is not True.
+			Type: "Reconciling", Status: metav1.ConditionTrue, Reason: "Updating", Message: "Updating resource (first field path: spec.size)",
+			LastTransitionTime: metav1.NewTime(t0), ObservedGeneration: 1,
 		}},
 	}
 	if diff := cmp.Diff(want, got.Status, equateTime); diff != "" {
@@ -134,6 +138,9 @@ func TestSetReadyTyped(t *testing.T) {
 	require.NotNil(t, ready)
 	if !ready.LastTransitionTime.Time.Equal(t0.Add(time.Minute)) {
 		t.Errorf("lastTransitionTime: want %v (when the status became True), got %v", t0.Add(time.Minute), ready.LastTransitionTime)
+	}
+	if rec := conditions.Get(got.Status.Conditions, "Reconciling"); rec != nil {
+		t.Errorf("Reconciling must go once Ready is True, got %+v", rec)
 	}
 
 	// A new generation is observed, at the root and in the condition, even
@@ -174,6 +181,10 @@ func TestSetReadyUnstructured(t *testing.T) {
 		ObservedGeneration: 1,
 		Conditions: []metav1.Condition{{
 			Type: "Ready", Status: metav1.ConditionFalse, Reason: "UpdateFailure",
+			Message:            "Failed to update resource (first field path: spec.size): quota exceeded",
+			LastTransitionTime: metav1.NewTime(t0), ObservedGeneration: 1,
+		}, {
+			Type: "Reconciling", Status: metav1.ConditionTrue, Reason: "UpdateFailure",
 			Message:            "Failed to update resource (first field path: spec.size): quota exceeded",
 			LastTransitionTime: metav1.NewTime(t0), ObservedGeneration: 1,
 		}},

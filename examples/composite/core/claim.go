@@ -61,9 +61,12 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	xr, err := r.ensureComposite(ctx, claim, name)
 	switch {
 	case err == errConflict:
-		r.set(claim, conditions.TypeSynced, metav1.ConditionFalse, ReasonConflictingComposite,
-			fmt.Sprintf("XApp %s already exists and serves another claim; rename this claim", name))
-		r.set(claim, conditions.TypeReady, metav1.ConditionFalse, ReasonConflictingComposite, "")
+		msg := fmt.Sprintf("XApp %s already exists and serves another claim; rename this claim", name)
+		r.set(claim, conditions.TypeSynced, metav1.ConditionFalse, ReasonConflictingComposite, msg)
+		r.set(claim, conditions.TypeReady, metav1.ConditionFalse, ReasonConflictingComposite, msg)
+		if err := setProgress(r.setter, claim, conditions.Stalled, &metav1.Condition{Reason: ReasonConflictingComposite, Message: msg}); err != nil {
+			return reconcile.Result{}, err
+		}
 		return reconcile.Result{}, r.writeStatus(ctx, before, claim)
 	case err != nil:
 		return reconcile.Result{}, ignoreConflict(err)
@@ -74,12 +77,25 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		return reconcile.Result{}, r.writeStatus(ctx, before, claim)
 	}
 	xrConds, _ := conditions.FromUnstructured(xr) // Propagate read them
-	if ready := conditions.Get(xrConds, conditions.TypeReady); ready != nil {
-		r.set(claim, conditions.TypeReady, ready.Status, ready.Reason, ready.Message)
-	} else {
-		r.set(claim, conditions.TypeReady, metav1.ConditionFalse, ReasonWaiting, "Waiting for the composite resource to report Ready.")
+	ready := conditions.Get(xrConds, conditions.TypeReady)
+	observed, _, _ := unstructured.NestedInt64(xr.Object, "status", "observedGeneration")
+	var progress conditions.Progress
+	switch {
+	case ready == nil || observed < xr.GetGeneration() || ready.ObservedGeneration < xr.GetGeneration():
+		// The XApp has not reconciled what this claim asks for yet: its
+		// Ready, if any, describes an older spec.
+		ready = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: ReasonWaiting, Message: "Waiting for the composite resource to report Ready."}
+		progress = conditions.Working
+	case conditions.IsTrue(xrConds, conditions.TypeStalled):
+		progress = conditions.Stalled
+	case conditions.IsTrue(xrConds, conditions.TypeReconciling) || ready.Status == metav1.ConditionUnknown:
+		progress = conditions.Working
 	}
+	r.set(claim, conditions.TypeReady, ready.Status, ready.Reason, ready.Message)
 	r.set(claim, conditions.TypeSynced, metav1.ConditionTrue, ReasonReconcileSuccess, "")
+	if err := setProgress(r.setter, claim, progress, ready); err != nil {
+		return reconcile.Result{}, err
+	}
 	return reconcile.Result{}, r.writeStatus(ctx, before, claim)
 }
 

@@ -99,7 +99,7 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	}
 
 	var applyErr error
-	claimChanged := false
+	claimChanged, fatal := false, false
 	observed, err := r.observe(ctx, xr)
 	if err != nil {
 		r.setSynced(xr, metav1.ConditionFalse, ReasonReconcileError, err.Error())
@@ -113,6 +113,7 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 			applyErr = err // the claim could not be updated; the XR still is
 		}
 		claimChanged = out.ClaimChanged
+		fatal = out.Fatal != nil
 		if out.Fatal == nil {
 			if err := r.compose(ctx, xr, desired, observed); err != nil {
 				r.setSynced(xr, metav1.ConditionFalse, ReasonReconcileError, err.Error())
@@ -122,6 +123,9 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 		}
 	}
 	if err := r.setReady(xr); err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := r.setProgress(xr, fatal); err != nil {
 		return reconcile.Result{}, err
 	}
 	_ = unstructured.SetNestedField(xr.Object, xr.GetGeneration(), "status", "observedGeneration")
@@ -271,6 +275,46 @@ func (r *CompositeReconciler) setReady(xr *unstructured.Unstructured) error {
 		return fmt.Errorf("cannot set Ready on XApp %s: %w", xr.GetName(), err)
 	}
 	return nil
+}
+
+// setProgress records how far the XApp got, as kstatus and Flux read it: a
+// fatal result is Stalled (the pipeline refuses this input; the next poll
+// clears it once the function stops returning one), with Ready False and
+// Synced's reason and message; a Ready the results leave Unknown is
+// Reconciling; otherwise neither.
+func (r *CompositeReconciler) setProgress(xr *unstructured.Unstructured, fatal bool) error {
+	conds, err := conditions.FromUnstructured(xr)
+	if err != nil {
+		return fmt.Errorf("cannot read the conditions of XApp %s: %w", xr.GetName(), err)
+	}
+	ready := conditions.Get(conds, conditions.TypeReady)
+	progress, why := conditions.Done, ready
+	switch {
+	case fatal && conditions.Get(conds, conditions.TypeSynced) != nil:
+		progress, why = conditions.Stalled, conditions.Get(conds, conditions.TypeSynced)
+		if ready == nil || ready.Status != metav1.ConditionFalse {
+			// Stalled goes with Ready=False; a False summary (the failing
+			// result's reason) is kept.
+			c := metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionFalse, Reason: why.Reason, Message: why.Message, ObservedGeneration: xr.GetGeneration()}
+			if _, err := r.setter.SetUnstructured(xr, c); err != nil {
+				return fmt.Errorf("cannot set Ready on XApp %s: %w", xr.GetName(), err)
+			}
+		}
+	case ready != nil && ready.Status == metav1.ConditionUnknown:
+		progress = conditions.Working
+	}
+	return setProgress(r.setter, xr, progress, why)
+}
+
+// setProgress writes p on u with conditions.SetProgress's rules, explained
+// by c's reason and message.
+func setProgress(s conditions.Setter, u *unstructured.Unstructured, p conditions.Progress, c *metav1.Condition) error {
+	reason, msg := "", ""
+	if c != nil {
+		reason, msg = c.Reason, c.Message
+	}
+	_, err := s.SetProgressUnstructured(u, u.GetGeneration(), p, reason, msg)
+	return err
 }
 
 func newObject(gvk schema.GroupVersionKind) *unstructured.Unstructured {

@@ -118,7 +118,8 @@ func eventually(t *testing.T, what string, check func() string) {
 }
 
 // claimStatus returns the claim's conditions, split into those the
-// function's results set (in order) and Ready/Synced.
+// function's results set (in order) and those of the control plane (Ready,
+// Synced, Reconciling, Stalled).
 func claimStatus(ctx context.Context, env *testenv.Env, namespace, name string) (custom []metav1.Condition, reserved map[string]metav1.Condition, err error) {
 	app := &v1alpha1.App{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, app); err != nil {
@@ -126,7 +127,7 @@ func claimStatus(ctx context.Context, env *testenv.Env, namespace, name string) 
 	}
 	reserved = map[string]metav1.Condition{}
 	for _, c := range app.Status.Conditions {
-		if conditions.IsReserved(c.Type) {
+		if conditions.IsReserved(c.Type) || c.Type == conditions.TypeReconciling || c.Type == conditions.TypeStalled {
 			reserved[c.Type] = c
 			continue
 		}

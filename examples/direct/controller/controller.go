@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -30,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/directstatus"
 	"github.com/ctrlkit/ctrlkit/examples/direct/cloudapi"
@@ -151,13 +153,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if r.LongRunning {
 		name, err := r.Cloud.UpdateAsync(ctx, id, desired, UpdateMask(paths))
 		if err != nil {
-			return ctrl.Result{}, op.Failed(ctx, err)
+			return ctrl.Result{}, op.Failed(ctx, terminal(err))
 		}
 		// Recorded before waiting: a restart polls this operation.
 		return ctrl.Result{RequeueAfter: r.pollInterval()}, op.SetOperationID(ctx, name)
 	}
 	if _, err := r.Cloud.Update(ctx, id, desired, UpdateMask(paths)); err != nil {
-		return ctrl.Result{}, op.Failed(ctx, err)
+		return ctrl.Result{}, op.Failed(ctx, terminal(err))
 	}
 	return ctrl.Result{RequeueAfter: r.syncPeriod()}, op.Succeeded(ctx)
 }
@@ -168,9 +170,20 @@ func (r *Reconciler) create(ctx context.Context, ds *v1alpha1.Dataset, id string
 		return ctrl.Result{}, err
 	}
 	if _, err := r.Cloud.Create(ctx, id, desired); err != nil {
-		return ctrl.Result{}, op.Failed(ctx, err)
+		return ctrl.Result{}, op.Failed(ctx, terminal(err))
 	}
 	return ctrl.Result{RequeueAfter: r.syncPeriod()}, op.Succeeded(ctx)
+}
+
+// terminal marks an error of the cloud API that only a spec change can
+// help (400 Bad Request: the cloud refused the values) as a terminal
+// error: the Dataset is Stalled, and not retried until its spec changes.
+func terminal(err error) error {
+	var apiErr *cloudapi.APIError
+	if errors.As(err, &apiErr) && apiErr.Code == http.StatusBadRequest {
+		return reconcile.TerminalError(err)
+	}
+	return err
 }
 
 func (r *Reconciler) delete(ctx context.Context, ds *v1alpha1.Dataset, id string) error {

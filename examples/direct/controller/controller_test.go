@@ -24,11 +24,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/directstatus"
@@ -416,9 +418,12 @@ func TestCreateFailure(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr, "Reconcile returns the cloud's error, to be retried with backoff")
 
 	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
-	want := []metav1.Condition{{Type: "Ready", Status: "False", Reason: "CreateFailure",
-		Message:            "Failed to create resource: cannot create dataset default_create_failure: cloud API error 429 RESOURCE_EXHAUSTED: quota exceeded",
-		ObservedGeneration: 1}}
+	const msg = "Failed to create resource: cannot create dataset default_create_failure: cloud API error 429 RESOURCE_EXHAUSTED: quota exceeded"
+	want := []metav1.Condition{
+		{Type: "Ready", Status: "False", Reason: "CreateFailure", Message: msg, ObservedGeneration: 1},
+		// A failure the controller retries: it is still at work.
+		{Type: "Reconciling", Status: "True", Reason: "CreateFailure", Message: msg, ObservedGeneration: 1},
+	}
 	if diff := cmp.Diff(want, ds.Status.Conditions, ignoreTime); diff != "" {
 		t.Errorf("conditions after a failed create: -want, +got:\n%s", diff)
 	}
@@ -427,6 +432,39 @@ func TestCreateFailure(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
 	require.True(t, conditions.IsTrue(ds.Status.Conditions, "Ready"), "Ready after the retry: %v", ds.Status.Conditions)
+	require.Nil(t, conditions.Get(ds.Status.Conditions, "Reconciling"), "Reconciling goes once Ready is True")
+}
+
+// TestRefusedSpecStalls: a spec the cloud refuses (400) is Stalled, with
+// Ready=False, and the reconcile error is terminal (not retried until the
+// spec changes); fixing the spec clears Stalled.
+func TestRefusedSpecStalls(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, cloud := newCloud(t)
+	r := &controller.Reconciler{Client: env.Client, Cloud: cloud, Status: directstatus.NewWriter(env.Client), SyncPeriod: syncPeriod}
+
+	ds := newDataset("refused")
+	ds.Spec.DefaultTableExpirationMs = ptr.To(int64(1000))
+	require.NoError(t, env.Client.Create(ctx, ds))
+	t.Cleanup(func() { removeFinalizerAndDelete(env, ds) })
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ds)}
+
+	_, err := r.Reconcile(ctx, req)
+	require.ErrorIs(t, err, reconcile.TerminalError(nil), "a refused spec is a terminal error")
+	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
+	require.True(t, conditions.IsTrue(ds.Status.Conditions, "Stalled"), "Stalled: %v", ds.Status.Conditions)
+	require.True(t, conditions.IsFalse(ds.Status.Conditions, "Ready"), "Ready: %v", ds.Status.Conditions)
+	require.Nil(t, conditions.Get(ds.Status.Conditions, "Reconciling"), "Stalled and Reconciling are never both there")
+
+	ds.Spec.DefaultTableExpirationMs = nil
+	require.NoError(t, env.Client.Update(ctx, ds))
+	_, err = r.Reconcile(ctx, req)
+	require.NoError(t, err)
+	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
+	require.True(t, conditions.IsTrue(ds.Status.Conditions, "Ready"), "Ready after the fix: %v", ds.Status.Conditions)
+	require.Nil(t, conditions.Get(ds.Status.Conditions, "Stalled"), "Stalled goes with the fix")
 }
 
 func TestUpdateMask(t *testing.T) {
