@@ -147,6 +147,8 @@ var rules = []rule{
 		says: "test API types import no ctrlkit package, only the standard library and apimachinery"},
 	{pkg: "internal/testenv/testapi/crds", external: stdOnly,
 		says: "a crds package only embeds its YAML files"},
+	{pkg: "internal/readme", external: stdOnly,
+		says: "internal/readme holds only the test that the README's go blocks match their examples, with go/parser"},
 	{pkg: "internal/deps", external: stdOnly,
 		says: "internal/deps holds only this test"},
 }
