@@ -590,7 +590,7 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonWriteRejected)
 	msg := condition(t, got).Message
-	require.Contains(t, msg, "the API server rejected the resolved values: ")
+	require.Contains(t, msg, "the API server rejected the resolved values (")
 	require.Contains(t, msg, "spec.forProvider.size")
 	require.Equal(t, int64(1), got.GetGeneration(), "nothing written to spec")
 	warningEvent(t, h, w, ReasonWriteRejected)

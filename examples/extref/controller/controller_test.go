@@ -136,7 +136,7 @@ func TestWriteRejected(t *testing.T) {
 
 	got, c := waitForReason(t, env, ctx, s, extref.ReasonWriteRejected)
 	require.Equal(t, metav1.ConditionFalse, c.Status)
-	require.Contains(t, c.Message, "the API server rejected the resolved values: ")
+	require.Contains(t, c.Message, "the API server rejected the resolved values (")
 	require.Contains(t, c.Message, "metadata.labels")
 	require.True(t, conditions.IsFalse(got.Status.Conditions, conditions.TypeReady))
 	require.Empty(t, got.Labels, "nothing written")
