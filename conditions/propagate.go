@@ -2,6 +2,7 @@ package conditions
 
 import (
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"strings"
@@ -21,7 +22,7 @@ var (
 
 // A PropagateOption changes what Propagate does.
 type PropagateOption interface {
-	applyPropagate(*propagation)
+	applyPropagate(propagation) propagation
 }
 
 // RecordField is the path of fields from the claim's root, e.g.
@@ -36,11 +37,17 @@ type PropagateOption interface {
 // lists then stays on the claim, as Crossplane's claim reconciler leaves it.
 type RecordField []string
 
-func (f RecordField) applyPropagate(p *propagation) { p.record = f }
+func (f RecordField) applyPropagate(p propagation) propagation {
+	p.record = f
+	return p
+}
 
 type propagation struct {
 	record RecordField
 }
+
+// propagateBuf is how many conditions Propagate reads without allocating.
+const propagateBuf = 32
 
 // Propagate is Setter.Propagate with the real clock.
 func Propagate(xr, claim *unstructured.Unstructured, opts ...PropagateOption) (changed bool, err error) {
@@ -75,21 +82,30 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	if xr == nil || claim == nil {
 		return false, ErrNilObject
 	}
-	p := propagation{record: RecordField{"status", "claimConditions"}}
+	p := propagation{record: claimConditionsField}
 	for _, o := range opts {
-		o.applyPropagate(&p)
+		p = o.applyPropagate(p)
 	}
 
-	// What the XR asks for.
-	xrConds, err := FromUnstructured(xr)
-	if err != nil {
-		return false, err
-	}
-	listed, err := stringList(xr.Object, claimConditionsField)
+	// What the XR asks for. The buffers hold a settled claim's lists on the
+	// stack: a claim that needs no change costs no allocation for up to
+	// propagateBuf conditions.
+	var (
+		xrBuf, haveBuf, wantBuf    [propagateBuf]metav1.Condition
+		xrSums, haveSums, wantSums [propagateBuf]uint64
+		listedBuf, recordedBuf     [propagateBuf]string
+	)
+	_, xrEntries, err := conditionList(xr.Object)
+	var xrConds []metav1.Condition
 	if err == nil {
-		var more []string
-		more, err = stringList(xr.Object, claimConditionTypesField)
-		listed = append(listed, more...)
+		xrConds, _, err = parseEntriesSummed(xrEntries, xrBuf[:0], xrSums[:0])
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot read conditions of %s: %w", describe(xr), err)
+	}
+	listed, err := appendStringList(listedBuf[:0], xr.Object, claimConditionsField)
+	if err == nil {
+		listed, err = appendStringList(listed, xr.Object, claimConditionTypesField)
 	}
 	if err != nil {
 		return false, fmt.Errorf("cannot read the condition types to propagate from %s: %w", describe(xr), err)
@@ -98,8 +114,8 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	// What the claim has.
 	status, entries, err := conditionList(claim.Object)
 	var have []metav1.Condition
-	if err == nil && len(entries) > 0 {
-		have, err = parseEntries(entries, make([]metav1.Condition, 0, len(entries)))
+	if err == nil {
+		have, _, err = parseEntriesSummed(entries, haveBuf[:0], haveSums[:0])
 	}
 	if err != nil {
 		return false, fmt.Errorf("cannot read conditions of %s: %w", describe(claim), err)
@@ -107,7 +123,7 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	var recorded []string
 	hasRecord := false // the record field is there: the schema keeps it
 	if len(p.record) > 0 {
-		if recorded, err = stringList(claim.Object, p.record); err != nil {
+		if recorded, err = appendStringList(recordedBuf[:0], claim.Object, p.record); err != nil {
 			return false, fmt.Errorf("cannot read the propagated condition types of %s: %w", describe(claim), err)
 		}
 		_, hasRecord, _ = unstructured.NestedFieldNoCopy(claim.Object, p.record...)
@@ -116,14 +132,18 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	// What the claim should have: each listed, unreserved type the XR has,
 	// once, in the order listed.
 	generation := claim.GetGeneration()
-	want := make([]metav1.Condition, 0, len(listed))
+	want, sums := wantBuf[:0], wantSums[:0]
 	hint := 0
 	for _, t := range listed {
 		var x *metav1.Condition
 		if i := indexFrom(xrConds, t, hint); i >= 0 {
 			x, hint = &xrConds[i], i+1
 		}
-		if x == nil || IsReserved(t) || Get(want, t) != nil {
+		if x == nil || IsReserved(t) {
+			continue
+		}
+		sum := typeSum(t)
+		if indexSummed(want, sums, t, sum) >= 0 {
 			continue
 		}
 		c := metav1.Condition{
@@ -137,8 +157,9 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 		if err := Validate(c); err != nil {
 			return false, fmt.Errorf("cannot propagate condition %s of %s to %s: %w", quote(t), describe(xr), describe(claim), err)
 		}
-		want = append(want, c)
+		want, sums = append(want, c), append(sums, sum)
 	}
+	sameRecord := sameTypes(recorded, want)
 
 	// Work on copies of the claim's entries and their conditions, made at
 	// the first change; the claim changes only at the end.
@@ -150,7 +171,12 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 			copied = true
 		}
 	}
+	// A recorded type the XR no longer lists is removed; when the record
+	// lists exactly the types wanted, there is none.
 	for _, t := range recorded {
+		if sameRecord {
+			break
+		}
 		if IsReserved(t) || Get(want, t) != nil {
 			continue
 		}
@@ -182,13 +208,9 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 		out[j], outConds[j] = updateEntry(out[j].(map[string]any), &old, &next), next
 	}
 
-	types := make([]string, len(want))
-	for i := range want {
-		types[i] = want[i].Type
-	}
 	// The record is written when it is there and differs, or along with the
 	// conditions: a schema that prunes it then settles.
-	recordChanged := len(p.record) > 0 && (hasRecord || copied) && !slices.Equal(recorded, types)
+	recordChanged := len(p.record) > 0 && (hasRecord || copied) && !sameRecord
 	if !copied && !recordChanged {
 		return false, nil
 	}
@@ -200,6 +222,10 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	if recordChanged {
 		if claim.Object == nil {
 			claim.Object = map[string]any{}
+		}
+		types := make([]string, len(want))
+		for i := range want {
+			types[i] = want[i].Type
 		}
 		if err := writeStringList(claim.Object, p.record, types); err != nil {
 			// Unreachable: stringList read the same path without error.
@@ -244,36 +270,84 @@ func sameSecond(a, b metav1.Time) bool {
 	return a.Unix() == b.Unix()
 }
 
-// stringList reads the list of strings at path in obj. A missing or null
-// field, or a missing parent, gives nil.
-func stringList(obj map[string]any, path []string) ([]string, error) {
+// appendStringList appends the list of strings at path in obj to dst. A
+// missing or null field, or a missing parent, appends nothing.
+func appendStringList(dst []string, obj map[string]any, path []string) ([]string, error) {
 	var v any = obj
 	for i, key := range path {
 		m, ok := v.(map[string]any)
 		if !ok {
 			if v == nil {
-				return nil, nil
+				return dst, nil
 			}
-			return nil, malformed("%s: must be an object, not %s", strings.Join(path[:i], "."), jsonKind(v))
+			return dst, malformed("%s: must be an object, not %s", strings.Join(path[:i], "."), jsonKind(v))
 		}
 		v = m[key]
 	}
 	if v == nil {
-		return nil, nil
+		return dst, nil
 	}
 	l, ok := v.([]any)
 	if !ok {
-		return nil, malformed("%s: must be a list of strings, not %s", strings.Join(path, "."), jsonKind(v))
+		return dst, malformed("%s: must be a list of strings, not %s", strings.Join(path, "."), jsonKind(v))
 	}
-	out := make([]string, len(l))
 	for i, e := range l {
 		s, ok := e.(string)
 		if !ok {
-			return nil, malformed("%s[%d]: must be a string, not %s", strings.Join(path, "."), i, jsonKind(e))
+			return dst, malformed("%s[%d]: must be a string, not %s", strings.Join(path, "."), i, jsonKind(e))
 		}
-		out[i] = s
+		dst = append(dst, s)
 	}
-	return out, nil
+	return dst, nil
+}
+
+// sameTypes reports whether types lists the types of conds, in their order.
+func sameTypes(types []string, conds []metav1.Condition) bool {
+	if len(types) != len(conds) {
+		return false
+	}
+	for i := range conds {
+		if types[i] != conds[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+// typeSum is a hash of a condition type: comparing sums first makes looking
+// for a type among many that share a long prefix cheap.
+func typeSum(t string) uint64 {
+	return maphash.String(typeSeed, t)
+}
+
+var typeSeed = maphash.MakeSeed()
+
+// indexSummed is index for conds whose types have the sums in sums.
+func indexSummed(conds []metav1.Condition, sums []uint64, t string, sum uint64) int {
+	for i, s := range sums {
+		if s == sum && conds[i].Type == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseEntriesSummed is parseEntries that also appends the sum of each
+// condition's type to sums, and uses them to find repeated types.
+func parseEntriesSummed(list []any, dst []metav1.Condition, sums []uint64) ([]metav1.Condition, []uint64, error) {
+	start := len(dst)
+	for i, e := range list {
+		c, err := parseEntry(i, e)
+		if err != nil {
+			return dst, sums, err
+		}
+		sum := typeSum(c.Type)
+		if j := indexSummed(dst[start:], sums[start:], c.Type, sum); j >= 0 {
+			return dst, sums, malformed("status.conditions[%d]: type %s repeats status.conditions[%d]", i, quote(c.Type), j)
+		}
+		dst, sums = append(dst, c), append(sums, sum)
+	}
+	return dst, sums, nil
 }
 
 // writeStringList sets the field at path in obj to l, creating missing parent

@@ -506,3 +506,17 @@ func TestPropagateDoesNotChangeSharedContent(t *testing.T) {
 		t.Errorf("Propagate(...) to a shallow copy changed the original: -want, +got:\n%s", diff)
 	}
 }
+
+// A settled claim is checked without allocating: Propagate runs on every
+// reconcile of every claim.
+func TestPropagateSettledAllocs(t *testing.T) {
+	xr, claim := propagateBench()
+	allocs := testing.AllocsPerRun(100, func() {
+		if changed, err := Propagate(xr, claim); changed || err != nil {
+			t.Fatal(changed, err)
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("Propagate of a settled claim with 20 conditions: %v allocations, want 0", allocs)
+	}
+}
