@@ -85,15 +85,22 @@ func bigProto(n, changed int) (desired, actual *testpb.Cluster) {
 }
 
 // The objects have 10,000 leaf fields and, but for the full diffs, one change
-// in the first 1 %.
+// in the first 1 %, or in the last field for the FullWalk cases, which
+// FirstChangedField reaches only after comparing every other field.
 func BenchmarkFirstChangedField(b *testing.B) {
 	ud, ua := bigObject(100, 100, 0, 50)
 	sd, sa := bigStruct(1000, 5)
 	pd, pa := bigProto(1000, 5)
+	uld, ula := bigObject(100, 100, 99, 99)
+	sld, sla := bigStruct(1000, 999)
+	pld, pla := bigProto(1000, 999)
 	cases := map[string]struct{ desired, actual any }{
-		"Unstructured": {ud, ua},
-		"Struct":       {sd, sa},
-		"Proto":        {pd, pa},
+		"Unstructured":         {ud, ua},
+		"Struct":               {sd, sa},
+		"Proto":                {pd, pa},
+		"UnstructuredFullWalk": {uld, ula},
+		"StructFullWalk":       {sld, sla},
+		"ProtoFullWalk":        {pld, pla},
 	}
 	for name, tc := range cases {
 		b.Run(name, func(b *testing.B) {

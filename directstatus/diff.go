@@ -145,6 +145,45 @@ type differ struct {
 
 	depth int // levels of nesting at the current path, at most MaxDepth
 	seen  map[visit]struct{}
+
+	// Spare lists of sorted map keys and protobuf map entries. A map takes
+	// one when the walk enters it and gives it back when the walk leaves, so
+	// the walk allocates a list per level of nested maps, not per map.
+	keyBufs   [][]string
+	entryBufs [][]pbEntry
+	keyHolder reflect.Value // a settable string for protobuf map keys, made on first use
+}
+
+func (d *differ) takeKeys() []string {
+	n := len(d.keyBufs)
+	if n == 0 {
+		return nil
+	}
+	buf := d.keyBufs[n-1]
+	d.keyBufs = d.keyBufs[:n-1]
+	return buf
+}
+
+func (d *differ) giveKeys(buf []string) {
+	if cap(buf) > 0 {
+		d.keyBufs = append(d.keyBufs, buf[:0])
+	}
+}
+
+func (d *differ) takeEntries() []pbEntry {
+	n := len(d.entryBufs)
+	if n == 0 {
+		return nil
+	}
+	buf := d.entryBufs[n-1]
+	d.entryBufs = d.entryBufs[:n-1]
+	return buf
+}
+
+func (d *differ) giveEntries(buf []pbEntry) {
+	if cap(buf) > 0 {
+		d.entryBufs = append(d.entryBufs, buf[:0])
+	}
 }
 
 // Cycle detection starts below this depth, as encoding/json's does: values

@@ -116,7 +116,8 @@ func (d *differ) anyMap(a, b map[string]any, omitEmpty bool) {
 	}
 	defer d.pop(pa, pb, typeMapAny)
 
-	keys := sortedUnion(a, b)
+	keys := sortedUnion(d.takeKeys(), a, b)
+	defer d.giveKeys(keys)
 	for _, k := range keys {
 		ignored, saved := d.enter(fieldSegment(k))
 		if !ignored {
@@ -142,9 +143,13 @@ func (d *differ) anyMap(a, b map[string]any, omitEmpty bool) {
 	}
 }
 
-// sortedUnion returns the keys of a and b, sorted, each once.
-func sortedUnion[V any](a, b map[string]V) []string {
-	keys := make([]string, 0, len(a))
+// sortedUnion returns the keys of a and b, sorted, each once, in buf's
+// array when it is large enough.
+func sortedUnion[V any](buf []string, a, b map[string]V) []string {
+	keys := buf[:0]
+	if cap(keys) < max(len(a), len(b)) {
+		keys = make([]string, 0, max(len(a), len(b)))
+	}
 	for k := range a {
 		keys = append(keys, k)
 	}

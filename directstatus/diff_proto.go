@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -121,7 +122,7 @@ func (d *differ) field(fd protoreflect.FieldDescriptor, a, b protoreflect.Messag
 	case fd.IsList():
 		d.pbList(fd, a.Get(fd).List(), b.Get(fd).List())
 	case fd.IsMap():
-		d.pbMap(fd, a.Get(fd).Map(), b.Get(fd).Map())
+		d.pbMap(fd, a, b)
 	case fd.Message() != nil:
 		ha, hb := a.Has(fd), b.Has(fd)
 		switch {
@@ -192,11 +193,13 @@ type pbEntry struct {
 	name string
 }
 
-func (d *differ) pbMap(fd protoreflect.FieldDescriptor, a, b protoreflect.Map) {
-	if a.Len() == 0 && b.Len() == 0 {
-		return
+func (d *differ) pbMap(fd protoreflect.FieldDescriptor, a, b protoreflect.Message) {
+	ea, eb := d.sortedEntries(fd, a), d.sortedEntries(fd, b)
+	if len(ea) > 0 || len(eb) > 0 {
+		d.pbEntries(fd.MapKey(), fd.MapValue(), ea, eb, keySegment)
 	}
-	d.pbEntries(fd.MapKey(), fd.MapValue(), sortedEntries(fd.MapKey(), a), sortedEntries(fd.MapKey(), b), keySegment)
+	d.giveEntries(ea)
+	d.giveEntries(eb)
 }
 
 // pbEntries compares two maps' entries, each sorted by key, in key order.
@@ -275,14 +278,23 @@ func compareKeys(kd protoreflect.FieldDescriptor, x, y pbEntry) int {
 	}
 }
 
-// sortedEntries returns m's entries sorted by key: strings in byte order,
-// numbers by value, false before true.
-func sortedEntries(kd protoreflect.FieldDescriptor, m protoreflect.Map) []pbEntry {
-	if m.Len() == 0 {
+// sortedEntries returns the entries of map field fd of m sorted by key:
+// strings in byte order, numbers by value, false before true. The list is
+// one of d's spares.
+func (d *differ) sortedEntries(fd protoreflect.FieldDescriptor, m protoreflect.Message) []pbEntry {
+	if entries, ok := d.goMapEntries(fd, m); ok {
+		return entries
+	}
+	pm := m.Get(fd).Map()
+	if pm.Len() == 0 {
 		return nil
 	}
-	entries := make([]pbEntry, 0, m.Len())
-	m.Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
+	kd := fd.MapKey()
+	entries := d.takeEntries()
+	if cap(entries) < pm.Len() {
+		entries = make([]pbEntry, 0, pm.Len())
+	}
+	pm.Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
 		e := pbEntry{key: k, val: v}
 		switch kd.Kind() {
 		case protoreflect.StringKind:
@@ -299,6 +311,107 @@ func sortedEntries(kd protoreflect.FieldDescriptor, m protoreflect.Map) []pbEntr
 	})
 	slices.SortFunc(entries, func(x, y pbEntry) int { return compareKeys(kd, x, y) })
 	return entries
+}
+
+// goMapEntries reads the entries of map field fd of m from the Go map of a
+// generated message, without the allocation per entry of protoreflect's
+// Range, when the map has string keys and string or message values (the
+// common maps, and google.protobuf.Struct's fields). It reports false for
+// other maps and messages, which sortedEntries reads through protoreflect.
+func (d *differ) goMapEntries(fd protoreflect.FieldDescriptor, m protoreflect.Message) ([]pbEntry, bool) {
+	if !m.IsValid() || fd.MapKey().Kind() != protoreflect.StringKind {
+		return nil, false
+	}
+	gm, ok := goMapField(m, fd)
+	if !ok {
+		return nil, false
+	}
+	if gm.Len() == 0 {
+		return nil, true
+	}
+	entries := d.takeEntries()
+	if cap(entries) < gm.Len() {
+		entries = make([]pbEntry, 0, gm.Len())
+	}
+	switch vk := fd.MapValue().Kind(); {
+	case gm.Type() == typeMapString && vk == protoreflect.StringKind:
+		for k, v := range gm.Interface().(map[string]string) {
+			entries = append(entries, pbEntry{key: protoreflect.ValueOfString(k).MapKey(), val: protoreflect.ValueOfString(v), name: k})
+		}
+	case gm.Type().Elem().Implements(typeProtoMessage) && gm.Type().Elem().Kind() == reflect.Pointer &&
+		(vk == protoreflect.MessageKind || vk == protoreflect.GroupKind):
+		if !d.keyHolder.IsValid() {
+			d.keyHolder = reflect.New(typeString).Elem()
+		}
+		var it reflect.MapIter
+		it.Reset(gm)
+		for it.Next() {
+			d.keyHolder.SetIterKey(&it)
+			k := d.keyHolder.String()
+			v := it.Value().Interface().(proto.Message).ProtoReflect()
+			entries = append(entries, pbEntry{key: protoreflect.ValueOfString(k).MapKey(), val: protoreflect.ValueOfMessage(v), name: k})
+		}
+	default:
+		d.giveEntries(entries)
+		return nil, false
+	}
+	slices.SortFunc(entries, func(x, y pbEntry) int { return strings.Compare(x.name, y.name) })
+	return entries, true
+}
+
+var typeString = reflect.TypeFor[string]()
+
+// goMapFields maps the struct type of a generated message to the index of
+// the Go field of each of its map fields, by field number.
+var goMapFields sync.Map // reflect.Type -> map[protoreflect.FieldNumber]int
+
+// goMapField returns the Go map that holds map field fd of generated message
+// m, found by the field number in its protobuf struct tag.
+func goMapField(m protoreflect.Message, fd protoreflect.FieldDescriptor) (reflect.Value, bool) {
+	p := reflect.ValueOf(m.Interface())
+	if p.Kind() != reflect.Pointer || p.IsNil() || p.Type().Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	sv := p.Elem()
+	var byNumber map[protoreflect.FieldNumber]int
+	if v, ok := goMapFields.Load(sv.Type()); ok {
+		byNumber = v.(map[protoreflect.FieldNumber]int)
+	} else {
+		byNumber = mapFieldsOf(sv.Type())
+		goMapFields.Store(sv.Type(), byNumber)
+	}
+	i, ok := byNumber[fd.Number()]
+	if !ok {
+		return reflect.Value{}, false
+	}
+	return sv.Field(i), true
+}
+
+// mapFieldsOf returns the indexes of the exported map fields of struct type
+// t that carry a protobuf tag, by the field number in the tag
+// (`protobuf:"bytes,3,rep,name=labels,proto3"`).
+func mapFieldsOf(t reflect.Type) map[protoreflect.FieldNumber]int {
+	byNumber := map[protoreflect.FieldNumber]int{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() || sf.Type.Kind() != reflect.Map {
+			continue
+		}
+		tag, ok := sf.Tag.Lookup("protobuf")
+		if !ok {
+			continue
+		}
+		parts := strings.Split(tag, ",")
+		if len(parts) < 2 {
+			continue
+		}
+		n, err := strconv.ParseInt(parts[1], 10, 32)
+		if err != nil {
+			continue
+		}
+		byNumber[protoreflect.FieldNumber(n)] = i
+	}
+	return byNumber
 }
 
 func scalarsEqual(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
@@ -391,14 +504,16 @@ func isEmptyMessage(m protoreflect.Message, depth int) bool {
 
 func (d *differ) pbStruct(a, b protoreflect.Message) {
 	fd := a.Descriptor().Fields().ByName("fields")
-	ma, mb := a.Get(fd).Map(), b.Get(fd).Map()
-	if ma.Len() == 0 && mb.Len() == 0 {
+	ea, eb := d.sortedEntries(fd, a), d.sortedEntries(fd, b)
+	defer d.giveEntries(ea)
+	defer d.giveEntries(eb)
+	if len(ea) == 0 && len(eb) == 0 {
 		return
 	}
 	if !d.deeper() {
 		return
 	}
-	d.pbEntries(fd.MapKey(), fd.MapValue(), sortedEntries(fd.MapKey(), ma), sortedEntries(fd.MapKey(), mb), fieldSegment)
+	d.pbEntries(fd.MapKey(), fd.MapValue(), ea, eb, fieldSegment)
 	d.shallower()
 }
 

@@ -504,7 +504,9 @@ func (d *differ) stringMap(a, b map[string]string, omitEmpty bool) {
 	if len(a) == 0 && len(b) == 0 {
 		return
 	}
-	for _, k := range sortedUnion(a, b) {
+	keys := sortedUnion(d.takeKeys(), a, b)
+	defer d.giveKeys(keys)
+	for _, k := range keys {
 		ignored, saved := d.enter(keySegment(k))
 		if !ignored {
 			va, oka := a[k]
