@@ -166,6 +166,9 @@ func (d *differ) takeKeys() []string {
 
 func (d *differ) giveKeys(buf []string) {
 	if cap(buf) > 0 {
+		if d.keyBufs == nil {
+			d.keyBufs = make([][]string, 0, 8)
+		}
 		d.keyBufs = append(d.keyBufs, buf[:0])
 	}
 }
@@ -182,6 +185,9 @@ func (d *differ) takeEntries() []pbEntry {
 
 func (d *differ) giveEntries(buf []pbEntry) {
 	if cap(buf) > 0 {
+		if d.entryBufs == nil {
+			d.entryBufs = make([][]pbEntry, 0, 8)
+		}
 		d.entryBufs = append(d.entryBufs, buf[:0])
 	}
 }
