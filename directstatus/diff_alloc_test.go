@@ -37,9 +37,10 @@ func TestChangedFieldsAllocsDoNotGrowWithSize(t *testing.T) {
 	}
 }
 
-// Maps of generated messages are read from their Go maps; a dynamic message
+// Maps of generated messages, and generated google.protobuf.Values and
+// ListValues, are read through their Go fields; a dynamic message
 // has none and is read through protoreflect. Both give the same paths.
-func TestProtoMapsGoMapAndReflectionAgree(t *testing.T) {
+func TestProtoGoFieldsAndReflectionAgree(t *testing.T) {
 	base := func() *testpb.Cluster {
 		return &testpb.Cluster{
 			Labels: map[string]string{"a": "1", "b": "2", "team": "data", "z": ""},
@@ -49,6 +50,9 @@ func TestProtoMapsGoMapAndReflectionAgree(t *testing.T) {
 				"empty": structpb.NewStringValue(""),
 			}},
 			NodePools: []*testpb.NodePool{{Name: "p", Labels: map[string]string{"x": "1"}}},
+			Extra: structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{
+				structpb.NewStringValue("a"), structpb.NewNumberValue(1), structpb.NewBoolValue(true), structpb.NewNullValue(),
+			}}),
 		}
 	}
 	cases := map[string]func(c *testpb.Cluster){
@@ -69,6 +73,22 @@ func TestProtoMapsGoMapAndReflectionAgree(t *testing.T) {
 		"struct nil value": func(c *testpb.Cluster) {
 			c.Settings.Fields["n"] = nil
 		},
+		"list string changed": func(c *testpb.Cluster) { c.Extra.GetListValue().Values[0] = structpb.NewStringValue("b") },
+		"list number changed": func(c *testpb.Cluster) { c.Extra.GetListValue().Values[1] = structpb.NewNumberValue(2) },
+		"list bool changed":   func(c *testpb.Cluster) { c.Extra.GetListValue().Values[2] = structpb.NewBoolValue(false) },
+		"list kind changed":   func(c *testpb.Cluster) { c.Extra.GetListValue().Values[1] = structpb.NewStringValue("1") },
+		"list null to empty": func(c *testpb.Cluster) {
+			c.Extra.GetListValue().Values[3] = structpb.NewStringValue("")
+		},
+		"list grown": func(c *testpb.Cluster) {
+			l := c.Extra.GetListValue()
+			l.Values = append(l.Values, structpb.NewNumberValue(0))
+		},
+		"list shrunk": func(c *testpb.Cluster) {
+			l := c.Extra.GetListValue()
+			l.Values = l.Values[:1]
+		},
+		"value to scalar": func(c *testpb.Cluster) { c.Extra = structpb.NewNumberValue(3) },
 	}
 	dynamic := func(m proto.Message) *dynamicpb.Message {
 		d := dynamicpb.NewMessage(m.ProtoReflect().Descriptor())

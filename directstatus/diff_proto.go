@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // This file compares protobuf messages through protoreflect: fields in field
@@ -546,15 +547,34 @@ func (d *differ) pbValue(a, b protoreflect.Message) {
 	case "list_value":
 		d.pbListValue(a.Get(fa).Message(), b.Get(fb).Message())
 	default:
-		if !scalarsEqual(fa, a.Get(fa), b.Get(fb)) {
+		if !jsonScalarsEqual(fa, a, b) {
 			d.report()
 		}
 	}
 }
 
+// jsonScalarsEqual compares the scalars (string, number or bool) that field
+// fd of two google.protobuf.Values holds; it reads generated Values through
+// their Go fields, since protoreflect copies a oneof's string to return it.
+func jsonScalarsEqual(fd protoreflect.FieldDescriptor, a, b protoreflect.Message) bool {
+	va, oka := a.Interface().(*structpb.Value)
+	vb, okb := b.Interface().(*structpb.Value)
+	if oka && okb {
+		switch x := va.GetKind().(type) {
+		case *structpb.Value_StringValue:
+			return x.StringValue == vb.GetStringValue()
+		case *structpb.Value_NumberValue:
+			fa, fb := x.NumberValue, vb.GetNumberValue()
+			return fa == fb || math.IsNaN(fa) && math.IsNaN(fb)
+		case *structpb.Value_BoolValue:
+			return x.BoolValue == vb.GetBoolValue()
+		}
+	}
+	return scalarsEqual(fd, a.Get(fd), b.Get(fd))
+}
+
 func (d *differ) pbListValue(a, b protoreflect.Message) {
-	fd := a.Descriptor().Fields().ByName("values")
-	la, lb := a.Get(fd).List(), b.Get(fd).List()
+	la, lb := jsonList(a), jsonList(b)
 	if !d.deeper() {
 		return
 	}
@@ -563,7 +583,7 @@ func (d *differ) pbListValue(a, b protoreflect.Message) {
 		ignored, saved := d.enter(indexSegment(i))
 		if !ignored {
 			if i < la.Len() && i < lb.Len() {
-				d.pbValue(la.Get(i).Message(), lb.Get(i).Message())
+				d.pbValue(la.Get(i), lb.Get(i))
 			} else {
 				d.report()
 			}
@@ -573,6 +593,35 @@ func (d *differ) pbListValue(a, b protoreflect.Message) {
 			return
 		}
 	}
+}
+
+// A jsonValues is the values of a google.protobuf.ListValue: the Go slice
+// of a generated one, which reads without allocating, or else protoreflect's
+// list.
+type jsonValues struct {
+	values []*structpb.Value
+	list   protoreflect.List
+}
+
+func jsonList(m protoreflect.Message) jsonValues {
+	if l, ok := m.Interface().(*structpb.ListValue); ok {
+		return jsonValues{values: l.GetValues()}
+	}
+	return jsonValues{list: m.Get(m.Descriptor().Fields().ByName("values")).List()}
+}
+
+func (l jsonValues) Len() int {
+	if l.list != nil {
+		return l.list.Len()
+	}
+	return len(l.values)
+}
+
+func (l jsonValues) Get(i int) protoreflect.Message {
+	if l.list != nil {
+		return l.list.Get(i).Message()
+	}
+	return l.values[i].ProtoReflect()
 }
 
 // isEmptyJSONValue reports whether a google.protobuf.Value is null, "", 0,
