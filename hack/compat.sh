@@ -42,7 +42,7 @@ floor() {
 	scratch=$(mktemp -d)
 	trap 'rm -rf "$scratch"' RETURN
 	# Every library package: what a user may import.
-	pkgs=$(go list ./... | grep -v -E '/(internal|examples|docs)(/|$)')
+	pkgs=$(go list -f '{{if .GoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v -E '/(internal|examples|docs)(/|$)')
 	{
 		echo "module example.com/floor"
 		echo
