@@ -286,6 +286,18 @@ func truncateRunes(s string, n int) string {
 // quotedSize returns the bytes and runes of strconv.Quote(s) (or
 // QuoteToASCII), quoting s piece by piece into a small buffer.
 func quotedSize(s string, ascii bool) (n, runes int) {
+	quotePieces(s, ascii, func(inner []byte) {
+		n += len(inner)
+		runes += utf8.RuneCount(inner)
+	})
+	return n + 2, runes + 2
+}
+
+// quotePieces quotes s (strconv.Quote, or QuoteToASCII) 1 KiB at a time, on
+// rune boundaries, into one small buffer, and passes each piece's quoted
+// text without its quotes to f: together they are strconv.Quote(s) without
+// its quotes, and nothing grows with s.
+func quotePieces(s string, ascii bool, f func(inner []byte)) {
 	const piece = 1024
 	buf := make([]byte, 0, 4*piece+64)
 	for len(s) > 0 {
@@ -299,11 +311,9 @@ func quotedSize(s string, ascii bool) (n, runes int) {
 		} else {
 			buf = strconv.AppendQuote(buf[:0], s[:end])
 		}
-		n += len(buf) - 2
-		runes += utf8.RuneCount(buf) - 2
+		f(buf[1 : len(buf)-1])
 		s = s[end:]
 	}
-	return n + 2, runes + 2
 }
 
 // compositeSize returns the bytes fmt prints for an array or object (and,
@@ -448,23 +458,8 @@ func writeHex(b *strings.Builder, s string, upper, sharp, space bool) {
 // writeQuoted writes strconv.Quote(s) (or QuoteToASCII), quoting s piece by
 // piece into a small buffer.
 func writeQuoted(b *strings.Builder, s string, ascii bool) {
-	const piece = 1024
-	buf := make([]byte, 0, 4*piece+64)
 	b.WriteByte('"')
-	for len(s) > 0 {
-		end := 0
-		for end < len(s) && end < piece {
-			_, size := utf8.DecodeRuneInString(s[end:])
-			end += size
-		}
-		if ascii {
-			buf = strconv.AppendQuoteToASCII(buf[:0], s[:end])
-		} else {
-			buf = strconv.AppendQuote(buf[:0], s[:end])
-		}
-		b.Write(buf[1 : len(buf)-1])
-		s = s[end:]
-	}
+	quotePieces(s, ascii, func(inner []byte) { b.Write(inner) })
 	b.WriteByte('"')
 }
 

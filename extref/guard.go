@@ -120,11 +120,7 @@ func (g *writeGuard) admit(key types.NamespacedName, generation int64, need int,
 	now := g.clock.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	rec := g.refs[key]
-	if rec == nil {
-		rec = &writeRecord{}
-		g.refs[key] = rec
-	}
+	rec := g.record(key)
 	if rec.held {
 		switch {
 		case generation != rec.generation:
@@ -175,15 +171,22 @@ func (g *writeGuard) wrote(key types.NamespacedName) {
 	now := g.clock.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	rec := g.record(key)
+	if len(rec.writes) >= g.budget.Writes {
+		rec.writes = append(rec.writes[:0], rec.writes[1:]...)
+	}
+	rec.writes = append(rec.writes, now)
+}
+
+// record returns the record of the referencer key, made on first use. The
+// caller holds g.mu.
+func (g *writeGuard) record(key types.NamespacedName) *writeRecord {
 	rec := g.refs[key]
 	if rec == nil {
 		rec = &writeRecord{}
 		g.refs[key] = rec
 	}
-	if len(rec.writes) >= g.budget.Writes {
-		rec.writes = append(rec.writes[:0], rec.writes[1:]...)
-	}
-	rec.writes = append(rec.writes, now)
+	return rec
 }
 
 // reported records that the Oscillating condition of the referencer key was
