@@ -138,8 +138,9 @@ func (c *reconcileCounter) wrap(r reconcile.Reconciler) reconcile.Reconciler {
 	})
 }
 
-// harness is a manager running SetupReconciler for one kind, seeing only the
-// referencers labelled with its test's name.
+// harness is a manager running the reconciler of SetupReconciler, counting
+// its reconciles, for one kind, seeing only the referencers labelled with
+// its test's name.
 type harness struct {
 	gvk        schema.GroupVersionKind
 	env        *testenv.Env
@@ -167,7 +168,9 @@ func start(t *testing.T, gvk schema.GroupVersionKind, o Options, logger ...logr.
 	})
 	require.NoError(t, err)
 	o.Name = "extref-" + h.label
-	require.NoError(t, setupReconciler(mgr, gvk, o, h.reconciles.wrap))
+	r, err := newReconciler(mgr, gvk, o)
+	require.NoError(t, err)
+	require.NoError(t, r.controller(mgr).Complete(h.reconciles.wrap(r)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()

@@ -77,26 +77,31 @@ type Options struct {
 // only for a kind a referencer's read was allowed, and stopped when no
 // referencer has needed it for Options.InformerIdle.
 func SetupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) error {
-	return setupReconciler(mgr, gvk, o, nil)
+	r, err := newReconciler(mgr, gvk, o)
+	if err != nil {
+		return err
+	}
+	return r.controller(mgr).Complete(r)
 }
 
-// setupReconciler is SetupReconciler; tests wrap the reconciler to observe
-// it.
-func setupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options, wrap func(reconcile.Reconciler) reconcile.Reconciler) error {
+// newReconciler builds the reconciler that SetupReconciler registers, with
+// its Watcher over a SourceCache of its own.
+func newReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) (*reconciler, error) {
 	name := o.Name
 	if name == "" {
 		name = "extref-" + strings.ToLower(gvk.Kind)
 	}
 	sources, err := NewSourceCache(mgr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	idle := o.InformerIdle
 	if idle <= 0 {
 		idle = DefaultInformerIdle
 	}
 	w := NewWatcher(sources, StopIdleInformers(idle))
-	var r reconcile.Reconciler = &reconciler{
+	return &reconciler{
+		name:     name,
 		gvk:      gvk,
 		cache:    mgr.GetCache(),
 		api:      mgr.GetAPIReader(),
@@ -106,17 +111,20 @@ func setupReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options
 		recorder: mgr.GetEventRecorder(name),
 		setter:   conditions.Setter{Clock: o.Clock},
 		guard:    newWriteGuard(o.Writes, o.Clock),
-	}
-	if wrap != nil {
-		r = wrap(r)
-	}
+	}, nil
+}
+
+// controller is the controller of r's referencers, watching them and r's
+// sources, short of the reconciler that Complete takes.
+func (r *reconciler) controller(mgr manager.Manager) *builder.Builder {
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
-	return builder.ControllerManagedBy(mgr).Named(name).For(u).WatchesRawSource(w).Complete(r)
+	u.SetGroupVersionKind(r.gvk)
+	return builder.ControllerManagedBy(mgr).Named(r.name).For(u).WatchesRawSource(r.watcher)
 }
 
 // reconciler resolves the external values of one kind of referencer.
 type reconciler struct {
+	name     string // of the controller
 	gvk      schema.GroupVersionKind
 	cache    client.Reader // the manager's cache
 	api      client.Reader // the API server, after a conflict
