@@ -5,7 +5,7 @@
 // Argo CD health checks in docs/health (Lua, run by gopher-lua, the
 // interpreter Argo CD embeds) and the rule `kubectl wait --for=condition=Ready`
 // applies. It is a module of its own so that users of ctrlkit never download
-// those tools. The table the tests measure is docs/health/README.md; run
+// those tools. The tables the tests measure are in docs/health/README.md; run
 //
 //	go test ./... -update
 //

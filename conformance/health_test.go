@@ -28,7 +28,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/health/README.md's table from this run")
+var update = flag.Bool("update", false, "rewrite docs/health/README.md's tables from this run")
 
 // A stage is a moment in an object's life at which users ask their tools
 // whether it is done.
@@ -344,9 +344,10 @@ func checkTable(t *testing.T, m map[string]map[string]verdict) {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", k, s.name, v.KStatus, v.Flux, v.Argo, v.Wait)
 		}
 	}
-	syncTable(t, filepath.Join("..", "docs", "health", "README.md"), b.String())
+	health := filepath.Join("..", "docs", "health", "README.md")
+	syncTable(t, health, "health table", b.String())
 
-	// The README's summary: one row per stage, what every kind showed.
+	// The summary: one row per stage, what every kind showed.
 	b.Reset()
 	b.WriteString("| stage | kstatus | Flux check | Argo CD | kubectl wait --for=condition=Ready | kinds |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
@@ -369,18 +370,19 @@ func checkTable(t *testing.T, m map[string]map[string]verdict) {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.name, v.KStatus, v.Flux, v.Argo, v.Wait, who)
 		}
 	}
-	syncTable(t, filepath.Join("..", "README.md"), b.String())
+	syncTable(t, health, "health summary", b.String())
 }
 
-// syncTable compares the table between the markers in the file at path with
-// table, or rewrites it with -update.
-func syncTable(t *testing.T, path, table string) {
+// syncTable compares the table between the markers "<!-- name: begin -->"
+// and "<!-- name: end -->" in the file at path with table, or rewrites it
+// with -update.
+func syncTable(t *testing.T, path, name, table string) {
 	t.Helper()
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("cannot read the table: %v", err)
 	}
-	const begin, end = "<!-- health table: begin -->\n", "<!-- health table: end -->\n"
+	begin, end := "<!-- "+name+": begin -->\n", "<!-- "+name+": end -->\n"
 	before, rest, ok1 := strings.Cut(string(doc), begin)
 	old, after, ok2 := strings.Cut(rest, end)
 	if !ok1 || !ok2 {

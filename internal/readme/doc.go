@@ -1,7 +1,8 @@
-// Package readme holds the test that keeps the README's Go code blocks equal
-// to the compiled, tested examples they show.
+// Package readme holds the tests that keep the Markdown documentation true:
+// the Go code blocks of README.md and docs/guide.md equal the compiled,
+// tested examples they show, and every relative link resolves.
 //
-// Each ```go block in README.md is preceded by a marker comment
+// Each ```go block in those documents is preceded by a marker comment
 //
 //	<!-- example: PATH NAME... -->
 //
@@ -10,4 +11,8 @@
 // declaration, F or T.M for a function or method with its doc comment, and
 // F{} or T.M{} for the statements of its body alone. The block and the
 // declarations are compared with runs of white space collapsed to one space.
+//
+// A link in any Markdown file of the module to a path (not a URL) must name
+// a file or folder that exists and, for a Markdown file with an anchor, one
+// of its headings.
 package readme

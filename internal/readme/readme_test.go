@@ -19,14 +19,14 @@ const root = "../.."
 
 var marker = regexp.MustCompile(`^<!-- example: (\S+)((?: \S+)+) -->$`)
 
-// block is one ```go code block of the README.
+// block is one ```go code block of a document.
 type block struct {
 	line   int    // of the opening fence
 	marker string // the line before the fence
 	text   string
 }
 
-func goBlocks(t *testing.T, readme []byte) []block {
+func goBlocks(t *testing.T, doc string, md []byte) []block {
 	t.Helper()
 	var (
 		blocks []block
@@ -34,7 +34,7 @@ func goBlocks(t *testing.T, readme []byte) []block {
 		prev   string
 		body   strings.Builder
 	)
-	sc := bufio.NewScanner(bytes.NewReader(readme))
+	sc := bufio.NewScanner(bytes.NewReader(md))
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		switch {
@@ -55,7 +55,7 @@ func goBlocks(t *testing.T, readme []byte) []block {
 		t.Fatal(err)
 	}
 	if cur != nil {
-		t.Fatalf("README.md:%d: the go block is not closed", cur.line)
+		t.Fatalf("%s:%d: the go block is not closed", doc, cur.line)
 	}
 	return blocks
 }
@@ -118,51 +118,61 @@ func receiver(fd *ast.FuncDecl) string {
 	return ""
 }
 
-// TestGoBlocksMatchExamples checks that every ```go block of README.md is
+// documents are the Markdown files, from the module root, whose go blocks
+// are checked.
+var documents = []string{"README.md", "docs/guide.md"}
+
+// TestGoBlocksMatchExamples checks that every ```go block of the documents is
 // marked with the example it shows, and shows it as it is.
 func TestGoBlocksMatchExamples(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	for _, doc := range documents {
+		checkGoBlocks(t, doc)
+	}
+}
+
+func checkGoBlocks(t *testing.T, doc string) {
+	md, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(doc)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := goBlocks(t, readme)
+	blocks := goBlocks(t, doc, md)
 	if len(blocks) == 0 {
-		t.Fatal("README.md has no go block")
+		t.Fatalf("%s has no go block", doc)
 	}
 	for _, b := range blocks {
 		m := marker.FindStringSubmatch(strings.TrimSpace(b.marker))
 		if m == nil {
-			t.Errorf("README.md:%d: the go block is not preceded by a marker such as <!-- example: conditions/example_test.go ExampleSet -->", b.line)
+			t.Errorf("%s:%d: the go block is not preceded by a marker such as <!-- example: conditions/example_test.go ExampleSet -->", doc, b.line)
 			continue
 		}
 		file := m[1]
 		if !strings.HasSuffix(file, "_test.go") {
-			t.Errorf("README.md:%d: %s is not a test file: README examples are compiled and run by go test", b.line, file)
+			t.Errorf("%s:%d: %s is not a test file: examples in the docs are compiled and run by go test", doc, b.line, file)
 			continue
 		}
 		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
 		if err != nil {
-			t.Errorf("README.md:%d: %v", b.line, err)
+			t.Errorf("%s:%d: %v", doc, b.line, err)
 			continue
 		}
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, file, src, parser.ParseComments)
 		if err != nil {
-			t.Errorf("README.md:%d: %v", b.line, err)
+			t.Errorf("%s:%d: %v", doc, b.line, err)
 			continue
 		}
 		var want []string
 		for _, name := range strings.Fields(m[2]) {
 			s, err := declText(fset, src, f, name)
 			if err != nil {
-				t.Errorf("README.md:%d: %s: %v", b.line, file, err)
+				t.Errorf("%s:%d: %s: %v", doc, b.line, file, err)
 				continue
 			}
 			want = append(want, s)
 		}
 		if got, w := normalize(b.text), normalize(strings.Join(want, "\n")); got != w {
-			t.Errorf("README.md:%d: the go block differs from %s%s; copy the example into the README.\nREADME:\n%s\nexample:\n%s",
-				b.line, file, m[2], b.text, strings.Join(want, "\n\n"))
+			t.Errorf("%s:%d: the go block differs from %s%s; copy the example into the document.\ndocument:\n%s\nexample:\n%s",
+				doc, b.line, file, m[2], b.text, strings.Join(want, "\n\n"))
 		}
 	}
 }
