@@ -3,6 +3,7 @@ package conditions
 import (
 	stdjson "encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -153,6 +154,30 @@ func FuzzPropagate(f *testing.F) {
 		_ = runtime.DeepCopyJSON(claim.Object)
 		if again, err := fakeSetter().Propagate(xr, claim); err != nil || again {
 			t.Fatalf("Propagate a second time: changed %v, error %v", again, err)
+		}
+	})
+}
+
+// FuzzParseTime checks that parseTime reads every string as time.Parse with
+// time.RFC3339 does: the same time in the same location, or an error.
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{
+		"2006-01-02T15:04:05Z", "2024-02-29T23:59:59Z", "2023-02-29T00:00:00Z",
+		"2023-04-31T00:00:00Z", "2023-13-01T00:00:00Z", "2023-01-01T24:00:00Z",
+		"2023-01-01T00:60:00Z", "2023-01-01T00:00:60Z", "0000-01-01T00:00:00Z",
+		"2023-01-01T00:00:00+01:00", "2023-01-01T00:00:00.5Z", "2023-01-0aT00:00:00Z",
+		"1900-02-29T00:00:00Z", "2000-02-29T00:00:00Z", "", "2023-01-01 00:00:00Z",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, gotErr := parseTime(s)
+		want, wantErr := time.Parse(time.RFC3339, s)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("parseTime(%q): error %v, time.Parse: error %v", s, gotErr, wantErr)
+		}
+		if got != want {
+			t.Fatalf("parseTime(%q) = %#v, time.Parse = %#v", s, got, want)
 		}
 	})
 }

@@ -203,7 +203,7 @@ func parseEntry(i int, e any) (metav1.Condition, error) {
 	case nil:
 	case string:
 		if v != "" {
-			t, err := time.Parse(time.RFC3339, v)
+			t, err := parseTime(v)
 			if err != nil {
 				return c, malformed("status.conditions[%d].lastTransitionTime %s: must be an RFC 3339 time (e.g. \"2006-01-02T15:04:05Z\")", i, quote(v))
 			}
@@ -224,6 +224,54 @@ func parseEntry(i int, e any) (metav1.Condition, error) {
 		c.ObservedGeneration = g
 	}
 	return c, nil
+}
+
+// parseTime is time.Parse(time.RFC3339, v), quicker for the form the API
+// server writes, "2006-01-02T15:04:05Z": any other form, or a field out of
+// range, goes to time.Parse.
+func parseTime(v string) (time.Time, error) {
+	if len(v) != len("2006-01-02T15:04:05Z") || v[4] != '-' || v[7] != '-' || v[10] != 'T' || v[13] != ':' || v[16] != ':' || v[19] != 'Z' {
+		return time.Parse(time.RFC3339, v)
+	}
+	year, ok1 := digits(v[0:4])
+	month, ok2 := digits(v[5:7])
+	day, ok3 := digits(v[8:10])
+	hour, ok4 := digits(v[11:13])
+	minute, ok5 := digits(v[14:16])
+	sec, ok6 := digits(v[17:19])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 ||
+		month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
+		hour > 23 || minute > 59 || sec > 59 {
+		return time.Parse(time.RFC3339, v)
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC), nil
+}
+
+// digits reads a run of ASCII digits as a number.
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int(d)
+	}
+	return n, true
+}
+
+// daysIn is the number of days in month of year.
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 func requiredString(i int, key string, v any) (string, error) {
