@@ -240,11 +240,26 @@ func parseTime(v string) (time.Time, error) {
 	minute, ok5 := digits(v[14:16])
 	sec, ok6 := digits(v[17:19])
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 ||
-		month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
+		year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
 		hour > 23 || minute > 59 || sec > 59 {
 		return time.Parse(time.RFC3339, v)
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC), nil
+	return time.Unix(unixDays(year, month, day)*86400+int64(hour*3600+minute*60+sec), 0).UTC(), nil
+}
+
+// unixDays is the number of days from 1970-01-01 to the date in the
+// proleptic Gregorian calendar (the days-from-civil algorithm).
+func unixDays(year, month, day int) int64 {
+	y := int64(year)
+	if month <= 2 {
+		y--
+	}
+	era := y / 400 // year >= 1, so y >= 0
+	yoe := y - era*400
+	mp := int64(month+9) % 12 // March is 0
+	doy := (153*mp+2)/5 + int64(day) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }
 
 // digits reads a run of ASCII digits as a number.
