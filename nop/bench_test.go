@@ -86,11 +86,16 @@ func BenchmarkAPIServer(b *testing.B) {
 	for _, m := range modes {
 		b.Run(m.name, func(b *testing.B) {
 			for b.Loop() {
-				tweak := func(r *reconciler) { r.pollOnly, r.alwaysWrite = m.poll, m.write }
-				if m.floor {
-					tweak = nil
+				var wrap func(*reconciler) reconcile.Reconciler // nil: the floor
+				switch {
+				case m.poll:
+					wrap = func(r *reconciler) reconcile.Reconciler {
+						return newPollingReconciler(r, m.opts.PollInterval, m.write)
+					}
+				case !m.floor:
+					wrap = func(r *reconciler) reconcile.Reconciler { return r }
 				}
-				r := runAPIServer(b, fmt.Sprintf("bench-%s-%d", m.name, time.Now().UnixNano()), n, rate, m.opts, tweak)
+				r := runAPIServer(b, fmt.Sprintf("bench-%s-%d", m.name, time.Now().UnixNano()), n, rate, m.opts, wrap)
 				if m.floor {
 					floor = r
 				}
@@ -187,7 +192,10 @@ func percentile(d []time.Duration, p int) time.Duration {
 func (r benchResult) lateness(p int) time.Duration       { return percentile(r.late, p) }
 func (r benchResult) controllerLate(p int) time.Duration { return percentile(r.landed, p) }
 
-func runAPIServer(b *testing.B, label string, n, rate int, o Options, tweak func(*reconciler)) benchResult {
+// runAPIServer runs one mode of BenchmarkAPIServer: the controller with
+// each kind's reconciler wrapped by wrap, or the floor writer when wrap is
+// nil.
+func runAPIServer(b *testing.B, label string, n, rate int, o Options, wrap func(*reconciler) reconcile.Reconciler) benchResult {
 	// A control plane of its own: the API server's CPU per write grows with
 	// its heap, which holds the watch-cache history of earlier runs' objects,
 	// so a shared one would make each mode slower than the one before.
@@ -256,16 +264,16 @@ func runAPIServer(b *testing.B, label string, n, rate int, o Options, tweak func
 	var requests *requestCounter
 	var stop func()
 	var writeAtDeadlines func(*v1alpha1.NopResource)
-	if tweak == nil {
+	if wrap == nil {
 		requests = &requestCounter{}
 		writeAtDeadlines = floorWriter(ctx, b, env, requests, o.MaxConcurrentReconciles, o.OnTransition)
 		stop = func() {}
 	} else {
 		stop, requests = startManagerOn(b, env, label, o, func(r *reconciler) reconcile.Reconciler {
-			tweak(r)
+			inner := wrap(r)
 			return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 				reconciles.Add(1)
-				return r.Reconcile(ctx, req)
+				return inner.Reconcile(ctx, req)
 			})
 		})
 
