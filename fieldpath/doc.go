@@ -36,9 +36,6 @@
 //	spec.containers[-1]  negative index -1 at position 16
 //	items[1025]          index 1025 is above the limit of 1024 at position 6
 //
-// Segments.String writes the canonical form, which Parse reads back to the
-// same segments; AppendField and AppendKey write one name the same way.
-//
 // # Semantics
 //
 // Get returns the value without copying it. A missing field, an index past
@@ -53,7 +50,7 @@
 // object keys sorted. MergeValue with nil MergeOptions replaces the value.
 // Nothing panics on any path, value or object, except MustCompile.
 //
-// Limits, one line each:
+// Limits:
 //
 //   - index: at most DefaultMaxIndex (1024) on every method and Parse; MaxIndex changes it.
 //   - value depth: maps nested more than 10000 deep cannot be stored.

@@ -52,10 +52,8 @@
 // only when they differ; a Secret the resource does not control is left
 // alone (Synced=False, ConnectionSecretFailed).
 //
-// Limits, one line each:
-//
-//   - status size: at most MaxStatusBytes (512 KiB) as JSON; more makes the resource Stalled (StatusTooLarge).
-//   - writes: one status write per transition, none once the schedule is over.
+// Limits: the status is at most MaxStatusBytes (512 KiB) as JSON; more
+// makes the resource Stalled (StatusTooLarge).
 //
 // docs/design/nop.md has the full spec, permissions, observability, the
 // porting table and the decisions; docs/benchmarks.md the figures.

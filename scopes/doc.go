@@ -6,7 +6,7 @@
 // resources those workloads created (their WorkloadDefinition's
 // spec.childResourceKinds), without knowing the workloads' schemas.
 //
-// The smallest use, on an unstructured scope:
+// On an unstructured scope:
 //
 //	changed, err := scopes.AddWorkloadRef(scope, "spec.workloadRefs",
 //		scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"})
@@ -52,11 +52,8 @@
 // Without a ScopeDefinition, adding is an error (ErrDefinitionNotFound) and
 // removing succeeds without a write.
 //
-// # Limits
-//
-//   - A call retries conflicts until ctx is done: give it a deadline.
-//   - Locate lists each child kind once per call; a workload kind without a
-//     definition by name costs one list of definitions per call.
+// Limits: a call retries conflicts until ctx is done (give it a deadline);
+// Locate lists each child kind once per call.
 //
 // docs/design/scopes.md has the decisions and the differences from OAM's
 // runtime and KubeVela; docs/benchmarks.md the figures.
