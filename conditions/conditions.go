@@ -26,23 +26,44 @@ func IsReserved(conditionType string) bool {
 	return conditionType == TypeReady || conditionType == TypeSynced
 }
 
-// A Setter sets conditions, stamping lastTransitionTime from Clock when a
-// condition's status changes and the caller gave no time. The zero Setter
-// uses the real clock. Times are stamped with second precision, which is what
-// the API server stores, so an object read back compares equal to the one
-// written.
+// A Setter sets conditions, stamping lastTransitionTime from its clock when
+// a condition's status changes and the caller gave no time. The zero Setter
+// uses the real clock; NewSetter with WithClock gives another. Times are
+// stamped with second precision, which is what the API server stores, so an
+// object read back compares equal to the one written.
 type Setter struct {
-	// Clock gives the time of a transition. Nil means the real clock.
-	Clock clock.PassiveClock
+	clock clock.PassiveClock // nil: the real clock
 }
+
+// A SetterOption configures NewSetter.
+type SetterOption interface {
+	applyToSetter(*Setter)
+}
+
+// NewSetter returns a Setter configured by opts.
+func NewSetter(opts ...SetterOption) Setter {
+	var s Setter
+	for _, o := range opts {
+		o.applyToSetter(&s)
+	}
+	return s
+}
+
+type clockOption struct{ c clock.PassiveClock }
+
+func (o clockOption) applyToSetter(s *Setter) { s.clock = o.c }
+
+// WithClock is an option of NewSetter: c gives the time of a transition
+// instead of the real clock. A nil c means the real clock.
+func WithClock(c clock.PassiveClock) SetterOption { return clockOption{c} }
 
 // now returns the current time with the precision the API server stores.
 func (s Setter) now() metav1.Time {
 	var t time.Time
-	if s.Clock == nil {
+	if s.clock == nil {
 		t = time.Now()
 	} else {
-		t = s.Clock.Now()
+		t = s.clock.Now()
 	}
 	// Whole seconds, in UTC: what the API server stores and returns.
 	return metav1.NewTime(time.Unix(t.Unix(), 0).UTC())

@@ -19,7 +19,7 @@ var (
 	given    = metav1.NewTime(time.Date(2025, 12, 31, 23, 59, 59, 0, time.UTC))
 )
 
-func fakeSetter() Setter { return Setter{Clock: clocktesting.NewFakePassiveClock(now)} }
+func fakeSetter() Setter { return NewSetter(WithClock(clocktesting.NewFakePassiveClock(now))) }
 
 func cond(t string, s metav1.ConditionStatus, reason string) metav1.Condition {
 	return metav1.Condition{Type: t, Status: s, Reason: reason, Message: reason + " message", LastTransitionTime: t0, ObservedGeneration: 1}

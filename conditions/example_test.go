@@ -34,13 +34,14 @@ func ExampleSet() {
 
 func ExampleSetter() {
 	// A fake clock makes transition times predictable in tests.
-	s := conditions.Setter{Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))}
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	s := conditions.NewSetter(conditions.WithClock(clk))
 	var conds []metav1.Condition
 	s.Set(&conds, metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Creating"})
 	fmt.Println(conds[0].LastTransitionTime.UTC())
 
 	// Only a change of status moves the transition time.
-	s.Clock = clocktesting.NewFakePassiveClock(time.Date(2026, 3, 1, 12, 5, 0, 0, time.UTC))
+	clk.SetTime(time.Date(2026, 3, 1, 12, 5, 0, 0, time.UTC))
 	s.Set(&conds, metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Creating", Message: "still creating"})
 	fmt.Println(conds[0].LastTransitionTime.UTC())
 	s.Set(&conds, metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Available"})

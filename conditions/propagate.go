@@ -22,7 +22,9 @@ var (
 
 // A PropagateOption changes what Propagate does.
 type PropagateOption interface {
-	applyPropagate(propagation) propagation
+	// applyToPropagate takes and returns the options by value: a pointer
+	// would move them to the heap, and a settled Propagate allocates nothing.
+	applyToPropagate(propagateOptions) propagateOptions
 }
 
 // RecordField is the path of fields from the claim's root, e.g.
@@ -37,12 +39,12 @@ type PropagateOption interface {
 // lists then stays on the claim, as Crossplane's claim reconciler leaves it.
 type RecordField []string
 
-func (f RecordField) applyPropagate(p propagation) propagation {
+func (f RecordField) applyToPropagate(p propagateOptions) propagateOptions {
 	p.record = f
 	return p
 }
 
-type propagation struct {
+type propagateOptions struct {
 	record RecordField
 }
 
@@ -82,9 +84,9 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	if xr == nil || claim == nil {
 		return false, ErrNilObject
 	}
-	p := propagation{record: claimConditionsField}
+	p := propagateOptions{record: claimConditionsField}
 	for _, o := range opts {
-		p = o.applyPropagate(p)
+		p = o.applyToPropagate(p)
 	}
 
 	// What the XR asks for. The buffers hold a settled claim's lists on the

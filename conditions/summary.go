@@ -25,7 +25,7 @@ const (
 
 // A SummaryOption changes what Summarize does.
 type SummaryOption interface {
-	applySummary(*summary)
+	applyToSummary(*summaryOptions)
 }
 
 // Types are the condition types, of normal polarity (True is good), that the
@@ -35,7 +35,10 @@ type SummaryOption interface {
 // than one is not good.
 type Types []string
 
-func (t Types) applySummary(s *summary) { s.positive = append(s.positive, t...); s.explicit = true }
+func (t Types) applyToSummary(s *summaryOptions) {
+	s.positive = append(s.positive, t...)
+	s.explicit = true
+}
 
 // NegativePolarity are condition types where True is bad, like kstatus's
 // Stalled and Reconciling or a Degraded: True makes the summary False,
@@ -43,7 +46,7 @@ func (t Types) applySummary(s *summary) { s.positive = append(s.positive, t...);
 // precedence over Types.
 type NegativePolarity []string
 
-func (n NegativePolarity) applySummary(s *summary) { s.negative = append(s.negative, n...) }
+func (n NegativePolarity) applyToSummary(s *summaryOptions) { s.negative = append(s.negative, n...) }
 
 // ObservedGeneration is the generation the summary describes, usually the
 // object's metadata.generation; it becomes the summary's observedGeneration.
@@ -51,9 +54,9 @@ func (n NegativePolarity) applySummary(s *summary) { s.negative = append(s.negat
 // that is set and lower) may be out of date, and counts as Unknown.
 type ObservedGeneration int64
 
-func (g ObservedGeneration) applySummary(s *summary) { s.generation = int64(g) }
+func (g ObservedGeneration) applyToSummary(s *summaryOptions) { s.generation = int64(g) }
 
-type summary struct {
+type summaryOptions struct {
 	positive   []string
 	negative   []string
 	explicit   bool
@@ -93,9 +96,9 @@ const (
 //	conditions.Set(&conds, conditions.Summarize(conditions.TypeReady, conds,
 //		conditions.NegativePolarity{"Stalled"}, conditions.ObservedGeneration(obj.Generation)))
 func Summarize(summaryType string, conds []metav1.Condition, opts ...SummaryOption) metav1.Condition {
-	var s summary
+	var s summaryOptions
 	for _, o := range opts {
-		o.applySummary(&s)
+		o.applyToSummary(&s)
 	}
 	out := metav1.Condition{Type: summaryType, ObservedGeneration: s.generation}
 

@@ -80,7 +80,7 @@ func (f writerOptionFunc) applyWriter(w *Writer) { f(w) }
 // WithClock sets the clock that stamps lastTransitionTime. The default is the
 // real clock.
 func WithClock(c clock.PassiveClock) WriterOption {
-	return writerOptionFunc(func(w *Writer) { w.setter.Clock = c })
+	return writerOptionFunc(func(w *Writer) { w.setter = conditions.NewSetter(conditions.WithClock(c)) })
 }
 
 // WithConflictBackoff sets how often, and after which waits, a write that

@@ -109,7 +109,7 @@ func newReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) 
 		resolver: NewResolver(sources, mgr.GetRESTMapper(), append(slices.Clip(o.Resolver), w)...),
 		watcher:  w,
 		recorder: mgr.GetEventRecorder(name),
-		setter:   conditions.Setter{Clock: o.Clock},
+		setter:   conditions.NewSetter(conditions.WithClock(o.Clock)),
 		guard:    newWriteGuard(o.Writes, o.Clock),
 	}, nil
 }

@@ -154,7 +154,7 @@ func (r *reconciler) init() {
 	if r.clock == nil {
 		r.clock = clock.RealClock{}
 	}
-	r.setter = conditions.Setter{Clock: r.clock}
+	r.setter = conditions.NewSetter(conditions.WithClock(r.clock))
 }
 
 // Reconcile makes one object's status what its schedule says now, and

@@ -113,7 +113,9 @@ func (f ClaimConditionsField) applyApplier(a *Applier) { a.claimField = f }
 
 type clockOption struct{ c clock.PassiveClock }
 
-func (o clockOption) applyApplier(a *Applier) { a.setter.Clock = o.c }
+func (o clockOption) applyApplier(a *Applier) {
+	a.setter = conditions.NewSetter(conditions.WithClock(o.c))
+}
 
 // WithClock makes the Applier stamp lastTransitionTime from c instead of the
 // real clock.

@@ -34,7 +34,7 @@ type ClaimReconciler struct {
 // NewClaimReconciler returns a claim reconciler that reads and writes with c.
 func NewClaimReconciler(c client.Client, o Options) *ClaimReconciler {
 	o = o.withDefaults()
-	return &ClaimReconciler{client: c, setter: conditions.Setter{Clock: o.Clock}}
+	return &ClaimReconciler{client: c, setter: conditions.NewSetter(conditions.WithClock(o.Clock))}
 }
 
 // Reconcile makes one App's XApp match it and its status reflect the XApp.

@@ -73,7 +73,7 @@ func NewCompositeReconciler(c client.Client, rec events.EventRecorder, o Options
 		// Crossplane's status.claimConditionTypes.
 		applier: results.NewApplier(rec, results.WithClock(o.Clock),
 			results.ClaimConditionsField{"status", "claimConditions"}),
-		setter:   conditions.Setter{Clock: o.Clock},
+		setter:   conditions.NewSetter(conditions.WithClock(o.Clock)),
 		composed: o.ComposedKinds,
 		poll:     o.PollInterval,
 	}

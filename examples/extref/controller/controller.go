@@ -51,7 +51,7 @@ func Setup(mgr manager.Manager, o Options) error {
 	if o.Policy != nil {
 		policy = *o.Policy
 	}
-	setter := conditions.Setter{Clock: o.Clock}
+	setter := conditions.NewSetter(conditions.WithClock(o.Clock))
 	vpcs := &vpcReconciler{client: mgr.GetClient(), setter: setter}
 	if err := builder.ControllerManagedBy(mgr).Named("vpc").For(&v1alpha1.VPC{}).Complete(vpcs); err != nil {
 		return err

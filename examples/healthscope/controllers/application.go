@@ -53,7 +53,7 @@ type ApplicationReconciler struct {
 // write that lost a conflict rereads the current scope.
 func NewApplicationReconciler(c client.Client, apiReader client.Reader, mapper meta.RESTMapper, scheme *runtime.Scheme, rec events.EventRecorder, o Options) *ApplicationReconciler {
 	o = o.withDefaults()
-	return &ApplicationReconciler{client: c, apiReader: apiReader, mapper: mapper, scheme: scheme, events: rec, setter: conditions.Setter{Clock: o.Clock}, defs: o.Definitions}
+	return &ApplicationReconciler{client: c, apiReader: apiReader, mapper: mapper, scheme: scheme, events: rec, setter: conditions.NewSetter(conditions.WithClock(o.Clock)), defs: o.Definitions}
 }
 
 // A placement is one workload reference in one scope.

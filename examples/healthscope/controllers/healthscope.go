@@ -49,7 +49,7 @@ type HealthScopeReconciler struct {
 // manager's cache, so that the kinds it reads are the kinds it watches).
 func NewHealthScopeReconciler(c client.Client, r client.Reader, mapper meta.RESTMapper, o Options) *HealthScopeReconciler {
 	o = o.withDefaults()
-	return &HealthScopeReconciler{client: c, reader: r, mapper: mapper, setter: conditions.Setter{Clock: o.Clock}, defs: o.Definitions}
+	return &HealthScopeReconciler{client: c, reader: r, mapper: mapper, setter: conditions.NewSetter(conditions.WithClock(o.Clock)), defs: o.Definitions}
 }
 
 // Reconcile computes the HealthScope's status from its workloads and writes
