@@ -81,7 +81,7 @@ func IsSystemConditionType(conditionType string) bool {
 
 // An ApplierOption changes what NewApplier builds.
 type ApplierOption interface {
-	applyApplier(*Applier)
+	applyToApplier(*Applier)
 }
 
 // RecordField is the path of fields from the composite resource's root, e.g.
@@ -96,7 +96,7 @@ type ApplierOption interface {
 // Unknown.
 type RecordField []string
 
-func (f RecordField) applyApplier(a *Applier) { a.record = f }
+func (f RecordField) applyToApplier(a *Applier) { a.record = f }
 
 // ClaimConditionsField is the path of fields from the composite resource's
 // root where the Applier always lists the condition types its claim shows,
@@ -109,11 +109,11 @@ func (f RecordField) applyApplier(a *Applier) { a.record = f }
 // conditions.Propagate reads these two fields only.
 type ClaimConditionsField []string
 
-func (f ClaimConditionsField) applyApplier(a *Applier) { a.claimField = f }
+func (f ClaimConditionsField) applyToApplier(a *Applier) { a.claimField = f }
 
 type clockOption struct{ c clock.PassiveClock }
 
-func (o clockOption) applyApplier(a *Applier) {
+func (o clockOption) applyToApplier(a *Applier) {
 	a.setter = conditions.NewSetter(conditions.WithClock(o.c))
 }
 
@@ -123,7 +123,7 @@ func WithClock(c clock.PassiveClock) ApplierOption { return clockOption{c} }
 
 type propagateOptions []conditions.PropagateOption
 
-func (o propagateOptions) applyApplier(a *Applier) { a.propagate = append(a.propagate, o...) }
+func (o propagateOptions) applyToApplier(a *Applier) { a.propagate = append(a.propagate, o...) }
 
 // WithPropagateOptions passes opts to conditions.Propagate when the Applier
 // carries conditions to the claim (e.g. an empty conditions.RecordField for a
@@ -134,10 +134,10 @@ func WithPropagateOptions(opts ...conditions.PropagateOption) ApplierOption {
 
 // An ApplyOption changes one Apply.
 type ApplyOption interface {
-	applyApply(*applyConfig)
+	applyToApply(*applyOptions)
 }
 
-type applyConfig struct {
+type applyOptions struct {
 	step string
 }
 
@@ -146,7 +146,7 @@ type applyConfig struct {
 // result's own step field wins.
 type Step string
 
-func (s Step) applyApply(c *applyConfig) { c.step = string(s) }
+func (s Step) applyToApply(c *applyOptions) { c.step = string(s) }
 
 // An Applier applies a composition function pipeline's results to a
 // composite resource and its claim. It is safe for concurrent use by several
@@ -165,7 +165,7 @@ type Applier struct {
 func NewApplier(recorder events.EventRecorder, opts ...ApplierOption) *Applier {
 	a := &Applier{recorder: recorder, record: []string{"status", "resultConditions"}}
 	for _, o := range opts {
-		o.applyApplier(a)
+		o.applyToApplier(a)
 	}
 	return a
 }
@@ -239,9 +239,9 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 	if xr == nil {
 		return Outcome{}, fmt.Errorf("cannot apply results: the composite resource is %w", conditions.ErrNilObject)
 	}
-	var cfg applyConfig
+	var cfg applyOptions
 	for _, o := range opts {
-		o.applyApply(&cfg)
+		o.applyToApply(&cfg)
 	}
 	conds, err := conditions.FromUnstructured(xr)
 	if err != nil {
