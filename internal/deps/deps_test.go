@@ -37,6 +37,12 @@ var modules = []string{
 	"github.com/go-logr/logr/...",
 }
 
+// envtestCRDs is the one package outside modules that internal/localcluster
+// imports: the CustomResourceDefinition type that controller-runtime's envtest
+// installs. controller-runtime requires its module, so it adds nothing to what
+// `go get` fetches.
+const envtestCRDs = "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
 // testModules may also be imported by tests.
 var testModules = []string{
 	"github.com/google/go-cmp/...",
@@ -340,6 +346,7 @@ func TestDependencies(t *testing.T) {
 				continue
 			}
 			switch {
+			case self == "internal/localcluster" && imp == envtestCRDs:
 			case !matchAny(modules, imp):
 				bad("%s imports %s: outside the standard library, packages of ctrlkit import only %s", self, imp, moduleList(modules))
 			case k == library && imp == rootNotForLibraries:

@@ -13,15 +13,16 @@ import (
 	"strings"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
-
-var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // admissionResources are the kinds installed beside CRDs: the admission
 // policies that check what a CRD's schema cannot (such as a field that must
@@ -64,65 +65,58 @@ func (s crdSource) file(name string) string {
 	return path.Join(s.name, name)
 }
 
-// installCRDs applies every CustomResourceDefinition found in the YAML and
-// JSON files of srcs (server-side apply, so a re-run updates them), then the
-// admission policies (admissionResources) found beside them, and waits until
-// each CRD is established. Each call is bounded by timeout.
-func installCRDs(ctx context.Context, cfg *rest.Config, srcs []crdSource, timeout time.Duration) error {
-	objs, err := readCRDs(srcs)
+// installCRDs installs the CustomResourceDefinitions of objs into the
+// cluster cfg names and waits until the API server serves them (envtest's
+// InstallCRDs: create, or update what is there), then applies the admission
+// policies of objs. Each policy call is bounded by timeout.
+func installCRDs(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructured, timeout time.Duration) error {
+	crds, policies, err := splitCRDs(objs)
 	if err != nil || len(objs) == 0 {
 		return err
+	}
+	if len(crds) > 0 {
+		if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{CRDs: crds, MaxTime: time.Minute, PollInterval: 50 * time.Millisecond}); err != nil {
+			return fmt.Errorf("cannot install CRDs: %w", err)
+		}
+	}
+	return installPolicies(ctx, cfg, policies, timeout)
+}
+
+// splitCRDs returns the CustomResourceDefinitions of objs, typed as envtest
+// takes them, and the admission policies.
+func splitCRDs(objs []*unstructured.Unstructured) ([]*apiextensionsv1.CustomResourceDefinition, []*unstructured.Unstructured, error) {
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	var policies []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() != "CustomResourceDefinition" {
+			policies = append(policies, o)
+			continue
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, crd); err != nil {
+			return nil, nil, fmt.Errorf("cannot read CRD %s: %w", o.GetName(), err)
+		}
+		crds = append(crds, crd)
+	}
+	return crds, policies, nil
+}
+
+// installPolicies applies the admission policies (server-side apply, so a
+// re-run updates them), each call bounded by timeout.
+func installPolicies(ctx context.Context, cfg *rest.Config, policies []*unstructured.Unstructured, timeout time.Duration) error {
+	if len(policies) == 0 {
+		return nil
 	}
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
-	ri := dc.Resource(crdResource)
-	var crds []*unstructured.Unstructured
-	for _, o := range objs {
-		if o.GetKind() != "CustomResourceDefinition" {
-			continue
-		}
-		crds = append(crds, o)
+	for _, o := range policies {
 		callCtx, cancel := context.WithTimeout(ctx, timeout)
-		_, err := ri.Apply(callCtx, o.GetName(), o, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
-		cancel()
-		if err != nil {
-			return fmt.Errorf("cannot install CRD %s: %w", o.GetName(), err)
-		}
-	}
-	for _, o := range objs {
-		gvr, ok := admissionResources[o.GetKind()]
-		if !ok {
-			continue
-		}
-		callCtx, cancel := context.WithTimeout(ctx, timeout)
-		_, err := dc.Resource(gvr).Apply(callCtx, o.GetName(), o, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+		_, err := dc.Resource(admissionResources[o.GetKind()]).Apply(callCtx, o.GetName(), o, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
 		cancel()
 		if err != nil {
 			return fmt.Errorf("cannot install %s %s: %w", o.GetKind(), o.GetName(), err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	for _, crd := range crds {
-		name := crd.GetName()
-		err := waitFor(ctx, "CRD "+name+" to be established", 50*time.Millisecond, func() error {
-			got, err := ri.Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
-			for _, c := range conds {
-				m, _ := c.(map[string]any)
-				if m["type"] == "Established" && m["status"] == "True" {
-					return nil
-				}
-			}
-			return errNotReady
-		})
-		if err != nil {
-			return err
 		}
 	}
 	return nil

@@ -1,7 +1,7 @@
 // Package localcluster gives example controllers and tests a Kubernetes API
 // server: the one a kubeconfig names, or, when none is given, a local control
-// plane (kube-apiserver + etcd) started on loopback from the binaries that
-// internal/controlplane builds and caches.
+// plane (kube-apiserver + etcd) that controller-runtime's envtest starts on
+// loopback from the binaries internal/controlplane builds and caches.
 //
 // For a local control plane Connect writes an admin kubeconfig file and prints
 // how to point kubectl at it, so a user can watch an example work:
@@ -22,11 +22,11 @@ import (
 	"path/filepath"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/ctrlkit/ctrlkit/internal/controlplane"
 )
@@ -91,9 +91,8 @@ type Cluster struct {
 	// Local reports whether this process started the control plane.
 	Local bool
 
-	etcd, apiserver *process
-	workDir         string
-	tempDir         string
+	env     *envtest.Environment
+	tempDir string
 }
 
 // Connect returns the cluster named by o.Kubeconfig or KUBECONFIG, or starts a
@@ -119,7 +118,11 @@ func Connect(ctx context.Context, o Options) (*Cluster, error) {
 		if err := reachable(ctx, cfg, o.timeout()); err != nil {
 			return nil, fmt.Errorf("cannot reach the API server at %s (kubeconfig %s): %w", cfg.Host, path, err)
 		}
-		if err := installCRDs(ctx, cfg, o.sources(), o.timeout()); err != nil {
+		objs, err := readCRDs(o.sources())
+		if err != nil {
+			return nil, err
+		}
+		if err := installCRDs(ctx, cfg, objs, o.timeout()); err != nil {
 			return nil, fmt.Errorf("API server at %s: %w", cfg.Host, err)
 		}
 		return &Cluster{Config: cfg, KubeconfigPath: path}, nil
@@ -138,122 +141,75 @@ func Connect(ctx context.Context, o Options) (*Cluster, error) {
 	return c, nil
 }
 
-// Start starts a local control plane (etcd and kube-apiserver on loopback,
-// their data in a temporary directory) and installs o.CRDDirs and o.CRDs into
-// it. The
-// API server authorises with RBAC; Config authenticates as a member of
-// system:masters through a static bearer token.
+// Start starts a local control plane with envtest (etcd and kube-apiserver on
+// loopback, their data in temporary directories) and installs o.CRDDirs and
+// o.CRDs into it. The API server authorises with RBAC; Config authenticates
+// as a member of system:masters with a client certificate. Cancelling ctx
+// stops the control plane as soon as envtest has started it.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
 	out := o.Out
 	if out == nil {
 		out = os.Stderr
 	}
+	objs, err := readCRDs(o.sources())
+	if err != nil {
+		return nil, err
+	}
+	crds, policies, err := splitCRDs(objs)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := controlplane.Assets(ctx, controlplane.Options{Progress: out})
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Local: true}
-	if err := c.start(ctx, dir); err != nil {
-		_ = c.Stop()
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    dir,
+		CRDs:                     crds,
+		CRDInstallOptions:        envtest.CRDInstallOptions{MaxTime: time.Minute, PollInterval: 50 * time.Millisecond},
+		ControlPlaneStartTimeout: time.Minute,
+		ControlPlaneStopTimeout:  10 * time.Second,
+	}
+	// etcd's data is thrown away with the control plane: no need to sync it.
+	env.ControlPlane.Etcd = &envtest.Etcd{}
+	env.ControlPlane.Etcd.Configure().Set("unsafe-no-fsync", "true").Set("log-level", "warn")
+
+	// envtest.Environment.Start takes no context: an interrupt waits for it
+	// and then stops what it started.
+	started := make(chan error, 1)
+	go func() { _, err := env.Start(); started <- err }()
+	select {
+	case err = <-started:
+	case <-ctx.Done():
+		if err := <-started; err == nil {
+			_ = env.Stop()
+		}
+		return nil, fmt.Errorf("cannot start the local control plane: %w", ctx.Err())
+	}
+	if err != nil {
+		_ = env.Stop()
 		return nil, fmt.Errorf("cannot start the local control plane from %s: %w", dir, err)
 	}
-	if err := installCRDs(ctx, c.Config, o.sources(), o.timeout()); err != nil {
+	c := &Cluster{Config: env.Config, Local: true, env: env}
+	if err := installPolicies(ctx, c.Config, policies, o.timeout()); err != nil {
 		_ = c.Stop()
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *Cluster) start(ctx context.Context, assets string) error {
-	work, err := os.MkdirTemp("", "ctrlkit-controlplane-")
-	if err != nil {
-		return err
-	}
-	c.workDir = work
-	ports, err := freePorts(3)
-	if err != nil {
-		return err
-	}
-	etcdURL := "http://127.0.0.1:" + itoa(ports[0])
-	c.etcd, err = startProcess(controlplane.Etcd, filepath.Join(assets, controlplane.Etcd),
-		"--data-dir="+filepath.Join(work, "etcd"),
-		"--listen-client-urls="+etcdURL,
-		"--advertise-client-urls="+etcdURL,
-		"--listen-peer-urls=http://127.0.0.1:"+itoa(ports[1]),
-		"--unsafe-no-fsync=true",
-		"--log-level=warn",
-	)
-	if err != nil {
-		return err
-	}
-
-	pki, err := writePKI(work)
-	if err != nil {
-		return fmt.Errorf("cannot create certificates: %w", err)
-	}
-	token, err := randomToken()
-	if err != nil {
-		return err
-	}
-	tokens := fmt.Sprintf("%s,ctrlkit-admin,ctrlkit-admin,\"system:masters\"\n", token)
-	if err := os.WriteFile(filepath.Join(work, "tokens.csv"), []byte(tokens), 0o600); err != nil {
-		return err
-	}
-	host := "https://127.0.0.1:" + itoa(ports[2])
-	c.apiserver, err = startProcess(controlplane.APIServer, filepath.Join(assets, controlplane.APIServer),
-		"--etcd-servers="+etcdURL,
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
-		"--secure-port="+itoa(ports[2]),
-		"--cert-dir="+work,
-		"--tls-cert-file="+filepath.Join(work, "serving.crt"),
-		"--tls-private-key-file="+filepath.Join(work, "serving.key"),
-		"--token-auth-file="+filepath.Join(work, "tokens.csv"),
-		"--authorization-mode=RBAC",
-		"--service-cluster-ip-range=10.0.0.0/24",
-		"--service-account-issuer="+host+"/",
-		"--service-account-key-file="+filepath.Join(work, "sa.key"),
-		"--service-account-signing-key-file="+filepath.Join(work, "sa.key"),
-		// No controller-manager runs to create default service accounts.
-		"--disable-admission-plugins=ServiceAccount",
-		"--allow-privileged=true",
-	)
-	if err != nil {
-		return err
-	}
-
-	c.Config = &rest.Config{
-		Host:            host,
-		BearerToken:     token,
-		TLSClientConfig: rest.TLSClientConfig{CAData: pki.caPEM},
-		QPS:             200,
-		Burst:           400,
-	}
-	cs, err := kubernetes.NewForConfig(c.Config)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	return waitFor(ctx, "kube-apiserver to serve the default namespace", 100*time.Millisecond, func() error {
-		_, err := cs.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
-		return err
-	}, c.etcd, c.apiserver)
-}
-
 // Stop stops a local control plane and removes the files Connect wrote. It
 // does nothing for a cluster named by a kubeconfig.
 func (c *Cluster) Stop() error {
 	var errs []error
-	c.apiserver.stop(10 * time.Second)
-	c.etcd.stop(10 * time.Second)
-	c.apiserver, c.etcd = nil, nil
-	for _, dir := range []string{c.workDir, c.tempDir} {
-		if dir != "" {
-			errs = append(errs, os.RemoveAll(dir))
-		}
+	if c.env != nil {
+		errs = append(errs, c.env.Stop())
+		c.env = nil
 	}
-	c.workDir, c.tempDir = "", ""
+	if c.tempDir != "" {
+		errs = append(errs, os.RemoveAll(c.tempDir))
+		c.tempDir = ""
+	}
 	return errors.Join(errs...)
 }
 
@@ -266,7 +222,7 @@ func (c *Cluster) WriteKubeconfig(path string) error {
 	}
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["ctrlkit-local"] = &clientcmdapi.Cluster{Server: c.Config.Host, CertificateAuthorityData: c.Config.CAData}
-	kc.AuthInfos["ctrlkit-admin"] = &clientcmdapi.AuthInfo{Token: c.Config.BearerToken}
+	kc.AuthInfos["ctrlkit-admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: c.Config.CertData, ClientKeyData: c.Config.KeyData}
 	kc.Contexts["ctrlkit-local"] = &clientcmdapi.Context{Cluster: "ctrlkit-local", AuthInfo: "ctrlkit-admin"}
 	kc.CurrentContext = "ctrlkit-local"
 	if path == "" {

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -65,9 +67,10 @@ func TestConnect(t *testing.T) {
 	_, err = cs.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
 	require.NoError(t, err, "the local control plane still runs")
 
-	work, kubeconfig := local.workDir, local.KubeconfigPath
+	etcdData, certs, kubeconfig := local.env.ControlPlane.Etcd.DataDir, local.env.ControlPlane.APIServer.CertDir, local.KubeconfigPath
 	require.NoError(t, local.Stop())
-	require.NoDirExists(t, work, "Stop removes etcd's data and the certificates")
+	require.NoDirExists(t, etcdData, "Stop removes etcd's data")
+	require.NoDirExists(t, certs, "Stop removes the certificates")
 	require.NoFileExists(t, kubeconfig, "Stop removes the kubeconfig it wrote")
 	_, err = cs.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
 	require.Error(t, err, "the API server is gone after Stop")
@@ -192,3 +195,43 @@ spec:
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
+
+// TestStartInterrupted: cancelling the context while the control plane
+// starts returns the context's error and leaves no process running.
+func TestStartInterrupted(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("lists child processes through /proc")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Second, cancel)
+	_, err := Start(ctx, Options{CRDDirs: []string{testCRDs}, Out: testWriter{t}})
+	require.ErrorIs(t, err, context.Canceled)
+	if diff := cmp.Diff([]string(nil), children(t)); diff != "" {
+		t.Errorf("child processes after an interrupted Start (-want, +got):\n%s", diff)
+	}
+}
+
+// children returns the names of this process's running children.
+func children(t *testing.T) []string {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	require.NoError(t, err)
+	var names []string
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue // ended since the glob
+		}
+		// pid (comm) state ppid ...
+		s := string(data)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		fields := strings.Fields(s[end+1:])
+		if len(fields) > 2 && fields[0] != "Z" && fields[1] == strconv.Itoa(os.Getpid()) {
+			names = append(names, s[open+1:end])
+		}
+	}
+	return names
+}

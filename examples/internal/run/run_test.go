@@ -292,7 +292,7 @@ func writeKubeconfig(t *testing.T, env *testenv.Env) string {
 	t.Helper()
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["test"] = &clientcmdapi.Cluster{Server: env.Config.Host, CertificateAuthorityData: env.Config.CAData}
-	kc.AuthInfos["test"] = &clientcmdapi.AuthInfo{Token: env.Config.BearerToken}
+	kc.AuthInfos["test"] = &clientcmdapi.AuthInfo{ClientCertificateData: env.Config.CertData, ClientKeyData: env.Config.KeyData}
 	kc.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
 	kc.CurrentContext = "test"
 	path := filepath.Join(t.TempDir(), "kubeconfig")
