@@ -11,11 +11,12 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/ctrlkit/ctrlkit/directstatus"
+	"github.com/ctrlkit/ctrlkit/fielddiff"
 )
 
-// The directstatus comparisons diff the same pair of objects with
-// directstatus and go-cmp. Each object has 10,000 leaf fields: spec.items
+// The DirectStatus comparisons diff the same pair of objects with fielddiff
+// (the differ of a direct controller that writes its status with
+// directstatus) and go-cmp. Each object has 10,000 leaf fields: spec.items
 // holds 100 objects of 100 fields (unstructured content), or 1,000 structs of
 // 10 fields (5 scalars and 5 labels). "Early" pairs differ in one field in
 // the first 1 % of the object; "all" pairs differ in every leaf.
@@ -108,7 +109,7 @@ func BenchmarkDirectStatusFirstChangedField(b *testing.B) {
 		b.Run(p.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, changed, err := directstatus.FirstChangedField(p.desired, p.actual); err != nil || !changed {
+				if _, changed, err := fielddiff.FirstChangedField(p.desired, p.actual); err != nil || !changed {
 					b.Fatal(changed, err)
 				}
 			}
@@ -148,7 +149,7 @@ func BenchmarkDirectStatusVsGoCmp(b *testing.B) {
 	var rows []row
 	for _, p := range early {
 		ours, theirs := dsMeasurePair(
-			func() { _, _, _ = directstatus.FirstChangedField(p.desired, p.actual) },
+			func() { _, _, _ = fielddiff.FirstChangedField(p.desired, p.actual) },
 			func() { _ = cmp.Diff(p.desired, p.actual, p.opts...) })
 		rows = append(rows, row{"early change/" + p.name, "FirstChangedField", "cmp.Diff", ours, theirs})
 	}
@@ -158,7 +159,7 @@ func BenchmarkDirectStatusVsGoCmp(b *testing.B) {
 	}{{"one change", early}, {"all changed", all}} {
 		for _, p := range set.pairs {
 			ours, theirs := dsMeasurePair(
-				func() { _, _ = directstatus.ChangedFields(p.desired, p.actual) },
+				func() { _, _ = fielddiff.ChangedFields(p.desired, p.actual) },
 				func() { _ = cmp.Equal(p.desired, p.actual, p.opts...) })
 			rows = append(rows, row{set.label + "/" + p.name, "ChangedFields", "cmp.Equal", ours, theirs})
 		}

@@ -3,7 +3,7 @@
 // that says what it is doing while it does it: which spec field triggered an
 // update, before the update is sent, and how the update ended.
 //
-//	first, changed, err := directstatus.FirstChangedField(desired, actual, directstatus.Prefix("spec"))
+//	first, changed, err := fielddiff.FirstChangedField(desired, actual, fielddiff.Prefix("spec"))
 //	if err != nil {
 //		return ctrl.Result{}, err
 //	}
@@ -20,7 +20,8 @@
 //	}
 //	return ctrl.Result{RequeueAfter: syncPeriod}, op.Succeeded(ctx) // Ready=True UpToDate
 //
-// where w is a Writer; examples/direct is a complete controller.
+// where w is a Writer and package fielddiff finds the first changed field;
+// examples/direct is a complete controller.
 //
 // # The Ready condition
 //
@@ -40,18 +41,6 @@
 // controller-runtime's reconcile.TerminalError writes Stalled=True instead,
 // so kstatus, Flux and Argo CD see working, stuck and done.
 //
-// # Finding the first changed field
-//
-// FirstChangedField returns the path of the first field where desired and
-// actual differ, ChangedFields every one, in a deterministic order. Both
-// sides are Go structs (by JSON names), unstructured content, or protobuf
-// messages, of one type; values are equal when their JSON would be.
-// FirstChangedField stops at the first difference, so its cost grows with
-// its position, not the objects' size. Paths read back with fieldpath.Parse;
-// map keys of Go and protobuf maps are in brackets (spec.labels[team]). Bad
-// input never panics: it wraps ErrTypeMismatch, ErrUnsupported, ErrCycle,
-// ErrTooDeep or fieldpath.ErrInvalidPath, naming the path.
-//
 // # Writing the status
 //
 // A Writer sets one Ready condition (keeping other types) and the
@@ -61,10 +50,9 @@
 //
 // Limits, one line each:
 //
-//   - depth: values nested more than MaxDepth (10,000) levels wrap ErrTooDeep.
 //   - operation ID: one longer than MaxOperationIDLength (4,096 bytes quoted) is not recorded.
 //   - message: cut at a rune boundary to what the API server accepts, never through the ID.
 //
-// docs/design/directstatus.md has the comparison rules and the decisions;
-// docs/benchmarks.md the figures.
+// docs/design/directstatus.md has the decisions and the mapping from Config
+// Connector; docs/benchmarks.md the figures.
 package directstatus

@@ -5,91 +5,12 @@ import (
 	"errors"
 	"fmt"
 
-	"google.golang.org/protobuf/types/known/timestamppb"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/directstatus"
-	"github.com/ctrlkit/ctrlkit/directstatus/internal/testpb"
+	"github.com/ctrlkit/ctrlkit/fielddiff"
 )
-
-func ExampleFirstChangedField() {
-	type NodePool struct {
-		Name string `json:"name"`
-		Size int    `json:"size"`
-	}
-	type ClusterParameters struct {
-		Description string            `json:"description,omitempty"`
-		Labels      map[string]string `json:"labels,omitempty"`
-		NodePools   []NodePool        `json:"nodePools,omitempty"`
-	}
-	desired := ClusterParameters{
-		Description: "orders",
-		Labels:      map[string]string{"team": "data"},
-		NodePools:   []NodePool{{"a", 1}, {"b", 2}, {"c", 5}},
-	}
-	actual := ClusterParameters{
-		Description: "orders",
-		Labels:      map[string]string{"team": "web"},
-		NodePools:   []NodePool{{"a", 1}, {"b", 2}, {"c", 3}},
-	}
-
-	path, changed, err := directstatus.FirstChangedField(desired, actual, directstatus.Prefix("spec.forProvider"))
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(path, changed)
-	fmt.Println(directstatus.Updating(path).Message)
-	// Output:
-	// spec.forProvider.labels[team] true
-	// Updating resource (first field path: spec.forProvider.labels[team])
-}
-
-func ExampleChangedFields() {
-	desired := map[string]any{
-		"metadata": map[string]any{"name": "orders", "resourceVersion": "7"},
-		"spec": map[string]any{
-			"description": "orders, by day",
-			"nodePools":   []any{map[string]any{"size": int64(3)}, map[string]any{"size": int64(5)}},
-		},
-	}
-	actual := map[string]any{
-		"metadata": map[string]any{"name": "orders", "resourceVersion": "9"},
-		"spec": map[string]any{
-			"description": "orders",
-			"nodePools":   []any{map[string]any{"size": 3.0}, map[string]any{"size": 4.0}},
-		},
-		"status": map[string]any{"phase": "Running"},
-	}
-
-	paths, err := directstatus.ChangedFields(desired, actual, directstatus.IgnorePaths("metadata", "status"))
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(paths)
-	// Output:
-	// [spec.description spec.nodePools[1].size]
-}
-
-func ExampleFirstChangedField_protobuf() {
-	desired := &testpb.Cluster{Description: "orders", NodePools: []*testpb.NodePool{{Name: "a", Size: 3}}}
-	actual := &testpb.Cluster{
-		Name:        "projects/p/clusters/orders", // output only
-		CreateTime:  timestamppb.Now(),            // output only
-		Description: "orders",
-		NodePools:   []*testpb.NodePool{{Name: "a", Size: 2}},
-	}
-
-	path, _, err := directstatus.FirstChangedField(desired, actual,
-		directstatus.Prefix("spec"), directstatus.ProtoJSONNames(),
-		directstatus.IgnorePaths("spec.name", "spec.createTime"))
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(path)
-	// Output:
-	// spec.nodePools[0].size
-}
 
 func ExampleUpdating() {
 	show := func(c metav1.Condition) { fmt.Printf("%s %s %s: %s\n", c.Type, c.Status, c.Reason, c.Message) }
@@ -131,17 +52,17 @@ func ExampleParseOperationID() {
 func ExampleWriter_StartUpdate() {
 	var (
 		ctx     = context.Background()
-		c       client.Client // the manager's client
-		obj     client.Object // the object being reconciled
-		desired *testpb.Cluster
-		actual  *testpb.Cluster
-		update  = func(context.Context, *testpb.Cluster, []string) error { return nil } // the cloud call
+		c       client.Client                                                              // the manager's client
+		obj     client.Object                                                              // the object being reconciled
+		desired *ClusterParameters                                                         // the spec, as the cloud API takes it
+		actual  *ClusterParameters                                                         // what the cloud API returned
+		update  = func(context.Context, *ClusterParameters, []string) error { return nil } // the cloud call
 	)
 	w := directstatus.NewWriter(c)
-	opts := []directstatus.DiffOption{directstatus.Prefix("spec"), directstatus.ProtoJSONNames()}
+	opts := []fielddiff.Option{fielddiff.Prefix("spec")}
 
 	reconcile := func() error {
-		first, changed, err := directstatus.FirstChangedField(desired, actual, opts...)
+		first, changed, err := fielddiff.FirstChangedField(desired, actual, opts...)
 		if err != nil {
 			return err
 		}
@@ -149,7 +70,7 @@ func ExampleWriter_StartUpdate() {
 			_, err := w.SetReady(ctx, obj, directstatus.UpToDate()) // no write if already so
 			return err
 		}
-		mask, err := directstatus.ChangedFields(desired, actual, opts...)
+		mask, err := fielddiff.ChangedFields(desired, actual, opts...)
 		if err != nil {
 			return err
 		}
@@ -163,4 +84,10 @@ func ExampleWriter_StartUpdate() {
 		return op.Succeeded(ctx) // UpToDate
 	}
 	_ = reconcile
+}
+
+// ClusterParameters is a cloud resource's settings, as an example spec.
+type ClusterParameters struct {
+	Description string `json:"description,omitempty"`
+	Size        int    `json:"size"`
 }

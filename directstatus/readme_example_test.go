@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/directstatus"
+	"github.com/ctrlkit/ctrlkit/fielddiff"
 )
 
 const syncPeriod = 10 * time.Minute
@@ -32,7 +33,7 @@ type reconciler struct {
 // in obj's Ready condition.
 func (r *reconciler) sync(ctx context.Context, obj client.Object, desired, actual map[string]any) (ctrl.Result, error) {
 	// r.status = directstatus.NewWriter(mgr.GetClient())
-	first, changed, err := directstatus.FirstChangedField(desired, actual, directstatus.Prefix("spec"))
+	first, changed, err := fielddiff.FirstChangedField(desired, actual, fielddiff.Prefix("spec"))
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/jsonfields"
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
@@ -286,13 +287,13 @@ func checkStatus(obj client.Object) error {
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		err = fmt.Errorf("%s is not a pointer to a struct: %w", t, ErrNoStatus)
 	} else {
-		st, ok := jsonField(t.Elem(), "status")
+		st, ok := jsonfields.Lookup(t.Elem(), "status")
 		switch {
 		case !ok || st.Kind() != reflect.Struct:
 			err = fmt.Errorf("%s has no status struct: %w", t, ErrNoStatus)
 		default:
-			ct, okC := jsonField(st, "conditions")
-			gt, okG := jsonField(st, "observedGeneration")
+			ct, okC := jsonfields.Lookup(st, "conditions")
+			gt, okG := jsonfields.Lookup(st, "observedGeneration")
 			if !okC || !conditionList(ct) {
 				err = fmt.Errorf("the status of %s has no conditions field that is a list of conditions (structs with string type and status fields, as metav1.Condition): %w", t, ErrNoStatus)
 			} else if !okG || gt.Kind() < reflect.Int || gt.Kind() > reflect.Int64 {
@@ -326,42 +327,15 @@ func conditionList(t reflect.Type) bool {
 		return false
 	}
 	for _, name := range []string{"type", "status", "reason", "message"} {
-		ft, ok := jsonField(e, name)
+		ft, ok := jsonfields.Lookup(e, name)
 		if ok && ft.Kind() != reflect.String || !ok && (name == "type" || name == "status") {
 			return false
 		}
 	}
-	if ft, ok := jsonField(e, "lastTransitionTime"); ok && ft.Kind() != reflect.String && ft != reflect.TypeFor[metav1.Time]() {
+	if ft, ok := jsonfields.Lookup(e, "lastTransitionTime"); ok && ft.Kind() != reflect.String && ft != reflect.TypeFor[metav1.Time]() {
 		return false
 	}
 	return true
-}
-
-// jsonField finds the field of struct type t with the JSON name name,
-// looking into inline and embedded structs; a pointer field's type is the
-// type it points to.
-func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
-	return jsonFieldIn(t, structInfoOf(t).fields, name)
-}
-
-func jsonFieldIn(t reflect.Type, fields []fieldInfo, name string) (reflect.Type, bool) {
-	for i := range fields {
-		f := &fields[i]
-		ft := t.Field(f.index).Type
-		if ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		if f.inline {
-			if found, ok := jsonFieldIn(ft, f.sub, name); ok {
-				return found, true
-			}
-			continue
-		}
-		if f.name == name {
-			return ft, true
-		}
-	}
-	return nil, false
 }
 
 // What the Writer knows about whether a kind of object keeps a field it

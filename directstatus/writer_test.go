@@ -23,6 +23,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/directstatus"
+	"github.com/ctrlkit/ctrlkit/fielddiff"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 	testapicrds "github.com/ctrlkit/ctrlkit/internal/testenv/testapi/crds"
 	"github.com/ctrlkit/ctrlkit/internal/testenv/testapi/v1alpha1"
@@ -386,7 +387,7 @@ func TestReconcilePattern(t *testing.T) {
 	// reconcile is the design's flow.
 	reconcile := func(fail error) error {
 		desired := spec{Size: obj.Spec.Size}
-		first, changed, err := directstatus.FirstChangedField(desired, external, directstatus.Prefix("spec"))
+		first, changed, err := fielddiff.FirstChangedField(desired, external, fielddiff.Prefix("spec"))
 		require.NoError(t, err)
 		if !changed {
 			_, err := w.SetReady(ctx, obj, directstatus.UpToDate())

@@ -22,8 +22,12 @@
 //     k8s.io/api, k8s.io/utils, sigs.k8s.io/controller-runtime,
 //     google.golang.org/protobuf and github.com/go-logr/logr;
 //   - tests (TestImports and XTestImports) may import what their package may,
-//     anything in their own package tree, internal/testenv, and also
-//     github.com/google/go-cmp and github.com/stretchr/testify.
+//     the packages its entry lists for tests only, anything in their own
+//     package tree, internal/testenv, and also github.com/google/go-cmp and
+//     github.com/stretchr/testify;
+//   - directstatus depends on no protobuf package that controller-runtime's
+//     client does not already pull, and on no ctrlkit package that imports
+//     protobuf (`go list -deps` of both, TestProtobufLight).
 //
 // A failure names the importing package, the imported package and the rule,
 // as in

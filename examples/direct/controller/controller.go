@@ -36,6 +36,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/directstatus"
 	"github.com/ctrlkit/ctrlkit/examples/direct/cloudapi"
 	"github.com/ctrlkit/ctrlkit/examples/direct/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/fielddiff"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
 
@@ -48,10 +49,10 @@ const DefaultSyncPeriod = 10 * time.Minute
 
 // The cloud's output-only fields have no place in the spec: the diff leaves
 // them out.
-var diffOptions = []directstatus.DiffOption{
-	directstatus.Prefix("spec"),
-	directstatus.ProtoJSONNames(),
-	directstatus.IgnorePaths("spec.name", "spec.etag", "spec.createTime", "spec.updateTime"),
+var diffOptions = []fielddiff.Option{
+	fielddiff.Prefix("spec"),
+	fielddiff.ProtoJSONNames(),
+	fielddiff.IgnorePaths("spec.name", "spec.etag", "spec.createTime", "spec.updateTime"),
 }
 
 // A Reconciler reconciles Datasets with the fake cloud.
@@ -130,7 +131,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 
-	first, changed, err := directstatus.FirstChangedField(desired, actual, diffOptions...)
+	first, changed, err := fielddiff.FirstChangedField(desired, actual, diffOptions...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -140,7 +141,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		_, err := r.Status.SetReady(ctx, ds, directstatus.UpToDate())
 		return ctrl.Result{RequeueAfter: r.syncPeriod()}, err
 	}
-	paths, err := directstatus.ChangedFields(desired, actual, diffOptions...)
+	paths, err := fielddiff.ChangedFields(desired, actual, diffOptions...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -207,7 +208,7 @@ func (r *Reconciler) firstChange(ctx context.Context, id string, desired *clouda
 	if err != nil {
 		return "", false, err
 	}
-	return directstatus.FirstChangedField(desired, actual, diffOptions...)
+	return fielddiff.FirstChangedField(desired, actual, diffOptions...)
 }
 
 func (r *Reconciler) pollInterval() time.Duration {

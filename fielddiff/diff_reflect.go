@@ -1,4 +1,4 @@
-package directstatus
+package fielddiff
 
 import (
 	"bytes"
@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/ctrlkit/ctrlkit/internal/jsonfields"
 	"google.golang.org/protobuf/proto"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -26,7 +26,6 @@ var (
 	typeTime          = reflect.TypeFor[time.Time]()
 	typeMetaTime      = reflect.TypeFor[metav1.Time]()
 	typeProtoMessage  = reflect.TypeFor[proto.Message]()
-	typeJSONMarshaler = reflect.TypeFor[json.Marshaler]()
 	typeTextMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 	typeBytes         = reflect.TypeFor[[]byte]()
 	typeMapString     = reflect.TypeFor[map[string]string]()
@@ -68,7 +67,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 		}
 		return
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if jsonLeaf(t) {
+		if jsonfields.Leaf(t) {
 			break
 		}
 		if a.Int() != b.Int() {
@@ -76,7 +75,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 		}
 		return
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		if jsonLeaf(t) {
+		if jsonfields.Leaf(t) {
 			break
 		}
 		if a.Uint() != b.Uint() {
@@ -84,7 +83,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 		}
 		return
 	case reflect.Float32, reflect.Float64:
-		if jsonLeaf(t) {
+		if jsonfields.Leaf(t) {
 			break
 		}
 		fa, fb := a.Float(), b.Float()
@@ -93,7 +92,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 		}
 		return
 	case reflect.String:
-		if jsonLeaf(t) {
+		if jsonfields.Leaf(t) {
 			break
 		}
 		if a.String() != b.String() {
@@ -111,7 +110,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 		return
 	}
 
-	if jsonLeaf(t) {
+	if jsonfields.Leaf(t) {
 		d.leaf(a, b)
 		return
 	}
@@ -221,40 +220,25 @@ func encodeLeaf(v reflect.Value) ([]byte, error) {
 	return p.(encoding.TextMarshaler).MarshalText()
 }
 
-var leafTypes sync.Map // reflect.Type -> bool
-
-// jsonLeaf reports whether values of t encode themselves (json.Marshaler or
-// encoding.TextMarshaler, with a value or a pointer receiver).
-func jsonLeaf(t reflect.Type) bool {
-	if v, ok := leafTypes.Load(t); ok {
-		return v.(bool)
-	}
-	pt := reflect.PointerTo(t)
-	leaf := t.Implements(typeJSONMarshaler) || pt.Implements(typeJSONMarshaler) ||
-		t.Implements(typeTextMarshaler) || pt.Implements(typeTextMarshaler)
-	leafTypes.Store(t, leaf)
-	return leaf
-}
-
 func (d *differ) structFields(a, b reflect.Value) {
 	if d.deeper() {
-		d.fieldList(a, b, structInfoOf(a.Type()).fields)
+		d.fieldList(a, b, jsonfields.Of(a.Type()))
 		d.shallower()
 	}
 }
 
 // fieldList compares the fields of structs a and b listed in fields, going
 // into inline structs.
-func (d *differ) fieldList(a, b reflect.Value, fields []fieldInfo) {
+func (d *differ) fieldList(a, b reflect.Value, fields []jsonfields.Field) {
 	for i := range fields {
 		f := &fields[i]
-		fa, fb := a.Field(f.index), b.Field(f.index)
-		if f.inline {
-			d.fieldList(inlineStruct(fa), inlineStruct(fb), f.sub)
+		fa, fb := a.Field(f.Index), b.Field(f.Index)
+		if f.Inline {
+			d.fieldList(inlineStruct(fa), inlineStruct(fb), f.Sub)
 		} else {
-			ignored, saved := d.enter(fieldSegment(f.name))
+			ignored, saved := d.enter(fieldSegment(f.Name))
 			if !ignored {
-				d.value(fa, fb, f.omitEmpty)
+				d.value(fa, fb, f.OmitEmpty)
 			}
 			d.leave(saved)
 		}
@@ -276,180 +260,6 @@ func inlineStruct(v reflect.Value) reflect.Value {
 	return v.Elem()
 }
 
-type structInfo struct {
-	fields []fieldInfo
-}
-
-// A fieldInfo is a field of a struct, or an inline struct whose fields (sub)
-// are the parent's.
-type fieldInfo struct {
-	index     int
-	name      string
-	inline    bool        // a struct whose fields are the parent's
-	sub       []fieldInfo // for inline: its fields visible from the outermost struct
-	omitEmpty bool
-}
-
-var structInfos sync.Map // reflect.Type -> *structInfo
-
-// structInfoOf returns the fields of struct type t as encoding/json sees
-// them: exported (or embedded) fields not tagged "-", named by their tag or
-// else their Go name; an embedded struct without a tag name, or an exported
-// or embedded field tagged inline, is flattened into its parent. A name that
-// appears more than once through flattened structs is resolved as
-// encoding/json resolves it: the shallowest field wins; at equal depth a
-// field named by its tag wins over the others; otherwise all are left out.
-func structInfoOf(t reflect.Type) *structInfo {
-	if v, ok := structInfos.Load(t); ok {
-		return v.(*structInfo)
-	}
-	var leaves []leafField
-	collectFields(t, nil, map[reflect.Type]bool{}, &leaves)
-	leaves = dominantFields(leaves)
-	info := &structInfo{}
-	for _, l := range leaves {
-		info.fields = addField(info.fields, l, 0)
-	}
-	v, _ := structInfos.LoadOrStore(t, info)
-	return v.(*structInfo)
-}
-
-// A leafField is a field found by collectFields, with the path of field
-// indexes that reaches it through inline structs.
-type leafField struct {
-	index     []int
-	name      string
-	tagged    bool // named by its tag
-	omitEmpty bool
-}
-
-// collectFields appends the fields of struct type t, and of the structs
-// flattened into it, in declaration order, depth first. A struct type
-// already being flattened (an embedded pointer to itself) is not flattened
-// again, as encoding/json visits each type once.
-func collectFields(t reflect.Type, prefix []int, onPath map[reflect.Type]bool, out *[]leafField) {
-	onPath[t] = true
-	defer delete(onPath, t)
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		ft := sf.Type
-		isStruct := ft.Kind() == reflect.Struct || ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct
-		inline := hasOption(opts, "inline") && isStruct
-		if sf.Anonymous && name == "" && isStruct && !jsonLeaf(ft) && !ft.Implements(typeProtoMessage) {
-			if !sf.IsExported() {
-				// encoding/json promotes the exported fields of an embedded
-				// struct of an unexported type; reflection cannot read them
-				// without unsafe, so they are left out.
-				continue
-			}
-			inline = true
-		}
-		if !sf.IsExported() && !(inline && sf.Anonymous) {
-			// encoding/json ignores an unexported field that is not
-			// embedded, inline tag or not, and reflection cannot read it.
-			continue
-		}
-		index := append(prefix[:len(prefix):len(prefix)], i)
-		if inline {
-			st := ft
-			if st.Kind() == reflect.Pointer {
-				st = st.Elem()
-			}
-			if !onPath[st] {
-				collectFields(st, index, onPath, out)
-			}
-			continue
-		}
-		tagged := name != ""
-		if !tagged {
-			name = sf.Name
-		}
-		// omitzero omits only a nil list or map; an empty one is written
-		// ([] or {}), so it does not make them equal as omitempty does.
-		*out = append(*out, leafField{index: index, name: name, tagged: tagged, omitEmpty: hasOption(opts, "omitempty")})
-	}
-}
-
-// dominantFields keeps, of the fields that share a name, the one
-// encoding/json encodes: the shallowest, or at equal depth the only one
-// named by its tag; when there is none, it drops them all. The order is
-// kept.
-func dominantFields(fields []leafField) []leafField {
-	byName := make(map[string][]int, len(fields))
-	dup := false
-	for i, f := range fields {
-		if len(byName[f.name]) > 0 {
-			dup = true
-		}
-		byName[f.name] = append(byName[f.name], i)
-	}
-	if !dup {
-		return fields
-	}
-	keep := make([]bool, len(fields))
-	for _, idx := range byName {
-		best, atBest, taggedAtBest := -1, 0, 0
-		for _, i := range idx {
-			switch depth := len(fields[i].index); {
-			case best < 0 || depth < len(fields[best].index):
-				best, atBest, taggedAtBest = i, 1, 0
-				if fields[i].tagged {
-					taggedAtBest = 1
-				}
-			case depth == len(fields[best].index):
-				atBest++
-				if fields[i].tagged {
-					taggedAtBest++
-					if !fields[best].tagged {
-						best = i
-					}
-				}
-			}
-		}
-		if atBest == 1 || taggedAtBest == 1 {
-			keep[best] = true
-		}
-	}
-	kept := fields[:0:0]
-	for i, f := range fields {
-		if keep[i] {
-			kept = append(kept, f)
-		}
-	}
-	return kept
-}
-
-// addField adds leaf l, whose path of indexes goes through inline structs
-// from level on, to fields, and returns fields. Leaves come in depth-first
-// order, so an inline struct already added is the last field.
-func addField(fields []fieldInfo, l leafField, level int) []fieldInfo {
-	i := l.index[level]
-	if level == len(l.index)-1 {
-		return append(fields, fieldInfo{index: i, name: l.name, omitEmpty: l.omitEmpty})
-	}
-	if n := len(fields); n > 0 && fields[n-1].inline && fields[n-1].index == i {
-		fields[n-1].sub = addField(fields[n-1].sub, l, level+1)
-		return fields
-	}
-	return append(fields, fieldInfo{index: i, inline: true, sub: addField(nil, l, level+1)})
-}
-
-func hasOption(opts, want string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == want {
-			return true
-		}
-	}
-	return false
-}
-
 func (d *differ) slice(a, b reflect.Value, omitEmpty bool) {
 	la, lb := a.Len(), b.Len()
 	if d.nilOnOneSide(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty) {
@@ -458,7 +268,7 @@ func (d *differ) slice(a, b reflect.Value, omitEmpty bool) {
 	if la == 0 && lb == 0 {
 		return
 	}
-	if a.Type() == typeBytes || a.Type().Elem().Kind() == reflect.Uint8 && !jsonLeaf(a.Type().Elem()) {
+	if a.Type() == typeBytes || a.Type().Elem().Kind() == reflect.Uint8 && !jsonfields.Leaf(a.Type().Elem()) {
 		// []byte is one base64 string in JSON.
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			d.report()
@@ -605,9 +415,9 @@ func (d *differ) mapKeys(a, b reflect.Value) ([]mapKey, bool) {
 	signed, unsigned := false, false
 	switch kt.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		signed = !jsonLeaf(kt)
+		signed = !jsonfields.Leaf(kt)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		unsigned = !jsonLeaf(kt)
+		unsigned = !jsonfields.Leaf(kt)
 	}
 	slices.SortFunc(keys, func(x, y mapKey) int {
 		switch {
@@ -708,19 +518,19 @@ func isEmptyValue(v reflect.Value, depth int) bool {
 		if v.Type() == typeTime || v.Type() == typeMetaTime {
 			return v.IsZero()
 		}
-		return isEmptyFields(v, structInfoOf(v.Type()).fields, depth)
+		return isEmptyFields(v, jsonfields.Of(v.Type()), depth)
 	}
 	return false
 }
 
 // isEmptyFields reports whether the fields of struct v listed in fields are
 // all empty, going into inline structs.
-func isEmptyFields(v reflect.Value, fields []fieldInfo, depth int) bool {
+func isEmptyFields(v reflect.Value, fields []jsonfields.Field, depth int) bool {
 	for i := range fields {
 		f := &fields[i]
-		fv := v.Field(f.index)
-		if f.inline {
-			if !isEmptyFields(inlineStruct(fv), f.sub, depth+1) {
+		fv := v.Field(f.Index)
+		if f.Inline {
+			if !isEmptyFields(inlineStruct(fv), f.Sub, depth+1) {
 				return false
 			}
 		} else if !isEmptyValue(fv, depth+1) {

@@ -1,4 +1,4 @@
-package directstatus_test
+package fielddiff_test
 
 import (
 	"errors"
@@ -7,8 +7,8 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/ctrlkit/ctrlkit/directstatus"
-	"github.com/ctrlkit/ctrlkit/directstatus/internal/testpb"
+	"github.com/ctrlkit/ctrlkit/fielddiff"
+	"github.com/ctrlkit/ctrlkit/fielddiff/internal/testpb"
 )
 
 // selfPointer is a pointer to its own type: a chain of them holds no
@@ -138,15 +138,15 @@ func TestDeepValues(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			desired, actual := tc.desired(), tc.actual()
-			_, _, err := directstatus.FirstChangedField(desired, actual, directstatus.Prefix("spec"))
-			if !errors.Is(err, directstatus.ErrTooDeep) {
-				t.Fatalf("FirstChangedField: got error %v, want %v", err, directstatus.ErrTooDeep)
+			_, _, err := fielddiff.FirstChangedField(desired, actual, fielddiff.Prefix("spec"))
+			if !errors.Is(err, fielddiff.ErrTooDeep) {
+				t.Fatalf("FirstChangedField: got error %v, want %v", err, fielddiff.ErrTooDeep)
 			}
 			if len(err.Error()) > 500 {
 				t.Errorf("FirstChangedField: error of %d bytes, want a short one: %.200s…", len(err.Error()), err)
 			}
-			if _, err := directstatus.ChangedFields(desired, actual, directstatus.NilEqualsEmpty()); !errors.Is(err, directstatus.ErrTooDeep) {
-				t.Fatalf("ChangedFields: got error %v, want %v", err, directstatus.ErrTooDeep)
+			if _, err := fielddiff.ChangedFields(desired, actual, fielddiff.NilEqualsEmpty()); !errors.Is(err, fielddiff.ErrTooDeep) {
+				t.Fatalf("ChangedFields: got error %v, want %v", err, fielddiff.ErrTooDeep)
 			}
 		})
 	}
@@ -160,14 +160,14 @@ func TestDepthLimit(t *testing.T) {
 		levels  int
 		wantErr bool
 	}{
-		{levels: directstatus.MaxDepth, wantErr: false},
-		{levels: directstatus.MaxDepth + 1, wantErr: true},
+		{levels: fielddiff.MaxDepth, wantErr: false},
+		{levels: fielddiff.MaxDepth + 1, wantErr: true},
 	} {
 		a, b := mapChain(tc.levels-1, "a"), mapChain(tc.levels-1, "b")
-		got, err := directstatus.ChangedFields(a, b)
+		got, err := fielddiff.ChangedFields(a, b)
 		if tc.wantErr {
-			if !errors.Is(err, directstatus.ErrTooDeep) {
-				t.Errorf("%d levels: got %v, want %v", tc.levels, err, directstatus.ErrTooDeep)
+			if !errors.Is(err, fielddiff.ErrTooDeep) {
+				t.Errorf("%d levels: got %v, want %v", tc.levels, err, fielddiff.ErrTooDeep)
 			}
 			continue
 		}
@@ -186,8 +186,8 @@ func TestDepthLimit(t *testing.T) {
 // ErrTooDeep.
 func FuzzDepth(f *testing.F) {
 	f.Add(uint32(10), "m")
-	f.Add(uint32(directstatus.MaxDepth), "l")
-	f.Add(uint32(directstatus.MaxDepth+1), "a")
+	f.Add(uint32(fielddiff.MaxDepth), "l")
+	f.Add(uint32(fielddiff.MaxDepth+1), "a")
 	f.Add(uint32(1_000_000), "p")
 	f.Add(uint32(200_000), "mlbp")
 	f.Fuzz(func(t *testing.T, levels uint32, kinds string) {
@@ -218,10 +218,10 @@ func FuzzDepth(f *testing.F) {
 		}
 		a, n := build("a")
 		b, _ := build("b")
-		got, err := directstatus.ChangedFields(a, b)
-		if n > directstatus.MaxDepth {
-			if !errors.Is(err, directstatus.ErrTooDeep) {
-				t.Fatalf("%d levels: got %v, want %v", n, err, directstatus.ErrTooDeep)
+		got, err := fielddiff.ChangedFields(a, b)
+		if n > fielddiff.MaxDepth {
+			if !errors.Is(err, fielddiff.ErrTooDeep) {
+				t.Fatalf("%d levels: got %v, want %v", n, err, fielddiff.ErrTooDeep)
 			}
 			return
 		}

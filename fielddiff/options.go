@@ -1,4 +1,4 @@
-package directstatus
+package fielddiff
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
 
-// A DiffOption changes how FirstChangedField and ChangedFields compare.
-type DiffOption interface {
+// A Option changes how FirstChangedField and ChangedFields compare.
+type Option interface {
 	applyDiff(c *diffConfig)
 }
 
@@ -20,7 +20,7 @@ func (f diffOptionFunc) applyDiff(c *diffConfig) { f(c) }
 // diffing the struct that is an object's spec, so that a change of its
 // description is reported as spec.description. It is a field path; a trailing
 // "." is allowed ("spec." reads as "spec"). The default is no prefix.
-func Prefix(path string) DiffOption {
+func Prefix(path string) Option {
 	return diffOptionFunc(func(c *diffConfig) {
 		c.prefixRaw = path
 	})
@@ -33,7 +33,7 @@ func Prefix(path string) DiffOption {
 // field, key or index: IgnorePaths("spec.nodePools[*].status"). A path that
 // is not a valid field path makes the diff return an error wrapping
 // fieldpath.ErrInvalidPath. IgnorePaths may be given more than once.
-func IgnorePaths(paths ...string) DiffOption {
+func IgnorePaths(paths ...string) Option {
 	return diffOptionFunc(func(c *diffConfig) {
 		c.ignoreRaw = append(c.ignoreRaw, paths...)
 	})
@@ -46,14 +46,14 @@ func IgnorePaths(paths ...string) DiffOption {
 // value. Without it a nil value differs from every non-nil one, except for
 // struct fields tagged omitempty, whose nil and empty lists and maps encode
 // alike and so compare equal.
-func NilEqualsEmpty() DiffOption {
+func NilEqualsEmpty() Option {
 	return diffOptionFunc(func(c *diffConfig) { c.nilEqualsEmpty = true })
 }
 
 // ProtoJSONNames names protobuf fields by their JSON names (nodePools) rather
 // than their proto names (node_pools), which is what a Kubernetes spec mapped
 // from a cloud API's messages uses.
-func ProtoJSONNames() DiffOption {
+func ProtoJSONNames() Option {
 	return diffOptionFunc(func(c *diffConfig) { c.protoJSONNames = true })
 }
 
@@ -67,7 +67,7 @@ type diffConfig struct {
 	ignore *ignoreNode
 }
 
-func newDiffConfig(opts []DiffOption) (*diffConfig, error) {
+func newDiffConfig(opts []Option) (*diffConfig, error) {
 	c := &diffConfig{}
 	for _, o := range opts {
 		if o != nil {

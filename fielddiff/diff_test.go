@@ -1,4 +1,4 @@
-package directstatus_test
+package fielddiff_test
 
 import (
 	"encoding"
@@ -22,8 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/ctrlkit/ctrlkit/directstatus"
-	"github.com/ctrlkit/ctrlkit/directstatus/internal/testpb"
+	"github.com/ctrlkit/ctrlkit/fielddiff"
+	"github.com/ctrlkit/ctrlkit/fielddiff/internal/testpb"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
 
@@ -119,7 +119,7 @@ type labelsHolder struct {
 // tag on an unexported field in the source.
 func hiddenInline(labels map[string]string, name string) any {
 	t := reflect.StructOf([]reflect.StructField{
-		{Name: "inner", PkgPath: "github.com/ctrlkit/ctrlkit/directstatus_test", Type: reflect.TypeFor[labelsHolder](), Tag: `json:",inline"`},
+		{Name: "inner", PkgPath: "github.com/ctrlkit/ctrlkit/fielddiff_test", Type: reflect.TypeFor[labelsHolder](), Tag: `json:",inline"`},
 		{Name: "Name", Type: reflect.TypeFor[string](), Tag: `json:"name"`},
 	})
 	v := reflect.New(t).Elem()
@@ -133,7 +133,7 @@ type diffCase struct {
 	reason  string
 	desired any
 	actual  any
-	opts    []directstatus.DiffOption
+	opts    []fielddiff.Option
 	want    []string // every changed field; the first is FirstChangedField's
 	wantErr error
 }
@@ -142,7 +142,7 @@ type diffCase struct {
 // that they agree and that every path parses back to itself.
 func checkDiff(t *testing.T, tc diffCase) {
 	t.Helper()
-	all, err := directstatus.ChangedFields(tc.desired, tc.actual, tc.opts...)
+	all, err := fielddiff.ChangedFields(tc.desired, tc.actual, tc.opts...)
 	if diff := cmp.Diff(tc.wantErr, err, cmpopts.EquateErrors()); diff != "" {
 		t.Fatalf("%s\nChangedFields(...): -want error, +got error:\n%s", tc.reason, diff)
 	}
@@ -152,7 +152,7 @@ func checkDiff(t *testing.T, tc diffCase) {
 	if tc.wantErr != nil {
 		return
 	}
-	first, changed, err := directstatus.FirstChangedField(tc.desired, tc.actual, tc.opts...)
+	first, changed, err := fielddiff.FirstChangedField(tc.desired, tc.actual, tc.opts...)
 	require.NoError(t, err)
 	wantFirst := ""
 	if len(tc.want) > 0 {
@@ -197,12 +197,12 @@ func TestDiffStructs(t *testing.T) {
 		f(&s)
 		return s
 	}
-	inSpec := directstatus.Prefix("spec")
+	inSpec := fielddiff.Prefix("spec")
 
 	cases := map[string]diffCase{
 		"Equal": {
 			reason:  "Equal values have no changed field.",
-			desired: base(), actual: base(), opts: []directstatus.DiffOption{inSpec},
+			desired: base(), actual: base(), opts: []fielddiff.Option{inSpec},
 		},
 		"EqualPointers": {
 			reason:  "Pointers to equal values are compared by what they point to.",
@@ -210,12 +210,12 @@ func TestDiffStructs(t *testing.T) {
 		},
 		"Description": {
 			reason:  "A changed string is named by its JSON name, after the prefix.",
-			desired: with(func(s *spec) { s.Description = "new" }), actual: base(), opts: []directstatus.DiffOption{inSpec},
+			desired: with(func(s *spec) { s.Description = "new" }), actual: base(), opts: []fielddiff.Option{inSpec},
 			want: []string{"spec.description"},
 		},
 		"PrefixWithDot": {
 			reason:  "A prefix may end with a dot.",
-			desired: with(func(s *spec) { s.Description = "new" }), actual: base(), opts: []directstatus.DiffOption{directstatus.Prefix("spec.forProvider.")},
+			desired: with(func(s *spec) { s.Description = "new" }), actual: base(), opts: []fielddiff.Option{fielddiff.Prefix("spec.forProvider.")},
 			want: []string{"spec.forProvider.description"},
 		},
 		"NoPrefix": {
@@ -225,18 +225,18 @@ func TestDiffStructs(t *testing.T) {
 		},
 		"LabelAdded": {
 			reason:  "A map key is a field of the path.",
-			desired: with(func(s *spec) { s.Labels["owner"] = "me" }), actual: base(), opts: []directstatus.DiffOption{inSpec},
+			desired: with(func(s *spec) { s.Labels["owner"] = "me" }), actual: base(), opts: []fielddiff.Option{inSpec},
 			want: []string{"spec.labels[owner]"},
 		},
 		"LabelWithDots": {
 			reason:  "A key with dots is written in brackets.",
-			desired: with(func(s *spec) { s.Labels["app.kubernetes.io/name"] = "billing" }), actual: base(), opts: []directstatus.DiffOption{inSpec},
+			desired: with(func(s *spec) { s.Labels["app.kubernetes.io/name"] = "billing" }), actual: base(), opts: []fielddiff.Option{inSpec},
 			want: []string{"spec.labels[app.kubernetes.io/name]"},
 		},
 		"LabelKeysNeedingQuotes": {
 			reason:  "Keys that read as an index, a wildcard or nothing are quoted; brackets are escaped.",
 			desired: with(func(s *spec) { s.Labels = map[string]string{"0": "x", "*": "y", "": "z", "a]b": "w"} }), actual: with(func(s *spec) { s.Labels = map[string]string{"q": "q"} }),
-			opts: []directstatus.DiffOption{inSpec},
+			opts: []fielddiff.Option{inSpec},
 			want: []string{"spec.labels['']", "spec.labels['*']", "spec.labels['0']", `spec.labels[a\]b]`, "spec.labels[q]"},
 		},
 		"LabelKeysSorted": {
@@ -246,7 +246,7 @@ func TestDiffStructs(t *testing.T) {
 		},
 		"NodePoolSize": {
 			reason:  "A list element's field: index, then field.",
-			desired: with(func(s *spec) { s.NodePools[2].Size = 5 }), actual: base(), opts: []directstatus.DiffOption{inSpec},
+			desired: with(func(s *spec) { s.NodePools[2].Size = 5 }), actual: base(), opts: []fielddiff.Option{inSpec},
 			want: []string{"spec.nodePools[2].size"},
 		},
 		"DeclarationOrder": {
@@ -305,7 +305,7 @@ func TestDiffStructs(t *testing.T) {
 		"NilEqualsEmptyList": {
 			reason:  "NilEqualsEmpty makes them equal.",
 			desired: with(func(s *spec) { s.Tags = nil }), actual: with(func(s *spec) { s.Tags = []string{} }),
-			opts: []directstatus.DiffOption{directstatus.NilEqualsEmpty()},
+			opts: []fielddiff.Option{fielddiff.NilEqualsEmpty()},
 		},
 		"NilPointerAgainstZero": {
 			reason:  "A nil pointer differs from a pointer to zero.",
@@ -315,12 +315,12 @@ func TestDiffStructs(t *testing.T) {
 		"NilEqualsEmptyPointer": {
 			reason:  "NilEqualsEmpty makes a nil pointer equal to a pointer to zero.",
 			desired: with(func(s *spec) { s.Size = ptr(int64(0)); s.Defaulted = ptr(false) }), actual: base(),
-			opts: []directstatus.DiffOption{directstatus.NilEqualsEmpty()},
+			opts: []fielddiff.Option{fielddiff.NilEqualsEmpty()},
 		},
 		"NilEqualsEmptyStillSeesValues": {
 			reason:  "NilEqualsEmpty does not hide a real value.",
 			desired: with(func(s *spec) { s.Size = ptr(int64(3)) }), actual: base(),
-			opts: []directstatus.DiffOption{directstatus.NilEqualsEmpty()},
+			opts: []fielddiff.Option{fielddiff.NilEqualsEmpty()},
 			want: []string{"size"},
 		},
 		"IgnoredFieldsAndUnexported": {
@@ -335,18 +335,18 @@ func TestDiffStructs(t *testing.T) {
 				s.NodePools[1].Name = "n"
 				s.Labels["team"] = "ml"
 			}), actual: base(),
-			opts: []directstatus.DiffOption{inSpec, directstatus.IgnorePaths("spec.description", "spec.nodePools[*].size"), directstatus.IgnorePaths("spec.labels[team]")},
+			opts: []fielddiff.Option{inSpec, fielddiff.IgnorePaths("spec.description", "spec.nodePools[*].size"), fielddiff.IgnorePaths("spec.labels[team]")},
 			want: []string{"spec.nodePools[1].name"},
 		},
 		"IgnoreEverything": {
 			reason:  "Ignoring the prefix itself ignores everything.",
 			desired: with(func(s *spec) { s.Description = "new" }), actual: base(),
-			opts: []directstatus.DiffOption{directstatus.Prefix("spec.forProvider"), directstatus.IgnorePaths("spec")},
+			opts: []fielddiff.Option{fielddiff.Prefix("spec.forProvider"), fielddiff.IgnorePaths("spec")},
 		},
 		"IgnoreOutsidePrefix": {
 			reason:  "An ignored path outside the prefix never matches.",
 			desired: with(func(s *spec) { s.Description = "new" }), actual: base(),
-			opts: []directstatus.DiffOption{inSpec, directstatus.IgnorePaths("status.description")},
+			opts: []fielddiff.Option{inSpec, fielddiff.IgnorePaths("status.description")},
 			want: []string{"spec.description"},
 		},
 		"RepeatedNamesOnce": {
@@ -421,18 +421,18 @@ func TestDiffStructs(t *testing.T) {
 			reason:  "Integer keys beyond float64's precision are still visited by value.",
 			desired: map[int64]string{-9007199254740993: "a", -9007199254740992: "a", 1<<62 + 1: "a", 1 << 62: "a"},
 			actual:  map[int64]string{-9007199254740993: "b", -9007199254740992: "b", 1<<62 + 1: "b", 1 << 62: "b"},
-			opts:    []directstatus.DiffOption{inSpec},
+			opts:    []fielddiff.Option{inSpec},
 			want:    []string{"spec['-9007199254740993']", "spec['-9007199254740992']", "spec['4611686018427387904']", "spec['4611686018427387905']"},
 		},
 		"LargeUintKeysByValue": {
 			reason:  "So are unsigned ones.",
 			desired: map[uint64]string{1<<64 - 1: "a", 1<<64 - 2: "a", 3: "a"}, actual: map[uint64]string{1<<64 - 1: "b", 1<<64 - 2: "b", 3: "b"},
-			opts: []directstatus.DiffOption{inSpec},
+			opts: []fielddiff.Option{inSpec},
 			want: []string{"spec['3']", "spec['18446744073709551614']", "spec['18446744073709551615']"},
 		},
 		"NilPointerKey": {
 			reason:  "A nil pointer key with a MarshalText method is named \"\", as encoding/json names it.",
-			desired: map[*netip.Addr]string{nil: "a"}, actual: map[*netip.Addr]string{nil: "b"}, opts: []directstatus.DiffOption{inSpec},
+			desired: map[*netip.Addr]string{nil: "a"}, actual: map[*netip.Addr]string{nil: "b"}, opts: []fielddiff.Option{inSpec},
 			want: []string{"spec['']"},
 		},
 		"ProtoInStruct": {
@@ -452,7 +452,7 @@ func TestDiffStructs(t *testing.T) {
 		},
 		"RootNil": {
 			reason:  "A nil pointer against a value is a change of the whole, named by the prefix.",
-			desired: (*nodePool)(nil), actual: &nodePool{}, opts: []directstatus.DiffOption{inSpec},
+			desired: (*nodePool)(nil), actual: &nodePool{}, opts: []fielddiff.Option{inSpec},
 			want: []string{"spec"},
 		},
 		"BothNil": {
@@ -512,12 +512,12 @@ func TestDiffUnstructured(t *testing.T) {
 		"NilEqualsEmpty": {
 			reason:  "NilEqualsEmpty: null, missing and empty are equal.",
 			desired: map[string]any{"a": nil, "b": "", "c": []any{}, "d": map[string]any{"e": ""}, "f": int64(0), "g": false}, actual: map[string]any{"a": map[string]any{}, "h": nil},
-			opts: []directstatus.DiffOption{directstatus.NilEqualsEmpty()},
+			opts: []fielddiff.Option{fielddiff.NilEqualsEmpty()},
 		},
 		"NilEqualsEmptyKeepsValues": {
 			reason:  "NilEqualsEmpty does not hide a value.",
 			desired: map[string]any{"a": nil, "b": "x"}, actual: map[string]any{"a": "y"},
-			opts: []directstatus.DiffOption{directstatus.NilEqualsEmpty()},
+			opts: []fielddiff.Option{fielddiff.NilEqualsEmpty()},
 			want: []string{"a", "b"},
 		},
 		"ListLengths": {
@@ -534,7 +534,7 @@ func TestDiffUnstructured(t *testing.T) {
 				u.SetResourceVersion("2")
 				return u
 			}(),
-			opts: []directstatus.DiffOption{directstatus.IgnorePaths("status", "metadata")},
+			opts: []fielddiff.Option{fielddiff.IgnorePaths("status", "metadata")},
 			want: []string{"spec.description"},
 		},
 		"UnstructuredAgainstMap": {
@@ -544,7 +544,7 @@ func TestDiffUnstructured(t *testing.T) {
 		"IgnoreWildcardKey": {
 			reason:  "A wildcard matches any key.",
 			desired: map[string]any{"a": map[string]any{"etag": "1", "v": "1"}, "b": map[string]any{"etag": "1"}}, actual: map[string]any{"a": map[string]any{"etag": "2", "v": "2"}, "b": map[string]any{"etag": "2"}},
-			opts: []directstatus.DiffOption{directstatus.IgnorePaths("*.etag")},
+			opts: []fielddiff.Option{fielddiff.IgnorePaths("*.etag")},
 			want: []string{"a.v"},
 		},
 		"EmptyAgainstFull": {
@@ -592,7 +592,7 @@ func TestDiffProto(t *testing.T) {
 		f(c)
 		return c
 	}
-	jsonNames := directstatus.ProtoJSONNames()
+	jsonNames := fielddiff.ProtoJSONNames()
 
 	cases := map[string]diffCase{
 		"Equal": {
@@ -606,12 +606,12 @@ func TestDiffProto(t *testing.T) {
 		},
 		"ProtoNames": {
 			reason:  "Proto field names by default.",
-			desired: with(func(c *testpb.Cluster) { c.NodePools[1].Size = 5 }), actual: base(), opts: []directstatus.DiffOption{directstatus.Prefix("spec")},
+			desired: with(func(c *testpb.Cluster) { c.NodePools[1].Size = 5 }), actual: base(), opts: []fielddiff.Option{fielddiff.Prefix("spec")},
 			want: []string{"spec.node_pools[1].size"},
 		},
 		"JSONNames": {
 			reason:  "JSON names with ProtoJSONNames.",
-			desired: with(func(c *testpb.Cluster) { c.NodePools[1].Size = 5 }), actual: base(), opts: []directstatus.DiffOption{directstatus.Prefix("spec"), jsonNames},
+			desired: with(func(c *testpb.Cluster) { c.NodePools[1].Size = 5 }), actual: base(), opts: []fielddiff.Option{fielddiff.Prefix("spec"), jsonNames},
 			want: []string{"spec.nodePools[1].size"},
 		},
 		"MapKeys": {
@@ -627,7 +627,7 @@ func TestDiffProto(t *testing.T) {
 		"OptionalNilEqualsEmpty": {
 			reason:  "NilEqualsEmpty: unset equals zero, and an unset message an empty one.",
 			desired: with(func(c *testpb.Cluster) { c.Replicas = proto.Int32(0); c.DefaultPool = &testpb.NodePool{} }), actual: base(),
-			opts: []directstatus.DiffOption{directstatus.NilEqualsEmpty()},
+			opts: []fielddiff.Option{fielddiff.NilEqualsEmpty()},
 		},
 		"MessageUnsetAgainstEmpty": {
 			reason:  "Without the option, an empty message differs from an unset one.",
@@ -641,7 +641,7 @@ func TestDiffProto(t *testing.T) {
 		},
 		"Timestamp": {
 			reason:  "A Timestamp is one value.",
-			desired: with(func(c *testpb.Cluster) { c.CreateTime = timestamppb.New(time.Unix(101, 0)) }), actual: base(), opts: []directstatus.DiffOption{jsonNames},
+			desired: with(func(c *testpb.Cluster) { c.CreateTime = timestamppb.New(time.Unix(101, 0)) }), actual: base(), opts: []fielddiff.Option{jsonNames},
 			want: []string{"createTime"},
 		},
 		"WrappersAndDuration": {
@@ -687,7 +687,7 @@ func TestDiffProto(t *testing.T) {
 		"IgnoreOutputOnly": {
 			reason:  "Output-only fields are ignored by path.",
 			desired: with(func(c *testpb.Cluster) { c.CreateTime = nil; c.NodePools[0].Labels = map[string]string{"x": "y"} }), actual: base(),
-			opts: []directstatus.DiffOption{jsonNames, directstatus.Prefix("spec"), directstatus.IgnorePaths("spec.createTime", "spec.nodePools[*].labels")},
+			opts: []fielddiff.Option{jsonNames, fielddiff.Prefix("spec"), fielddiff.IgnorePaths("spec.createTime", "spec.nodePools[*].labels")},
 		},
 		"NilMessages": {
 			reason:  "Two nil messages are equal.",
@@ -695,7 +695,7 @@ func TestDiffProto(t *testing.T) {
 		},
 		"NilAgainstMessage": {
 			reason:  "A nil message against a set one is a change of the whole.",
-			desired: (*testpb.Cluster)(nil), actual: base(), opts: []directstatus.DiffOption{directstatus.Prefix("spec")},
+			desired: (*testpb.Cluster)(nil), actual: base(), opts: []fielddiff.Option{fielddiff.Prefix("spec")},
 			want: []string{"spec"},
 		},
 	}
@@ -729,71 +729,71 @@ func TestDiffErrors(t *testing.T) {
 		"StructAgainstMap": {
 			reason:  "Desired and actual must have the same type.",
 			desired: spec{}, actual: map[string]any{},
-			wantErr: directstatus.ErrTypeMismatch,
+			wantErr: fielddiff.ErrTypeMismatch,
 		},
 		"DifferentStructs": {
 			reason:  "Two struct types differ even with the same fields.",
 			desired: nodePool{}, actual: location{},
-			wantErr: directstatus.ErrTypeMismatch,
+			wantErr: fielddiff.ErrTypeMismatch,
 		},
 		"DifferentMessages": {
 			reason:  "Two message types differ.",
 			desired: &testpb.Cluster{}, actual: &testpb.NodePool{},
-			wantErr: directstatus.ErrTypeMismatch,
+			wantErr: fielddiff.ErrTypeMismatch,
 		},
 		"NilAgainstValue": {
 			reason:  "An untyped nil has no type to compare.",
 			desired: nil, actual: map[string]any{},
-			wantErr: directstatus.ErrTypeMismatch,
+			wantErr: fielddiff.ErrTypeMismatch,
 		},
 		"Func": {
 			reason:  "A function field cannot be compared, even when both are nil.",
 			desired: withFunc{Name: "a"}, actual: withFunc{Name: "a"},
-			wantErr: directstatus.ErrUnsupported,
+			wantErr: fielddiff.ErrUnsupported,
 		},
 		"ChanInMap": {
 			reason:  "A channel in unstructured content cannot be compared.",
 			desired: map[string]any{"c": make(chan int)}, actual: map[string]any{"c": make(chan int)},
-			wantErr: directstatus.ErrUnsupported,
+			wantErr: fielddiff.ErrUnsupported,
 		},
 		"ChanAgainstString": {
 			reason:  "Nor against a value of another type.",
 			desired: map[string]any{"c": "x"}, actual: map[string]any{"c": make(chan int)},
-			wantErr: directstatus.ErrUnsupported,
+			wantErr: fielddiff.ErrUnsupported,
 		},
 		"Complex": {
 			reason:  "JSON has no complex numbers.",
 			desired: map[string]any{"c": 1i}, actual: map[string]any{"c": 2i},
-			wantErr: directstatus.ErrUnsupported,
+			wantErr: fielddiff.ErrUnsupported,
 		},
 		"NilInterfaceKey": {
 			reason:  "A nil interface map key has no text to name it by.",
 			desired: map[encoding.TextMarshaler]string{nil: "a"}, actual: map[encoding.TextMarshaler]string{nil: "b"},
-			wantErr: directstatus.ErrUnsupported,
+			wantErr: fielddiff.ErrUnsupported,
 		},
 		"CyclicMaps": {
 			reason:  "Maps that contain themselves are a cycle, not an endless walk.",
 			desired: cyclicMap(), actual: cyclicMap(),
-			wantErr: directstatus.ErrCycle,
+			wantErr: fielddiff.ErrCycle,
 		},
 		"CyclicPointers": {
 			reason:  "Pointers that loop are a cycle.",
 			desired: cyclicNode("a"), actual: cyclicNode("a"),
-			wantErr: directstatus.ErrCycle,
+			wantErr: fielddiff.ErrCycle,
 		},
 		"InvalidIgnorePath": {
 			reason:  "An ignore path that does not parse is an error.",
-			desired: map[string]any{}, actual: map[string]any{}, opts: []directstatus.DiffOption{directstatus.IgnorePaths("spec..x")},
+			desired: map[string]any{}, actual: map[string]any{}, opts: []fielddiff.Option{fielddiff.IgnorePaths("spec..x")},
 			wantErr: fieldpath.ErrInvalidPath,
 		},
 		"InvalidPrefix": {
 			reason:  "A prefix that does not parse is an error.",
-			desired: map[string]any{}, actual: map[string]any{}, opts: []directstatus.DiffOption{directstatus.Prefix("spec[")},
+			desired: map[string]any{}, actual: map[string]any{}, opts: []fielddiff.Option{fielddiff.Prefix("spec[")},
 			wantErr: fieldpath.ErrInvalidPath,
 		},
 		"WildcardPrefix": {
 			reason:  "A prefix names one place: no wildcards.",
-			desired: map[string]any{}, actual: map[string]any{}, opts: []directstatus.DiffOption{directstatus.Prefix("spec[*]")},
+			desired: map[string]any{}, actual: map[string]any{}, opts: []fielddiff.Option{fielddiff.Prefix("spec[*]")},
 			wantErr: fieldpath.ErrInvalidPath,
 		},
 	}
@@ -809,18 +809,18 @@ func TestFirstChangedFieldStops(t *testing.T) {
 	desired := map[string]any{"a": "1", "z": make(chan int)}
 	actual := map[string]any{"a": "2", "z": make(chan int)}
 
-	path, changed, err := directstatus.FirstChangedField(desired, actual)
+	path, changed, err := fielddiff.FirstChangedField(desired, actual)
 	require.NoError(t, err)
 	if path != "a" || !changed {
 		t.Errorf("FirstChangedField: want %q, true; got %q, %t", "a", path, changed)
 	}
-	if _, err := directstatus.ChangedFields(desired, actual); !errors.Is(err, directstatus.ErrUnsupported) {
+	if _, err := fielddiff.ChangedFields(desired, actual); !errors.Is(err, fielddiff.ErrUnsupported) {
 		t.Errorf("ChangedFields: want an error wrapping ErrUnsupported, got %v", err)
 	}
 }
 
 func TestDiffErrorNamesPath(t *testing.T) {
-	_, err := directstatus.ChangedFields(withFunc{}, withFunc{}, directstatus.Prefix("spec"))
+	_, err := fielddiff.ChangedFields(withFunc{}, withFunc{}, fielddiff.Prefix("spec"))
 	require.Error(t, err)
 	want := "cannot diff spec.hook: func(): unsupported value"
 	if err.Error() != want {

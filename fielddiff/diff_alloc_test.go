@@ -1,4 +1,4 @@
-package directstatus_test
+package fielddiff_test
 
 import (
 	"testing"
@@ -8,8 +8,8 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/ctrlkit/ctrlkit/directstatus"
-	"github.com/ctrlkit/ctrlkit/directstatus/internal/testpb"
+	"github.com/ctrlkit/ctrlkit/fielddiff"
+	"github.com/ctrlkit/ctrlkit/fielddiff/internal/testpb"
 )
 
 // The walk allocates for what it finds and how deep it goes, not for the
@@ -27,7 +27,7 @@ func TestChangedFieldsAllocsDoNotGrowWithSize(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			allocs := testing.AllocsPerRun(5, func() {
-				got, err := directstatus.ChangedFields(tc.desired, tc.actual)
+				got, err := fielddiff.ChangedFields(tc.desired, tc.actual)
 				if err != nil || len(got) != 1 {
 					t.Fatalf("ChangedFields: %v, %v", got, err)
 				}
@@ -98,12 +98,12 @@ func TestProtoGoFieldsAndReflectionAgree(t *testing.T) {
 		return d
 	}
 	for name, change := range cases {
-		for _, opts := range [][]directstatus.DiffOption{nil, {directstatus.NilEqualsEmpty()}} {
+		for _, opts := range [][]fielddiff.Option{nil, {fielddiff.NilEqualsEmpty()}} {
 			desired, actual := base(), base()
 			change(actual)
-			generated, err := directstatus.ChangedFields(desired, actual, opts...)
+			generated, err := fielddiff.ChangedFields(desired, actual, opts...)
 			require.NoError(t, err, name)
-			reflected, err := directstatus.ChangedFields(dynamic(desired), dynamic(actual), opts...)
+			reflected, err := fielddiff.ChangedFields(dynamic(desired), dynamic(actual), opts...)
 			require.NoError(t, err, name)
 			require.Equal(t, reflected, generated, "%s, %d options", name, len(opts))
 			if len(opts) == 0 {

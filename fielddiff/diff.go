@@ -1,4 +1,4 @@
-package directstatus
+package fielddiff
 
 import (
 	"errors"
@@ -45,7 +45,7 @@ const MaxDepth = 10000
 // update no field triggered ("triggered by periodic sync"), so pass a Prefix
 // (Prefix("spec")) when the path goes into a condition: changed is then
 // always reported with a non-empty path.
-func FirstChangedField(desired, actual any, opts ...DiffOption) (path string, changed bool, err error) {
+func FirstChangedField(desired, actual any, opts ...Option) (path string, changed bool, err error) {
 	found, err := diff(desired, actual, true, opts)
 	if err != nil || len(found) == 0 {
 		return "", false, err
@@ -58,11 +58,11 @@ func FirstChangedField(desired, actual any, opts ...DiffOption) (path string, ch
 // whose value differs as a whole (a list present on one side only, a value of
 // another type) is reported once, without the fields below it. Equal inputs
 // give an empty (nil) list.
-func ChangedFields(desired, actual any, opts ...DiffOption) ([]string, error) {
+func ChangedFields(desired, actual any, opts ...Option) ([]string, error) {
 	return diff(desired, actual, false, opts)
 }
 
-func diff(desired, actual any, first bool, opts []DiffOption) ([]string, error) {
+func diff(desired, actual any, first bool, opts []Option) ([]string, error) {
 	cfg, err := newDiffConfig(opts)
 	if err != nil {
 		return nil, err

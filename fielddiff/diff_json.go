@@ -1,4 +1,4 @@
-package directstatus
+package fielddiff
 
 import (
 	"reflect"

@@ -1,0 +1,89 @@
+package fielddiff_test
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/ctrlkit/ctrlkit/directstatus"
+	"github.com/ctrlkit/ctrlkit/fielddiff"
+	"github.com/ctrlkit/ctrlkit/fielddiff/internal/testpb"
+)
+
+func ExampleFirstChangedField() {
+	type NodePool struct {
+		Name string `json:"name"`
+		Size int    `json:"size"`
+	}
+	type ClusterParameters struct {
+		Description string            `json:"description,omitempty"`
+		Labels      map[string]string `json:"labels,omitempty"`
+		NodePools   []NodePool        `json:"nodePools,omitempty"`
+	}
+	desired := ClusterParameters{
+		Description: "orders",
+		Labels:      map[string]string{"team": "data"},
+		NodePools:   []NodePool{{"a", 1}, {"b", 2}, {"c", 5}},
+	}
+	actual := ClusterParameters{
+		Description: "orders",
+		Labels:      map[string]string{"team": "web"},
+		NodePools:   []NodePool{{"a", 1}, {"b", 2}, {"c", 3}},
+	}
+
+	path, changed, err := fielddiff.FirstChangedField(desired, actual, fielddiff.Prefix("spec.forProvider"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(path, changed)
+	fmt.Println(directstatus.Updating(path).Message)
+	// Output:
+	// spec.forProvider.labels[team] true
+	// Updating resource (first field path: spec.forProvider.labels[team])
+}
+
+func ExampleChangedFields() {
+	desired := map[string]any{
+		"metadata": map[string]any{"name": "orders", "resourceVersion": "7"},
+		"spec": map[string]any{
+			"description": "orders, by day",
+			"nodePools":   []any{map[string]any{"size": int64(3)}, map[string]any{"size": int64(5)}},
+		},
+	}
+	actual := map[string]any{
+		"metadata": map[string]any{"name": "orders", "resourceVersion": "9"},
+		"spec": map[string]any{
+			"description": "orders",
+			"nodePools":   []any{map[string]any{"size": 3.0}, map[string]any{"size": 4.0}},
+		},
+		"status": map[string]any{"phase": "Running"},
+	}
+
+	paths, err := fielddiff.ChangedFields(desired, actual, fielddiff.IgnorePaths("metadata", "status"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(paths)
+	// Output:
+	// [spec.description spec.nodePools[1].size]
+}
+
+func ExampleFirstChangedField_protobuf() {
+	desired := &testpb.Cluster{Description: "orders", NodePools: []*testpb.NodePool{{Name: "a", Size: 3}}}
+	actual := &testpb.Cluster{
+		Name:        "projects/p/clusters/orders", // output only
+		CreateTime:  timestamppb.Now(),            // output only
+		Description: "orders",
+		NodePools:   []*testpb.NodePool{{Name: "a", Size: 2}},
+	}
+
+	path, _, err := fielddiff.FirstChangedField(desired, actual,
+		fielddiff.Prefix("spec"), fielddiff.ProtoJSONNames(),
+		fielddiff.IgnorePaths("spec.name", "spec.createTime"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(path)
+	// Output:
+	// spec.nodePools[0].size
+}
