@@ -371,25 +371,6 @@ func compositeSize(v any, sharp bool, depth int) int {
 	return len(fmt.Appendf(tmp[:0], "%v", v))
 }
 
-// outBuffer is the writer a template renders into: it refuses to grow past
-// MaxOutputSize, which stops the template, and grows by doubling, up to
-// the limit.
-type outBuffer struct{ b []byte }
-
-func (o *outBuffer) Write(p []byte) (int, error) {
-	need := len(o.b) + len(p)
-	if need > MaxOutputSize {
-		return 0, errTooLarge
-	}
-	if need > cap(o.b) {
-		grown := make([]byte, len(o.b), min(max(2*cap(o.b), need, 64), MaxOutputSize))
-		copy(grown, o.b)
-		o.b = grown
-	}
-	o.b = append(o.b, p...)
-	return len(p), nil
-}
-
 // write prints v with verb p into b as fmt does. Large values are printed
 // here, piece by piece into b, whose size the caller has grown to fit:
 // fmt would build them in a buffer of its own, grown a quarter at a time.

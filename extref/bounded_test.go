@@ -93,6 +93,42 @@ var boundedCalls = map[string]func() func() (string, error){
 		t, d := mustTemplate(`{{ toJson .a }}`), map[string]any{"a": oneMiB("<")}
 		return func() (string, error) { return execute(t, d, false) }
 	},
+	"template/toJson-1MiB": func() func() (string, error) {
+		t, d := mustTemplate(`{{ toJson .a }}`), map[string]any{"a": oneMiB("a")[:1<<20-2]}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/printf-q-1MiB": func() func() (string, error) {
+		t, d := mustTemplate(`{{ printf "%q" .a }}`), map[string]any{"a": oneMiB("a")[:1<<20-2]}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/upper-1MiB-and-text": func() func() (string, error) {
+		t, d := mustTemplate(`{{ upper .a }}!`), map[string]any{"a": oneMiB("a")[:1<<20-1]}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/256-actions-of-4KiB": func() func() (string, error) {
+		t, d := mustTemplate(strings.Repeat(`{{ .a }}`, 256)), map[string]any{"a": oneMiB("a")[:4<<10]}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/list-of-64Ki-small": func() func() (string, error) {
+		l := make([]any, 1<<16-1) // 15 bytes and a space each, and []
+		for i := range l {
+			l[i] = "0123456789abcde"
+		}
+		t, d := mustTemplate(`{{ .l }}`), map[string]any{"l": l}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/join-64Ki-small": func() func() (string, error) {
+		l := make([]any, 1<<16)
+		for i := range l {
+			l[i] = "0123456789abcdef"
+		}
+		t, d := mustTemplate(`{{ join "" .l }}`), map[string]any{"l": l}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/over-limit": func() func() (string, error) {
+		t, d := mustTemplate(`{{ .a }}{{ .a }}`), map[string]any{"a": oneMiB("a")}
+		return func() (string, error) { return execute(t, d, false) }
+	},
 }
 
 func mustFormat(f string, n int) *format {
@@ -103,7 +139,7 @@ func mustFormat(f string, n int) *format {
 	return pf
 }
 
-func mustTemplate(text string) *template.Template {
+func mustTemplate(text string) *compiledTemplate {
 	t, err := parseTemplate(text)
 	if err != nil {
 		panic(err)
@@ -111,23 +147,33 @@ func mustTemplate(text string) *template.Template {
 	return t
 }
 
-// TestBoundedAllocation checks that no template function or format call on
-// 1 MiB of input allocates more than twice MaxOutputSize, whether its
-// output fits or not.
+// renderBookkeeping is what text/template allocates to render a template
+// besides values: a few hundred bytes per action, and a clone of the
+// template for a render that finds none to reuse.
+const renderBookkeeping = 16 << 10
+
+// TestBoundedAllocation checks that no template function, format call or
+// template render on 1 MiB of input allocates more than twice
+// MaxOutputSize (and a render's bookkeeping), whether its output fits or
+// not.
 func TestBoundedAllocation(t *testing.T) {
 	for name, setup := range boundedCalls {
+		limit := uint64(2 * MaxOutputSize)
 		if strings.HasPrefix(name, "template/") {
-			continue // the template's own rendering, reported by the benchmark
+			limit += renderBookkeeping
 		}
 		t.Run(name, func(t *testing.T) {
 			call := setup()
 			var out string
 			var err error
-			if n := allocated(func() { out, err = call() }); n > 2*MaxOutputSize {
+			if n := allocated(func() { out, err = call() }); n > limit {
 				t.Errorf("allocated %d bytes, more than twice MaxOutputSize (output %d bytes, error %v)", n, len(out), err)
 			}
 			if len(out) > MaxOutputSize {
 				t.Errorf("returned %d bytes, more than MaxOutputSize", len(out))
+			}
+			if refused := strings.Contains(name, "over-limit") || strings.Contains(name, "of-<"); strings.HasPrefix(name, "template/") && refused != (err != nil) {
+				t.Errorf("refused: want %t, got error %v", refused, err)
 			}
 		})
 	}
@@ -267,4 +313,110 @@ func FuzzFormatSize(f *testing.F) {
 			t.Errorf("sprint %s of %#v: fmt prints %q, sprint %q", format, conv, fmt.Sprintf(format, conv), got)
 		}
 	})
+}
+
+// referenceExecute renders text as text/template does without this
+// package's rewriting: every value printed through fmt, into a buffer that
+// refuses to grow past MaxOutputSize.
+func referenceExecute(text string, data map[string]any) (string, error) {
+	t, err := template.New("template").Option("missingkey=error").Funcs(templateFuncs).Parse(text)
+	if err != nil {
+		return "", err
+	}
+	var b limitedBuffer
+	if err := t.Execute(&b, data); err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+type limitedBuffer []byte
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if len(*b)+len(p) > MaxOutputSize {
+		return 0, errTooLarge
+	}
+	*b = append(*b, p...)
+	return len(p), nil
+}
+
+// TestTemplateLikeTextTemplate checks that a render gives what
+// text/template gives, output or error.
+func TestTemplateLikeTextTemplate(t *testing.T) {
+	data := map[string]any{"a": "x<y", "n": int64(3), "f": 1.5, "t": true, "z": nil, "l": []any{"p", int64(1), nil, map[string]any{"k": "v"}}, "m": map[string]any{"b": []any{}, "a": "s"}, "big": strings.Repeat("b", MaxOutputSize-1)}
+	for _, text := range []string{
+		"", "plain text", "{{ .a }}", "{{ .z }}", "{{ .l }}", "{{ .m }}", "{{ . }}", "{{ .n }}-{{ .f }}-{{ .t }}",
+		"{{ index .l 3 }}{{ index .l 2 }}{{ len .l }}{{ slice .a 1 }}", "{{ default .z .a }}{{ default .a .z }}{{ default nil .z }}",
+		"{{ $x := .a }}{{ $x }}{{ $x = .n }}{{ $x }}", "{{ if .t }}{{ .a }}{{ else }}no{{ end }}", "{{ with .z }}{{ . }}{{ else with .a }}[{{ . }}]{{ end }}",
+		"{{ .a | upper | printf \"%q\" }}", "{{ (.n) }} {{ 1 }} {{ 1.5 }} {{ \"s\" }} {{ nil }}", "{{ eq .n 3 }} {{ and .t .z }} {{ or .z .a }} {{ not .t }}",
+		"{{ .missing }}", "{{ .a.b }}", "{{ index .l 9 }}", "{{ .big }}!", "{{ .big }}!!", "{{- .a -}}  {{- .a }}", "{{ toJson . }}",
+	} {
+		want, wantErr := referenceExecute(text, data)
+		tpl, err := parseTemplate(text)
+		if err != nil {
+			if wantErr == nil {
+				t.Errorf("template %q: text/template renders it, parseTemplate refuses it: %v", text, err)
+			}
+			continue
+		}
+		got, gotErr := execute(tpl, data, false)
+		if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Errorf("template %q: text/template gives %.100q, %v; execute %.100q, %v", text, want, wantErr, got, gotErr)
+		}
+	}
+}
+
+// FuzzTemplateLikeTextTemplate checks that a render gives what
+// text/template gives, output or error, for any template parseTemplate
+// takes.
+func FuzzTemplateLikeTextTemplate(f *testing.F) {
+	f.Add("arn:{{ .a }}:{{ .n }}{{ .z }}", `{"a":"x","n":1,"z":null}`)
+	f.Add(`{{ $x := .a }}{{ if eq $x "y" }}{{ upper $x }}{{ else with .l }}{{ . }}{{ end }}`, `{"a":"y","l":[1,"x",null,{"b":1.5}]}`)
+	f.Add(`{{ printf "%q" .a | b64enc }}{{ toJson . }}{{ index .m "k" }}{{ .m.k }}{{ .m.q }}`, `{"a":"\u0000<","m":{"k":true}}`)
+	f.Add(`{{ join "," .l }}{{ default "d" .z }}{{ slice .a 1 }}{{ len .l }}{{ not .z }}`, `{"a":"abc","l":["a",2.5],"z":""}`)
+	f.Fuzz(func(t *testing.T, text, data string) {
+		vars := map[string]any{}
+		if len(text) > maxExpressionLength || json.Unmarshal([]byte(data), &vars) != nil {
+			return
+		}
+		vars = jsonNumbers(vars).(map[string]any)
+		tpl, err := parseTemplate(text)
+		if err != nil {
+			return
+		}
+		want, wantErr := referenceExecute(text, vars)
+		got, gotErr := execute(tpl, vars, false)
+		if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Errorf("template %q: text/template gives %.200q, %v; execute %.200q, %v", text, want, wantErr, got, gotErr)
+		}
+	})
+}
+
+// TestTemplateConcurrentRenders checks that renders of one template at the
+// same time, each with its own reused render state, keep their outputs
+// apart.
+func TestTemplateConcurrentRenders(t *testing.T) {
+	tpl := mustTemplate(`{{ .a }}-{{ .n }}{{ if .t }}!{{ end }}`)
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 200 {
+				a := strings.Repeat("x", g+i%5)
+				want := fmt.Sprintf("%s-%d", a, i)
+				if i%2 == 0 {
+					want += "!"
+				}
+				if got, err := execute(tpl, map[string]any{"a": a, "n": int64(i), "t": i%2 == 0}, false); err != nil || got != want {
+					errs <- fmt.Errorf("render %d of goroutine %d: want %q, got %q, %v", i, g, want, got, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/template"
 	"time"
 	"unicode/utf8"
 
@@ -351,7 +350,7 @@ type entry struct {
 	sources    []v1alpha1.ObjectFieldRef
 	names      []string // variable names, for a template
 	format     *format  // for combine
-	template   *template.Template
+	template   *compiledTemplate
 	target     string
 	metadata   bool   // target is a label or an annotation
 	key        string // makeAvailableAs

@@ -232,10 +232,23 @@ func tplUnavailable(name string) func(...any) (string, error) {
 	}
 }
 
+// A compiledTemplate is a checked template whose printing actions hand
+// their value to the render (see emit), and the renders it keeps for reuse.
+type compiledTemplate struct {
+	t       *template.Template
+	renders sync.Pool // of *render
+}
+
+// emitName is the function that ends every printing action of a
+// compiledTemplate. Templates cannot call it: it is not in templateFuncs,
+// which the parser checks names against, but bound after parsing on each
+// render's clone of the template, as html/template binds its escapers.
+const emitName = "extrefEmit"
+
 // parseTemplate parses and checks a template: no range (which can loop a
 // billion times over an integer), no define, template or block (which can
 // recurse).
-func parseTemplate(text string) (*template.Template, error) {
+func parseTemplate(text string) (*compiledTemplate, error) {
 	t, err := template.New("template").Option("missingkey=error").Funcs(templateFuncs).Parse(text)
 	if err != nil {
 		return nil, err
@@ -251,9 +264,9 @@ func parseTemplate(text string) (*template.Template, error) {
 	if err := checkNode(t.Tree, t.Root); err != nil {
 		return nil, err
 	}
-	return t, nil
+	emitOutput(t.Tree, t.Root)
+	return &compiledTemplate{t: t}, nil
 }
-
 func checkNode(tree *parse.Tree, n parse.Node) error {
 	switch n := n.(type) {
 	case *parse.ListNode:
@@ -291,16 +304,163 @@ func checkBranch(tree *parse.Tree, b *parse.BranchNode) error {
 	return checkNode(tree, b.ElseList)
 }
 
+// emitOutput appends emitName to the pipeline of every action that prints
+// (one without variables: the only printing nodes checkNode allows besides
+// text). text/template prints a value through fmt, which copies it into a
+// buffer of its own, dropped rather than reused when over 64 KiB, before
+// writing it: emit takes the value itself, and prints nothing.
+func emitOutput(tree *parse.Tree, n parse.Node) {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Nodes {
+			emitOutput(tree, c)
+		}
+	case *parse.ActionNode:
+		if len(n.Pipe.Decl) == 0 {
+			emit := parse.NewIdentifier(emitName).SetTree(tree).SetPos(n.Pos)
+			n.Pipe.Cmds = append(n.Pipe.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: n.Pos, Args: []parse.Node{emit}})
+		}
+	case *parse.IfNode:
+		emitOutput(tree, n.List)
+		emitOutput(tree, n.ElseList)
+	case *parse.WithNode:
+		emitOutput(tree, n.List)
+		emitOutput(tree, n.ElseList)
+	}
+}
+
 // execute renders t with data, bounded by MaxOutputSize. When a variable
 // is secret, an error keeps text/template's position and the message of
 // this package's functions (*valueErrors), but not text/template's own
 // messages, which may quote a value (index out of range: 123456789012).
-func execute(t *template.Template, data map[string]any, secret bool) (string, error) {
-	var b outBuffer
-	if err := t.Execute(&b, data); err != nil {
+func execute(t *compiledTemplate, data map[string]any, secret bool) (string, error) {
+	r := t.render()
+	defer t.renders.Put(r)
+	defer r.reset()
+	if err := r.t.Execute(r, data); err != nil {
+		if r.tooLarge {
+			err = errTooLarge
+		}
 		return "", sealTemplate(err, secret)
 	}
-	return string(b.b), nil
+	return r.output(), nil
+}
+
+// A render collects a template's output as the parts it is made of (the
+// template's text, strings and values, held, not copied) and their total
+// size, then builds it once in a buffer of that size; an output that is
+// one string is that string. It is what text/template writes to, and emit
+// is its emitName function.
+type render struct {
+	t        *template.Template
+	parts    []part
+	text     []byte // the template text written so far, which text parts are slices of
+	size     int
+	tooLarge bool
+}
+
+// A part of an output: a string s, value v printed as %v when printed is
+// set, or text[from:to] when text is set.
+type part struct {
+	s        string
+	v        any
+	printed  bool
+	text     bool
+	from, to int
+}
+
+func (t *compiledTemplate) render() *render {
+	if r, ok := t.renders.Get().(*render); ok {
+		return r
+	}
+	r := &render{}
+	c, _ := t.t.Clone() // Clone fails only for a template already executed by html/template
+	r.t = c.Funcs(template.FuncMap{emitName: r.emit})
+	return r
+}
+
+// grow adds n bytes to the output's size, refusing to exceed MaxOutputSize.
+func (r *render) grow(n int) error {
+	if r.size+n > MaxOutputSize {
+		r.tooLarge = true
+		return errTooLarge
+	}
+	r.size += n
+	return nil
+}
+
+// Write takes the template's text; text/template writes fmt's printing of
+// emit's empty result here too.
+func (r *render) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if err := r.grow(len(p)); err != nil {
+		return 0, err
+	}
+	from := len(r.text)
+	r.text = append(r.text, p...)
+	if n := len(r.parts); n > 0 && r.parts[n-1].text && r.parts[n-1].to == from {
+		r.parts[n-1].to = len(r.text)
+	} else {
+		r.parts = append(r.parts, part{text: true, from: from, to: len(r.text)})
+	}
+	return len(p), nil
+}
+
+// emit takes an action's value as text/template's printValue would print
+// it: a nil as "<no value>", anything else as fmt's %v (the values of a
+// template are JSON values and the results of its functions, none of them
+// an error or Stringer).
+func (r *render) emit(v any) (string, error) {
+	p := part{v: v, printed: true}
+	switch x := v.(type) {
+	case nil:
+		p = part{s: "<no value>"}
+	case string:
+		p = part{s: x}
+	}
+	n := len(p.s)
+	if p.printed {
+		n = plainV.size(v)
+	}
+	if err := r.grow(n); err != nil {
+		return "", err
+	}
+	r.parts = append(r.parts, p)
+	return "", nil
+}
+
+// output builds the output from its parts.
+func (r *render) output() string {
+	if len(r.parts) == 1 && !r.parts[0].text && !r.parts[0].printed {
+		return r.parts[0].s
+	}
+	var b strings.Builder
+	b.Grow(r.size)
+	for _, p := range r.parts {
+		switch {
+		case p.text:
+			b.Write(r.text[p.from:p.to])
+		case p.printed:
+			plainV.write(&b, p.v)
+		default:
+			b.WriteString(p.s)
+		}
+	}
+	return b.String()
+}
+
+// reset readies r for the next render, keeping no part of this one.
+func (r *render) reset() {
+	clear(r.parts)
+	r.parts, r.text, r.size, r.tooLarge = r.parts[:0], r.text[:0], 0, false
+	if cap(r.parts) > maxExpressionLength || cap(r.text) > 2*maxExpressionLength {
+		r.parts, r.text = nil, nil // from a template longer than the resolver takes
+	}
 }
 
 func sealTemplate(err error, secret bool) error {
@@ -321,12 +481,12 @@ func sealTemplate(err error, secret bool) error {
 // templates are resolved on every reconcile. It is cleared when full.
 type templateCache struct {
 	mu sync.RWMutex
-	m  map[string]*template.Template
+	m  map[string]*compiledTemplate
 }
 
 const templateCacheSize = 512
 
-func (c *templateCache) get(text string) (*template.Template, error) {
+func (c *templateCache) get(text string) (*compiledTemplate, error) {
 	c.mu.RLock()
 	t, ok := c.m[text]
 	c.mu.RUnlock()
@@ -339,7 +499,7 @@ func (c *templateCache) get(text string) (*template.Template, error) {
 	}
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= templateCacheSize {
-		c.m = make(map[string]*template.Template)
+		c.m = make(map[string]*compiledTemplate)
 	}
 	c.m[text] = t
 	c.mu.Unlock()
