@@ -11,6 +11,10 @@
 //	env := testenv.Get(t)
 //	env.Client.Create(ctx, obj)
 //
+// Helpers for a test: env.ManagerOptions() for a manager without metrics or
+// probes, StartManager(t, mgr) to run it until the test ends, and
+// env.Namespace(t, prefix) for a namespace of its own.
+//
 // The control plane starts on the first Get, so unit tests and fuzz runs in
 // the same package never pay for it; it is shared by every test of the package
 // and stopped when the package's tests end. A benchmark whose figures must not

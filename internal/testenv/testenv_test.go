@@ -2,14 +2,17 @@ package testenv_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -39,7 +42,9 @@ func TestSmoke(t *testing.T) {
 	require.NoError(t, env.Client.Create(ctx, w))
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), w) })
 	require.NotEmpty(t, w.ResourceVersion, "the server assigns a resourceVersion")
-	require.Equal(t, int64(1), w.Generation, "the server assigns generation 1")
+	if w.Generation != 1 {
+		t.Errorf("generation after create: want 1 (the server assigns it), got %d", w.Generation)
+	}
 
 	// Status on create is dropped when the status subresource is enabled.
 	got := &v1alpha1.Widget{}
@@ -88,13 +93,19 @@ func TestSmoke(t *testing.T) {
 	got.Spec.Size = "medium"
 	got.Status.ObservedGeneration = 7
 	require.NoError(t, env.Client.Update(ctx, got))
-	require.Equal(t, int64(2), got.Generation, "a spec change bumps generation")
-	require.Equal(t, int64(1), got.Status.ObservedGeneration, "an update of the main resource must not change status")
+	if got.Generation != 2 {
+		t.Errorf("generation after a spec change: want 2, got %d", got.Generation)
+	}
+	if got.Status.ObservedGeneration != 1 {
+		t.Errorf("status.observedGeneration after an update of the main resource: want 1 (status unchanged), got %d", got.Status.ObservedGeneration)
+	}
 
 	// The REST mapper knows the CRD.
 	mapping, err := env.Mapper.RESTMapping(v1alpha1.GroupVersion.WithKind("Widget").GroupKind(), "v1alpha1")
 	require.NoError(t, err)
-	require.Equal(t, "widgets", mapping.Resource.Resource)
+	if mapping.Resource.Resource != "widgets" {
+		t.Errorf("RESTMapping(Widget).Resource.Resource: want %q, got %q", "widgets", mapping.Resource.Resource)
+	}
 }
 
 // TestFresh: a fresh control plane has the package's CRDs and scheme, and
@@ -108,9 +119,62 @@ func TestFresh(t *testing.T) {
 	t.Cleanup(func() { _ = shared.Client.Delete(context.Background(), w) })
 
 	fresh := testenv.Fresh(t)
-	require.NotEqual(t, shared.Config.Host, fresh.Config.Host)
+	if fresh.Config.Host == shared.Config.Host {
+		t.Errorf("Fresh(t).Config.Host: %s, the shared control plane's; want another", fresh.Config.Host)
+	}
 	err := fresh.Client.Get(ctx, client.ObjectKeyFromObject(w), &v1alpha1.Widget{})
 	require.True(t, apierrors.IsNotFound(err), "the shared control plane's Widget is not in the fresh one: %v", err)
 	again := &v1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Name: w.Name, Namespace: w.Namespace}, Spec: w.Spec}
 	require.NoError(t, fresh.Client.Create(ctx, again), "the fresh control plane serves the Widget CRD")
+}
+
+// TestStartManager: a started manager's cache serves reads as soon as
+// StartManager returns, and stop ends the manager's runnables.
+func TestStartManager(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := env.Namespace(t, "start-manager")
+	w := &v1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Name: "cached", Namespace: ns}, Spec: v1alpha1.WidgetSpec{Size: "small"}}
+	require.NoError(t, env.Client.Create(ctx, w))
+
+	mgr, err := manager.New(env.Config, env.ManagerOptions())
+	require.NoError(t, err)
+	ran := make(chan struct{})
+	stopped := make(chan struct{})
+	require.NoError(t, mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		close(ran)
+		<-ctx.Done()
+		close(stopped)
+		return nil
+	})))
+	// Ask for the informer before the manager starts, so that the cache has
+	// something to sync.
+	_, err = mgr.GetCache().GetInformer(ctx, &v1alpha1.Widget{})
+	require.NoError(t, err)
+
+	stop := testenv.StartManager(t, mgr)
+	got := &v1alpha1.Widget{}
+	if err := mgr.GetCache().Get(ctx, client.ObjectKeyFromObject(w), got); err != nil {
+		t.Errorf("cache Get after StartManager: %v", err)
+	}
+	<-ran
+	stop()
+	select {
+	case <-stopped:
+	default:
+		t.Errorf("the manager's runnable still runs after stop")
+	}
+	stop() // a second call does nothing
+}
+
+// TestNamespace: each call makes a new namespace named after the prefix.
+func TestNamespace(t *testing.T) {
+	env := testenv.Get(t)
+	a, b := env.Namespace(t, "prefix"), env.Namespace(t, "prefix")
+	if a == b || !strings.HasPrefix(a, "prefix-") || !strings.HasPrefix(b, "prefix-") {
+		t.Errorf("Namespace(t, %q) twice: got %q and %q, want two names starting prefix-", "prefix", a, b)
+	}
+	ns := &corev1.Namespace{}
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Name: a}, ns), "the namespace exists")
 }

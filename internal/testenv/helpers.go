@@ -1,0 +1,82 @@
+package testenv
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+// ManagerOptions are options for a test's manager on e: e.Scheme, no
+// metrics server, no probes, and controller names that may repeat within a
+// test binary (several tests, or go test -count=2, register the same
+// controller). A test sets more fields on the result.
+func (e *Env) ManagerOptions() manager.Options {
+	return manager.Options{
+		Scheme:                 e.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	}
+}
+
+// StartManager starts mgr, waits until its caches have synced, and stops it
+// when t ends, waiting for it to return. The returned stop does the same
+// earlier; later calls do nothing. A manager that cannot start, or stops
+// with an error, fails t.
+func StartManager(t testing.TB, mgr manager.Manager) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var startErr error
+	go func() { startErr = mgr.Start(ctx); close(done) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			if startErr != nil {
+				t.Errorf("testenv: manager: %v", startErr)
+			}
+		})
+	}
+	t.Cleanup(stop)
+
+	syncCtx, cancelSync := context.WithTimeout(ctx, time.Minute)
+	defer cancelSync()
+	synced := make(chan bool, 1)
+	go func() { synced <- mgr.GetCache().WaitForCacheSync(syncCtx) }()
+	select {
+	case ok := <-synced:
+		if !ok {
+			stop()
+			t.Fatalf("testenv: the manager's caches did not sync within a minute")
+		}
+	case <-done:
+		stop() // reports the manager's error
+		t.Fatalf("testenv: the manager stopped before its caches synced")
+	}
+	return stop
+}
+
+// Namespace creates a namespace named prefix, a dash and a random suffix,
+// so that a test can run twice against one API server (go test -count=2),
+// and returns its name. envtest runs no namespace controller, so the
+// namespace is left in place.
+func (e *Env) Namespace(t testing.TB, prefix string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := e.Client.Create(ctx, ns); err != nil {
+		t.Fatalf("testenv: cannot create a namespace: %v", err)
+	}
+	return ns.Name
+}
