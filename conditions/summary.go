@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ctrlkit/ctrlkit/internal/message"
 )
 
 // Reasons of a summary condition that no summarized condition supplies.
@@ -179,7 +181,7 @@ func Summarize(summaryType string, conds []metav1.Condition, opts ...SummaryOpti
 			}
 		}
 		out.Message = strings.Join(msgs, "; ")
-		out.Message = Truncate(out.Message, MaxMessageLength)
+		out.Message = message.Truncate(out.Message, MaxMessageLength)
 	}
 	return out
 }

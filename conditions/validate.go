@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -192,19 +191,3 @@ func isLetter(b byte) bool     { return 'a' <= b && b <= 'z' || 'A' <= b && b <=
 func isDigit(b byte) bool      { return '0' <= b && b <= '9' }
 func isAlnum(b byte) bool      { return isLetter(b) || isDigit(b) }
 func isLowerAlnum(b byte) bool { return 'a' <= b && b <= 'z' || isDigit(b) }
-
-// Truncate shortens s to at most n bytes, cutting on a rune boundary and
-// marking the cut with "...": for a message built from input of any length,
-// such as an error, Truncate(msg, MaxMessageLength). An s of at most n bytes
-// is returned as it is.
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "..."
-	cut := max(n-len(mark), 0)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
-}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -185,29 +184,4 @@ func FuzzValidate(f *testing.F) {
 			t.Fatalf("Validate(%+v) = %v, but apimachinery says %v", c, err, apiErrs)
 		}
 	})
-}
-
-func TestTruncate(t *testing.T) {
-	cases := map[string]struct {
-		s    string
-		n    int
-		want string
-	}{
-		"Short":     {s: "all good", n: 10, want: "all good"},
-		"Exact":     {s: "all good", n: 8, want: "all good"},
-		"Cut":       {s: "all good", n: 7, want: "all ..."},
-		"RuneStart": {s: "aééé", n: 5, want: "a..."}, // cutting at byte 2 would split the first é
-		"TooSmall":  {s: "all good", n: 2, want: "..."},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := Truncate(tc.s, tc.n)
-			if got != tc.want {
-				t.Errorf("Truncate(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
-			}
-			if !utf8.ValidString(got) {
-				t.Errorf("Truncate(%q, %d) = %q is not valid UTF-8", tc.s, tc.n, got)
-			}
-		})
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/message"
 )
 
 // Reasons of the Ready condition of a direct controller's object.
@@ -80,7 +80,7 @@ func (id OperationID) applyCondition(c *metav1.Condition) {
 		return
 	}
 	suffix := operationMark + quoted
-	c.Message = truncateMessageTo(c.Message, conditions.MaxMessageLength-len(suffix)) + suffix
+	c.Message = message.Truncate(c.Message, conditions.MaxMessageLength-len(suffix)) + suffix
 }
 
 // ParseOperationID returns the operation ID recorded at the end of a Ready
@@ -174,12 +174,12 @@ func CreateFailure(err error, opts ...ConditionOption) metav1.Condition {
 	return ready(metav1.ConditionFalse, ReasonCreateFailure, msgCreateFailed+": "+errorText(err), opts)
 }
 
-func ready(status metav1.ConditionStatus, reason, message string, opts []ConditionOption) metav1.Condition {
+func ready(status metav1.ConditionStatus, reason, msg string, opts []ConditionOption) metav1.Condition {
 	c := metav1.Condition{
 		Type:    conditions.TypeReady,
 		Status:  status,
 		Reason:  reason,
-		Message: truncateMessage(message),
+		Message: message.Truncate(msg, conditions.MaxMessageLength),
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -204,27 +204,4 @@ func errorText(err error) string {
 		return s
 	}
 	return msgUnknownError
-}
-
-// truncateMessage cuts a message to the API server's limit, on a UTF-8
-// boundary, marking the cut with "...".
-func truncateMessage(s string) string {
-	return truncateMessageTo(s, conditions.MaxMessageLength)
-}
-
-// truncateMessageTo cuts a message to limit bytes, as truncateMessage does.
-func truncateMessageTo(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	const mark = "..."
-	cut := limit - len(mark)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	var b strings.Builder
-	b.Grow(cut + len(mark))
-	b.WriteString(s[:cut])
-	b.WriteString(mark)
-	return b.String()
 }

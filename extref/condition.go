@@ -7,6 +7,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/message"
 )
 
 // The ReferencesResolved condition.
@@ -51,7 +54,7 @@ func RejectedCondition(err error, generation int64) metav1.Condition {
 		Status:             metav1.ConditionFalse,
 		Reason:             ReasonWriteRejected,
 		ObservedGeneration: generation,
-		Message:            truncate(rejectedMessage(err)),
+		Message:            message.Truncate(rejectedMessage(err), conditions.MaxMessageLength),
 	}
 }
 
@@ -82,9 +85,6 @@ func rejectedMessage(err error) string {
 	return msg + "; the API server's own message is not repeated, since it may quote a value read from a Secret"
 }
 
-// maxMessageLength is the longest message a metav1.Condition may hold.
-const maxMessageLength = 32768
-
 // Condition returns the ReferencesResolved condition that reports what
 // Resolve returned, for a referencer of the given generation: True with
 // reason Resolved, or False with reason ResolutionDenied when a required read
@@ -104,7 +104,7 @@ func Condition(o Outcome, err error, generation int64) metav1.Condition {
 		if errors.Is(err, ErrDenied) {
 			c.Reason = ReasonResolutionDenied
 		}
-		c.Message = truncate(err.Error())
+		c.Message = message.Truncate(err.Error(), conditions.MaxMessageLength)
 		return c
 	}
 	// The message is the same on every reconcile of a settled referencer:
@@ -126,18 +126,6 @@ func Condition(o Outcome, err error, generation int64) metav1.Condition {
 		b.WriteString("; ")
 		b.WriteString(s.Error())
 	}
-	c.Message = truncate(b.String())
+	c.Message = message.Truncate(b.String(), conditions.MaxMessageLength)
 	return c
-}
-
-func truncate(s string) string {
-	if len(s) <= maxMessageLength {
-		return s
-	}
-	const more = " ..."
-	cut := maxMessageLength - len(more)
-	for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
-		cut--
-	}
-	return s[:cut] + more
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ctrlkit/ctrlkit/conditions"
 	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
@@ -191,8 +192,8 @@ func TestCondition(t *testing.T) {
 		})
 	}
 	long := failures{{Path: "x", Err: errors.New(string(make([]byte, 40000)))}}
-	if got := len(Condition(Outcome{}, long, 1).Message); got > maxMessageLength {
-		t.Errorf("Condition(...).Message: want at most %d bytes, got %d", maxMessageLength, got)
+	if got := len(Condition(Outcome{}, long, 1).Message); got > conditions.MaxMessageLength {
+		t.Errorf("Condition(...).Message: want at most %d bytes, got %d", conditions.MaxMessageLength, got)
 	}
 }
 

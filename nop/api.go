@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/message"
 )
 
 // addFinalizer adds the Finalizer to obj, with one patch, unless it is there.
@@ -62,7 +62,7 @@ func (r *reconciler) updateStatus(ctx context.Context, obj client.Object) error 
 // event records a warning on obj.
 func (r *reconciler) event(obj client.Object, reason, action, note string) {
 	if r.recorder != nil {
-		r.recorder.Eventf(obj, nil, "Warning", reason, action, "%s", conditions.Truncate(note, maxEventNote))
+		r.recorder.Eventf(obj, nil, "Warning", reason, action, "%s", message.Truncate(note, maxEventNote))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/message"
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
@@ -66,7 +67,7 @@ func (r *reconciler) delete(ctx context.Context, obj client.Object, p parsedSpec
 	case spec.ForProvider.DeleteError != "":
 		// deleteError may be as long as a condition message may: cut what is
 		// added to it, or no status write would be accepted.
-		msg := conditions.Truncate("cannot delete: "+spec.ForProvider.DeleteError, conditions.MaxMessageLength)
+		msg := message.Truncate("cannot delete: "+spec.ForProvider.DeleteError, conditions.MaxMessageLength)
 		deleting.Message = msg
 		overrides = append(overrides,
 			metav1.Condition{Type: conditions.TypeSynced, Status: metav1.ConditionFalse, Reason: ReasonDeleteFailed, Message: msg},

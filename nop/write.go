@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/message"
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
@@ -67,7 +68,7 @@ func (r *reconciler) write(ctx context.Context, obj client.Object, p parsedSpec,
 	}
 	if err := r.updateStatus(ctx, obj); err != nil {
 		if refusedAsTooLarge(err) {
-			return r.tooLarge(ctx, obj, old, "cannot store the status: the API server refused it as too large ("+conditions.Truncate(err.Error(), 200)+"); shorten spec.forProvider (conditionAfter messages, fields)", now)
+			return r.tooLarge(ctx, obj, old, "cannot store the status: the API server refused it as too large ("+message.Truncate(err.Error(), 200)+"); shorten spec.forProvider (conditionAfter messages, fields)", now)
 		}
 		return outcome{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/message"
 	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
 )
 
@@ -421,7 +422,7 @@ func (r *run) setCondition(c condition) {
 		Type:               c.typ,
 		Status:             conditionStatus(c.status),
 		Reason:             c.reason,
-		Message:            conditions.Truncate(c.message, conditions.MaxMessageLength),
+		Message:            message.Truncate(c.message, conditions.MaxMessageLength),
 		ObservedGeneration: r.xr.GetGeneration(),
 	}
 	if mc.Reason == "" {
@@ -461,7 +462,7 @@ func (r *run) events(rs []*resultsv1.Result) {
 		}
 		reason := ReasonComposeResources
 		if res.GetReason() != "" {
-			reason = conditions.Truncate(res.GetReason(), MaxEventReasonLength)
+			reason = message.Truncate(res.GetReason(), MaxEventReasonLength)
 		}
 
 		switch res.GetSeverity() {
@@ -475,7 +476,7 @@ func (r *run) events(rs []*resultsv1.Result) {
 				Type:               conditions.TypeSynced,
 				Status:             metav1.ConditionFalse,
 				Reason:             ReasonReconcileError,
-				Message:            conditions.Truncate(msg, conditions.MaxMessageLength),
+				Message:            message.Truncate(msg, conditions.MaxMessageLength),
 				ObservedGeneration: r.xr.GetGeneration(),
 			})
 			r.event(r.xr, nil, eventWarning, ReasonComposeResources, msg)
@@ -532,7 +533,7 @@ func (r *run) event(regarding *unstructured.Unstructured, related runtime.Object
 	if r.a.recorder == nil || regarding == nil || msg == "" {
 		return
 	}
-	r.a.recorder.Eventf(regarding, related, eventType, reason, EventAction, "%s", conditions.Truncate(msg, MaxEventNoteLength))
+	r.a.recorder.Eventf(regarding, related, eventType, reason, EventAction, "%s", message.Truncate(msg, MaxEventNoteLength))
 }
 
 func conditionStatus(s resultsv1.Status) metav1.ConditionStatus {
