@@ -19,10 +19,8 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
@@ -40,35 +38,10 @@ func TestMain(m *testing.M) {
 // startManager runs the controllers until the test ends.
 func startManager(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	mgr, err := manager.New(env.Config, manager.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := manager.New(env.Config, env.ManagerOptions())
 	require.NoError(t, err)
 	require.NoError(t, controllers.Setup(mgr, controllers.Options{}))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-}
-
-// newNamespace creates a namespace named prefix plus a random suffix, so that
-// a test can run twice against one API server (-count=2).
-func newNamespace(t *testing.T, env *testenv.Env, prefix string) string {
-	t.Helper()
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetGenerateName(prefix + "-")
-	require.NoError(t, env.Client.Create(context.Background(), ns))
-	return ns.GetName()
+	testenv.StartManager(t, mgr)
 }
 
 // eventually polls check until it returns "" or a minute passes, then fails
@@ -200,7 +173,7 @@ func (noEvents) Eventf(_, _ runtime.Object, _, _, _, _ string, _ ...any) {}
 func TestDesignExample(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "design")
+	ns := env.Namespace(t, "design")
 	require.NoError(t, demo.Apply(ctx, env.Client, ns))
 	startManager(t, env)
 
@@ -247,24 +220,31 @@ func TestDesignExample(t *testing.T) {
 
 	hs = healthScope(t, env, ns, demo.ScopeName)
 	ready := conditions.Get(hs.Status.Conditions, "Ready")
-	require.NotNil(t, ready)
-	require.Equal(t, metav1.ConditionTrue, ready.Status)
-	require.Equal(t, hs.Generation, hs.Status.ObservedGeneration)
-	require.Equal(t, hs.Generation, ready.ObservedGeneration)
+	require.NotNil(t, ready, "the HealthScope has a Ready condition")
+	if ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != hs.Generation || hs.Status.ObservedGeneration != hs.Generation {
+		t.Errorf("settled HealthScope: Ready %s at generation %d, status.observedGeneration %d; want True at generation %d for both",
+			ready.Status, ready.ObservedGeneration, hs.Status.ObservedGeneration, hs.Generation)
+	}
 
 	// A settled reconcile of either controller writes nothing.
 	hsCounter := &writeCounter{Client: env.Client}
 	r := controllers.NewHealthScopeReconciler(hsCounter, env.Client, env.Mapper, controllers.Options{})
 	_, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: demo.ScopeName}})
 	require.NoError(t, err)
-	require.Zero(t, hsCounter.writes.Load(), "writes by a settled HealthScope reconcile")
+	if n := hsCounter.writes.Load(); n != 0 {
+		t.Errorf("writes by a settled HealthScope reconcile: want 0, got %d", n)
+	}
 
 	appCounter := &writeCounter{Client: env.Client}
 	a := controllers.NewApplicationReconciler(appCounter, env.Client, env.Mapper, env.Scheme, noEvents{}, controllers.Options{})
 	_, err = a.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: demo.ApplicationName}})
 	require.NoError(t, err)
-	require.Zero(t, appCounter.writes.Load(), "writes by a settled Application reconcile")
-	require.Equal(t, hs.ResourceVersion, healthScope(t, env, ns, demo.ScopeName).ResourceVersion)
+	if n := appCounter.writes.Load(); n != 0 {
+		t.Errorf("writes by a settled Application reconcile: want 0, got %d", n)
+	}
+	if got := healthScope(t, env, ns, demo.ScopeName).ResourceVersion; got != hs.ResourceVersion {
+		t.Errorf("HealthScope resourceVersion after settled reconciles: want %s (unchanged), got %s", hs.ResourceVersion, got)
+	}
 }
 
 func application(t *testing.T, env *testenv.Env, ns, name string) *v1alpha1.Application {
@@ -319,7 +299,7 @@ func restoreDefinitions(t *testing.T, env *testenv.Env) {
 func TestDeleteWithoutScopeDefinition(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "delete")
+	ns := env.Namespace(t, "delete")
 	require.NoError(t, demo.Apply(ctx, env.Client, ns))
 	restoreDefinitions(t, env)
 	startManager(t, env)
@@ -337,10 +317,13 @@ func TestDeleteWithoutScopeDefinition(t *testing.T) {
 		}
 		return ""
 	})
-	require.Equal(t, "", refsOf(t, env, ns, demo.ScopeName), "references left in the scope")
+	if diff := cmp.Diff("", refsOf(t, env, ns, demo.ScopeName)); diff != "" {
+		t.Errorf("references left in the scope (-want, +got):\n%s", diff)
+	}
 	for _, w := range []*unstructured.Unstructured{object("apps/v1", "Deployment", ns, "web"), object("apps/v1", "StatefulSet", ns, "db")} {
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(w), w)
-		require.True(t, apierrors.IsNotFound(err), "%s %s should be deleted, got %v", w.GetKind(), w.GetName(), err)
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(w), w); !apierrors.IsNotFound(err) {
+			t.Errorf("%s %s: want it deleted, got %v", w.GetKind(), w.GetName(), err)
+		}
 	}
 }
 
@@ -349,7 +332,7 @@ func TestDeleteWithoutScopeDefinition(t *testing.T) {
 func TestMoveToAnotherScope(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "move")
+	ns := env.Namespace(t, "move")
 	require.NoError(t, demo.Apply(ctx, env.Client, ns))
 	require.NoError(t, env.Client.Create(ctx, &v1alpha1.HealthScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "other"}}))
 	startManager(t, env)
@@ -386,7 +369,7 @@ func TestMoveToAnotherScope(t *testing.T) {
 func TestOverlapRefused(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "overlap")
+	ns := env.Namespace(t, "overlap")
 	require.NoError(t, demo.ApplyDefinitions(ctx, env.Client))
 	restoreDefinitions(t, env)
 	def := &v1alpha1.ScopeDefinition{}
@@ -413,8 +396,11 @@ func TestOverlapRefused(t *testing.T) {
 
 	waitForReady(t, env, ns, "both", metav1.ConditionFalse, controllers.ReasonScopeFailed,
 		`workload v1 ConfigMap "cfg" is already in HealthScope `+ns+`/a, and the HealthScope definition sets allowComponentOverlap to false`)
-	require.Equal(t, "ConfigMap cfg", refsOf(t, env, ns, "a"))
-	require.Equal(t, "", refsOf(t, env, ns, "b"))
+	for scope, want := range map[string]string{"a": "ConfigMap cfg", "b": ""} {
+		if diff := cmp.Diff(want, refsOf(t, env, ns, scope)); diff != "" {
+			t.Errorf("references of scope %s (-want, +got):\n%s", scope, diff)
+		}
+	}
 	// A ConfigMap has no replicas: its health cannot be judged.
 	waitForHealth(t, env, ns, "a", "Unknown 0/1; cfg Unknown (no resource with spec.replicas to judge)")
 }
@@ -425,14 +411,16 @@ func TestOverlapRefused(t *testing.T) {
 func TestScopeDefinitionLater(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "later")
+	ns := env.Namespace(t, "later")
 	require.NoError(t, demo.Apply(ctx, env.Client, ns))
 	restoreDefinitions(t, env)
 	require.NoError(t, env.Client.Delete(ctx, &v1alpha1.ScopeDefinition{ObjectMeta: metav1.ObjectMeta{Name: "healthscopes.healthscope.example.ctrlkit.dev"}}))
 	startManager(t, env)
 
 	waitForReady(t, env, ns, demo.ApplicationName, metav1.ConditionFalse, controllers.ReasonScopeFailed, "it has no ScopeDefinition")
-	require.Equal(t, "", refsOf(t, env, ns, demo.ScopeName))
+	if diff := cmp.Diff("", refsOf(t, env, ns, demo.ScopeName)); diff != "" {
+		t.Errorf("references in the scope (-want, +got):\n%s", diff)
+	}
 
 	require.NoError(t, demo.ApplyDefinitions(ctx, env.Client))
 	waitForReady(t, env, ns, demo.ApplicationName, metav1.ConditionTrue, controllers.ReasonAvailable, "")

@@ -9,12 +9,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/controllers"
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/demo"
@@ -31,31 +27,16 @@ func TestMain(m *testing.M) {
 // control plane, and checks what it prints.
 func TestRun(t *testing.T) {
 	env := testenv.Get(t)
-	mgr, err := manager.New(env.Config, manager.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := manager.New(env.Config, env.ManagerOptions())
 	require.NoError(t, err)
 	require.NoError(t, controllers.Setup(mgr, controllers.Options{}))
+	testenv.StartManager(t, mgr)
+	ns := env.Namespace(t, "demo")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	defer func() {
-		cancel()
-		require.NoError(t, <-done)
-	}()
-
-	// A namespace of its own, so that the test can run twice (-count=2).
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetGenerateName("demo-")
-	require.NoError(t, env.Client.Create(ctx, ns))
 
 	var out bytes.Buffer
-	require.NoError(t, demo.Run(ctx, env.Client, &out, demo.Options{Namespace: ns.GetName(), Simulate: true, PollInterval: 50 * time.Millisecond}))
+	require.NoError(t, demo.Run(ctx, env.Client, &out, demo.Options{Namespace: ns, Simulate: true, PollInterval: 50 * time.Millisecond}))
 	got := out.String()
 	for _, want := range []string{
 		"Unknown     Deployment web: no child resources of kind ReplicaSet yet",
