@@ -156,7 +156,8 @@ func startManagerOn(t testing.TB, env *testenv.Env, test string, o Options, twea
 		require.NoError(t, Setup(mgr, o))
 	} else {
 		for _, k := range kinds {
-			require.NoError(t, setup(mgr, k, o, tweak(newReconciler(mgr, k, o))))
+			r := newReconciler(mgr, k, o)
+			require.NoError(t, setup(mgr, r, tweak(r)))
 		}
 	}
 	for _, add := range extra {

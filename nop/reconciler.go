@@ -16,8 +16,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
@@ -76,23 +78,42 @@ func (t Transition) Lateness() time.Duration { return t.Landed.Sub(t.Due) }
 // serve both CRDs (nop/crds).
 func Setup(mgr manager.Manager, o Options) error {
 	for _, k := range kinds {
-		if err := setup(mgr, k, o, newReconciler(mgr, k, o)); err != nil {
+		r := newReconciler(mgr, k, o)
+		if err := setup(mgr, r, r); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func setup(mgr manager.Manager, k kind, o Options, r reconcile.Reconciler) error {
+// setup adds the controller of r's kind to mgr, reconciling with do: r
+// itself, or a wrapper of it.
+func setup(mgr manager.Manager, r *reconciler, do reconcile.Reconciler) error {
 	err := builder.ControllerManagedBy(mgr).
-		For(k.newObject()).
-		Named(k.controllerName()).
-		WithOptions(controller.Options{MaxConcurrentReconciles: o.MaxConcurrentReconciles}).
-		Complete(r)
+		For(r.kind.newObject(), builder.WithPredicates(r.unreconciled())).
+		Named(r.kind.controllerName()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}).
+		Complete(do)
 	if err != nil {
-		return fmt.Errorf("cannot set up the %s controller: %w", k.name, err)
+		return fmt.Errorf("cannot set up the %s controller: %w", r.kind.name, err)
 	}
 	return nil
+}
+
+// unreconciled lets through every event but an update to a version that a
+// reconcile has already read or written (lastwrite.Tracker.Reconciled): the
+// watch events of the reconciler's own writes (a finalizer patch, a status
+// write), which would otherwise cost a reconcile each that finds nothing to
+// do, while the next deadline is already queued. An update by anyone else
+// makes a newer version and passes, or, when it comes during a reconcile of
+// the object, makes Reconcile requeue at once. Every event passes while a
+// reconcile waits for the cache to catch up, and so does a resync (the same
+// version twice).
+func (r *reconciler) unreconciled() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		rv := e.ObjectNew.GetResourceVersion()
+		return rv == e.ObjectOld.GetResourceVersion() || !r.written.Reconciled(client.ObjectKeyFromObject(e.ObjectNew), rv)
+	}}
 }
 
 // A kind is one of the two kinds the reconciler serves.
@@ -160,6 +181,17 @@ func (r *reconciler) init() {
 // Reconcile makes one object's status what its schedule says now, and
 // requeues it when the next entry falls due.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	r.written.Begin(req.NamespacedName)
+	res, err := r.reconcileRequest(ctx, req)
+	if r.written.End(req.NamespacedName) && err == nil {
+		// An update came meanwhile that this reconcile did not see, and
+		// unreconciled dropped its event.
+		res.RequeueAfter, res.Priority = time.Nanosecond, nil
+	}
+	return res, err
+}
+
+func (r *reconciler) reconcileRequest(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var out outcome
 	fresh, stale := false, false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

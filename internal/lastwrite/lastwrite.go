@@ -2,7 +2,8 @@
 // write of each object, so that a reconcile started from a cache that has not
 // yet seen that write can be recognised and put off, instead of computing a
 // status from stale data and writing it (a conflict at best, a lost update at
-// worst).
+// worst), and which watch events bring a version a reconcile has already seen
+// (its own write), so that an event filter can drop them.
 //
 // Resource versions are compared as integers, as apimachinery's
 // resourceversion package allows (KEP-5504); where a version does not parse,
@@ -22,36 +23,122 @@ import (
 // value is ready to use and safe for concurrent use.
 type Tracker struct {
 	mu sync.Mutex
-	m  map[types.NamespacedName]string
+	m  map[types.NamespacedName]version
 }
 
-// Record notes that the object k was written and now has resourceVersion rv.
+// A version is what a Tracker knows of one object.
+type version struct {
+	rv string // the last recorded resourceVersion
+	// waiting is set when a reconcile was put off because the cache held
+	// a version older than rv: the watch event that brings rv must pass.
+	waiting bool
+	// active is set between Begin and End.
+	active bool
+	// missed is the newest version whose watch event Reconciled dropped
+	// while a reconcile was active.
+	missed string
+}
+
+// entry returns k's entry; t.mu is held.
+func (t *Tracker) entry(k types.NamespacedName) version {
+	return t.m[k]
+}
+
+// set stores k's entry, or drops it when it holds nothing; t.mu is held.
+func (t *Tracker) set(k types.NamespacedName, v version) {
+	if v == (version{}) {
+		delete(t.m, k)
+		return
+	}
+	if t.m == nil {
+		t.m = make(map[types.NamespacedName]version)
+	}
+	t.m[k] = v
+}
+
+// Record notes that the object k was written, or read by a reconcile, and now
+// has resourceVersion rv.
 func (t *Tracker) Record(k types.NamespacedName, rv string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.m == nil {
-		t.m = make(map[types.NamespacedName]string)
-	}
-	t.m[k] = rv
+	v := t.entry(k)
+	v.rv, v.waiting = rv, false
+	t.set(k, v)
 }
 
 // Forget drops what is known of k, e.g. once it is deleted.
 func (t *Tracker) Forget(k types.NamespacedName) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.m, k)
+	v := t.entry(k)
+	t.set(k, version{active: v.active}) // End still comes
 }
 
 // Behind reports whether rv is older than the last recorded write of k.
 func (t *Tracker) Behind(k types.NamespacedName, rv string) bool {
 	t.mu.Lock()
-	last, ok := t.m[k]
+	last := t.entry(k)
 	t.mu.Unlock()
-	if !ok {
-		return false
-	}
-	c, err := resourceversion.CompareResourceVersion(rv, last)
+	return older(rv, last.rv)
+}
+
+// older reports whether a is older than b; false when either does not parse.
+func older(a, b string) bool {
+	c, err := resourceversion.CompareResourceVersion(a, b)
 	return err == nil && c < 0
+}
+
+// atMost reports whether a is not newer than b; false when either does not
+// parse.
+func atMost(a, b string) bool {
+	c, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && c <= 0
+}
+
+// Begin notes that a reconcile of k starts. Until End, Reconciled drops
+// every event of k and notes its version.
+func (t *Tracker) Begin(k types.NamespacedName) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v := t.entry(k)
+	v.active, v.missed = true, ""
+	t.set(k, v)
+}
+
+// End notes that the reconcile of k that Begin announced is over, and
+// reports whether an event dropped meanwhile brought a version it did not
+// reconcile: one newer than the version it recorded, or any while it was put
+// off waiting for the cache. The caller then reconciles k again.
+func (t *Tracker) End(k types.NamespacedName) (again bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v := t.entry(k)
+	again = v.missed != "" && (v.waiting || !atMost(v.missed, v.rv))
+	v.active, v.missed = false, ""
+	t.set(k, v)
+	return again
+}
+
+// Reconciled reports whether an event that brings version rv of k needs no
+// reconcile: it is not newer than the last version recorded for k, which a
+// reconcile read or wrote, and no reconcile was put off (by Get) waiting for
+// the cache to catch up. The watch event of a reconciler's own write brings
+// such a version; an event filter that drops those spares a reconcile per
+// write. While a reconcile of k is active (Begin), every event needs none:
+// its version is noted, and End says whether to reconcile again; the event
+// of a write may come before the write's response.
+func (t *Tracker) Reconciled(k types.NamespacedName, rv string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v := t.entry(k)
+	if v.active {
+		if v.missed == "" || !atMost(rv, v.missed) {
+			v.missed = rv
+			t.set(k, v)
+		}
+		return true
+	}
+	return !v.waiting && atMost(rv, v.rv)
 }
 
 // Get reads the object key into obj for an attempt of a reconcile that is
@@ -59,7 +146,8 @@ func (t *Tracker) Behind(k types.NamespacedName, rv string) bool {
 // from api, since a conflict means the cache is behind the API server. The
 // first attempt reports stale when the cache holds a version older than the
 // last write recorded for key: the caller should put the reconcile off, since
-// that write's watch event will bring the object back.
+// that write's watch event will bring the object back (Reconciled lets that
+// event through until the next Record).
 func (t *Tracker) Get(ctx context.Context, cache, api client.Reader, key types.NamespacedName, obj client.Object, retrying bool) (stale bool, err error) {
 	reader := cache
 	if retrying {
@@ -68,5 +156,18 @@ func (t *Tracker) Get(ctx context.Context, cache, api client.Reader, key types.N
 	if err := reader.Get(ctx, key, obj); err != nil {
 		return false, err
 	}
-	return !retrying && t.Behind(key, obj.GetResourceVersion()), nil
+	if retrying || !t.Behind(key, obj.GetResourceVersion()) {
+		return false, nil
+	}
+	t.markWaiting(key)
+	return true, nil
+}
+
+// markWaiting notes that a reconcile of k was put off for a stale cache.
+func (t *Tracker) markWaiting(k types.NamespacedName) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v := t.entry(k)
+	v.waiting = true
+	t.set(k, v)
 }

@@ -71,6 +71,8 @@ func TestGet(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, stale, "the cache holds %s, older than the recorded write", got.GetResourceVersion())
 
+	require.False(t, tr.Reconciled(k, "1000"), "the event of the awaited write passes while a reconcile waits for it")
+
 	stale, err = tr.Get(ctx, cache, api, k, got, true)
 	require.NoError(t, err)
 	require.False(t, stale, "a retry is never stale")
@@ -78,4 +80,120 @@ func TestGet(t *testing.T) {
 
 	_, err = tr.Get(ctx, cache, api, types.NamespacedName{Namespace: "default", Name: "missing"}, got, false)
 	require.True(t, apierrors.IsNotFound(err), "a read error is returned: %v", err)
+}
+
+func TestReconciled(t *testing.T) {
+	k := types.NamespacedName{Namespace: "default", Name: "a"}
+	// A step is one call on a Tracker; event steps say whether the event
+	// needs no reconcile, the end step whether to reconcile again.
+	type step struct {
+		do   string // record, stale, begin, end, event, forget
+		rv   string
+		want bool
+	}
+	cases := map[string]struct {
+		reason string
+		steps  []step
+	}{
+		"Unknown": {
+			reason: "An object never reconciled needs a reconcile.",
+			steps:  []step{{do: "event", rv: "5", want: false}},
+		},
+		"OwnWrite": {
+			reason: "The event of the recorded version, or an older one, needs none; a newer one does.",
+			steps: []step{
+				{do: "record", rv: "10"},
+				{do: "event", rv: "10", want: true},
+				{do: "event", rv: "9", want: true},
+				{do: "event", rv: "11", want: false},
+			},
+		},
+		"Numeric": {
+			reason: "Versions compare as numbers.",
+			steps:  []step{{do: "record", rv: "99"}, {do: "event", rv: "100", want: false}},
+		},
+		"Opaque": {
+			reason: "A version that is not an integer needs a reconcile.",
+			steps:  []step{{do: "record", rv: "10"}, {do: "event", rv: "abc", want: false}},
+		},
+		"Waiting": {
+			reason: "While a reconcile waits for the cache, the awaited event passes, until the next record.",
+			steps: []step{
+				{do: "record", rv: "10"},
+				{do: "stale", rv: "9"},
+				{do: "event", rv: "10", want: false},
+				{do: "record", rv: "10"},
+				{do: "event", rv: "10", want: true},
+			},
+		},
+		"EventBeforeResponse": {
+			reason: "The event of a write that comes before the reconcile ends is dropped, and asks for nothing more.",
+			steps: []step{
+				{do: "begin"},
+				{do: "event", rv: "11", want: true},
+				{do: "record", rv: "11"},
+				{do: "end", want: false},
+				{do: "event", rv: "11", want: true},
+			},
+		},
+		"UpdateDuringReconcile": {
+			reason: "An update newer than what the reconcile recorded makes End ask for another reconcile.",
+			steps: []step{
+				{do: "begin"},
+				{do: "event", rv: "12", want: true},
+				{do: "event", rv: "11", want: true},
+				{do: "record", rv: "11"},
+				{do: "end", want: true},
+				{do: "event", rv: "13", want: false},
+			},
+		},
+		"FailedReconcile": {
+			reason: "A reconcile that recorded nothing is reconciled again after an event.",
+			steps:  []step{{do: "begin"}, {do: "event", rv: "3", want: true}, {do: "end", want: true}},
+		},
+		"StaleDuringReconcile": {
+			reason: "A reconcile put off for the cache is reconciled again when the awaited event came meanwhile.",
+			steps: []step{
+				{do: "record", rv: "10"},
+				{do: "begin"},
+				{do: "stale", rv: "9"},
+				{do: "event", rv: "10", want: true},
+				{do: "end", want: true},
+			},
+		},
+		"Quiet": {
+			reason: "A reconcile without events asks for nothing more.",
+			steps:  []step{{do: "begin"}, {do: "record", rv: "4"}, {do: "end", want: false}},
+		},
+		"Forget": {
+			reason: "A forgotten object needs a reconcile.",
+			steps:  []step{{do: "record", rv: "4"}, {do: "forget"}, {do: "event", rv: "4", want: false}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var tr Tracker
+			for i, s := range tc.steps {
+				var got bool
+				switch s.do {
+				case "record":
+					tr.Record(k, s.rv)
+				case "stale":
+					require.True(t, tr.Behind(k, s.rv), "precondition: %s is behind", s.rv)
+					tr.markWaiting(k) // as Get does on reading it
+				case "begin":
+					tr.Begin(k)
+				case "end":
+					got = tr.End(k)
+				case "event":
+					got = tr.Reconciled(k, s.rv)
+				case "forget":
+					tr.Forget(k)
+				}
+				if (s.do == "end" || s.do == "event") && got != s.want {
+					t.Errorf("%s\nstep %d (%s %s) = %t, want %t", tc.reason, i, s.do, s.rv, got, s.want)
+				}
+			}
+		})
+	}
 }

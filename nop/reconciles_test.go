@@ -1,0 +1,97 @@
+package nop
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
+)
+
+// TestOneReconcilePerTransition: against the real API server, a resource
+// takes one reconcile when it is created and one per transition, with one
+// status write per transition; the watch events of the reconciler's own
+// writes (the finalizer patch, each status write) cost no reconcile. A
+// status or spec change by someone else is still reconciled.
+func TestOneReconcilePerTransition(t *testing.T) {
+	const (
+		test = "reconciles"
+		n    = 20
+	)
+	env := testenv.Get(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	reconciles := map[types.NamespacedName]int{}
+	count := func(r *reconciler) reconcile.Reconciler {
+		return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			mu.Lock()
+			reconciles[req.NamespacedName]++
+			mu.Unlock()
+			return r.Reconcile(ctx, req)
+		})
+	}
+	_, requests := startManagerWith(t, test, Options{MaxConcurrentReconciles: 4}, count)
+
+	schedule := []v1alpha1.ConditionAfter{ca("1s", "Ready", "False"), ca("2s", "Ready", "True"), ca("3s", "Synced", "True")}
+	objs := make([]*v1alpha1.NopResource, n)
+	for i := range objs {
+		objs[i] = newNop(test, fmt.Sprintf("reconciles-%02d", i), schedule...)
+		require.NoError(t, env.Client.Create(ctx, objs[i]))
+		cleanup(t, env.Client, objs[i])
+	}
+	settled := func(o *v1alpha1.NopResource) bool {
+		s := conditions.Get(o.Status.Conditions, "Synced")
+		return s != nil && s.Reason == ReasonScheduled && s.Status == metav1.ConditionTrue
+	}
+	for _, o := range objs {
+		got := &v1alpha1.NopResource{}
+		eventually(t, 30*time.Second, o.Name+" to reach the end of its schedule", func() (bool, string) {
+			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(o), got))
+			return settled(got), describe(got.Status)
+		})
+	}
+	// The watch events of the last status writes arrive within this.
+	time.Sleep(time.Second)
+
+	mu.Lock()
+	want, got := map[types.NamespacedName]int{}, map[types.NamespacedName]int{}
+	for _, o := range objs {
+		k := client.ObjectKeyFromObject(o)
+		want[k] = 1 + len(schedule)
+		got[k] = reconciles[k]
+	}
+	mu.Unlock()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reconciles per object, creation and one per transition: -want, +got:\n%s", diff)
+	}
+	if got, want := requests.get("PUT nopresources/status"), int64(n*len(schedule)); got != want {
+		t.Errorf("status writes: got %d, want %d, one per transition (%s)", got, want, requests)
+	}
+
+	// A status change by someone else is undone; a spec change is reconciled.
+	o := &v1alpha1.NopResource{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(objs[0]), o))
+	conditions.Set(&o.Status.Conditions, metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Meddled", ObservedGeneration: o.Generation})
+	require.NoError(t, env.Client.Status().Update(ctx, o))
+	eventually(t, 30*time.Second, "the status written by someone else to be undone", func() (bool, string) {
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(o), o))
+		return conditions.IsTrue(o.Status.Conditions, "Ready"), describe(o.Status)
+	})
+	o.Spec.ForProvider.PatchReceiverField = "changed"
+	require.NoError(t, env.Client.Update(ctx, o))
+	eventually(t, 30*time.Second, "the spec change to be reconciled", func() (bool, string) {
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(o), o))
+		return o.Status.ObservedGeneration == o.Generation && o.Status.AtProvider.PatchReceiverField == "changed", describe(o.Status)
+	})
+}
