@@ -19,11 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
@@ -61,35 +58,10 @@ func options() core.Options {
 // startManager runs the claim and XR controllers until the test ends.
 func startManager(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	mgr, err := manager.New(env.Config, manager.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := manager.New(env.Config, env.ManagerOptions())
 	require.NoError(t, err)
 	require.NoError(t, core.Setup(mgr, options()))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-}
-
-// createNamespace creates a namespace named prefix plus a random suffix, so
-// that a test can run twice against one API server (-count=2).
-func createNamespace(t *testing.T, env *testenv.Env, prefix string) string {
-	t.Helper()
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetGenerateName(prefix + "-")
-	require.NoError(t, env.Client.Create(context.Background(), ns))
-	return ns.GetName()
+	testenv.StartManager(t, mgr)
 }
 
 func createClaim(t *testing.T, env *testenv.Env, namespace, name, database, image string) *v1alpha1.App {
@@ -199,7 +171,7 @@ func getXR(t *testing.T, env *testenv.Env, namespace, name string) *v1alpha1.XAp
 func TestImageNotFound(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
-	ns := createNamespace(t, env, "image-not-found")
+	ns := env.Namespace(t, "image-not-found")
 	createClaim(t, env, ns, "shop", "orders", imageMissing)
 
 	waitForClaim(t, env, ns, "shop", []metav1.Condition{
@@ -232,7 +204,7 @@ func TestImageNotFound(t *testing.T) {
 func TestUnauthorized(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
-	ns := createNamespace(t, env, "unauthorized")
+	ns := env.Namespace(t, "unauthorized")
 	createClaim(t, env, ns, "payroll-ui", "payroll", imageGood)
 
 	waitForClaim(t, env, ns, "payroll-ui", []metav1.Condition{
@@ -249,7 +221,7 @@ func TestProgressingThenSuccess(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
 	ctx := context.Background()
-	ns := createNamespace(t, env, "progressing")
+	ns := env.Namespace(t, "progressing")
 	createClaim(t, env, ns, "shop", "orders", imageGood)
 
 	waitForClaim(t, env, ns, "shop", []metav1.Condition{
@@ -326,7 +298,7 @@ func TestInternalError(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
 	ctx := context.Background()
-	ns := createNamespace(t, env, "internal-error")
+	ns := env.Namespace(t, "internal-error")
 	createClaim(t, env, ns, "ledger-ui", "ledger", imageGood)
 
 	waitForClaim(t, env, ns, "ledger-ui", []metav1.Condition{
@@ -383,7 +355,7 @@ func TestClaimChangesImage(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
 	ctx := context.Background()
-	ns := createNamespace(t, env, "change-image")
+	ns := env.Namespace(t, "change-image")
 	app := createClaim(t, env, ns, "shop", "orders", imageMissing)
 	waitForClaim(t, env, ns, "shop", []metav1.Condition{
 		cond("DatabaseReady", metav1.ConditionTrue, "Available", ""),
@@ -428,7 +400,7 @@ func TestDeleteClaim(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
 	ctx := context.Background()
-	ns := createNamespace(t, env, "delete-claim")
+	ns := env.Namespace(t, "delete-claim")
 	app := createClaim(t, env, ns, "shop", "orders", imageGood)
 	eventually(t, "the XR", func() string {
 		if err := env.Client.Get(ctx, client.ObjectKey{Name: core.CompositeName(ns, "shop")}, &v1alpha1.XApp{}); err != nil {

@@ -8,11 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ctrlkit/ctrlkit/examples/composite/core"
 	"github.com/ctrlkit/ctrlkit/examples/composite/demo"
@@ -29,30 +25,19 @@ func TestMain(m *testing.M) {
 // server, and checks that the claim went through the three scenarios.
 func TestRun(t *testing.T) {
 	env := testenv.Get(t)
-	mgr, err := manager.New(env.Config, manager.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := manager.New(env.Config, env.ManagerOptions())
 	require.NoError(t, err)
 	fn := &function.Function{Platform: demo.Platform()}
 	require.NoError(t, core.Setup(mgr, core.Options{Pipeline: core.Pipeline{{Name: "app", Function: fn}}}))
+	stop := testenv.StartManager(t, mgr)
+	ns := env.Namespace(t, "demo")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	stopped := make(chan error, 1)
-	go func() { stopped <- mgr.Start(ctx) }()
-
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetGenerateName("demo-")
-	require.NoError(t, env.Client.Create(ctx, ns))
 
 	var out bytes.Buffer
-	o := demo.Options{Namespace: ns.GetName(), Name: "shop", SimulateRollout: true, Poll: 50 * time.Millisecond}
+	o := demo.Options{Namespace: ns, Name: "shop", SimulateRollout: true, Poll: 50 * time.Millisecond}
 	require.NoError(t, demo.Run(ctx, env.Client, &out, o))
-	cancel()
-	require.NoError(t, <-stopped)
+	stop()
 
 	// Each scenario's header is followed, before the next one, by the
 	// conditions that end it.
