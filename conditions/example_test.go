@@ -1,6 +1,7 @@
 package conditions_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -190,4 +191,69 @@ func ExampleObject() {
 	// Output:
 	// true false
 	// true
+}
+
+// database is a typed object with conditions, as a kubebuilder API has.
+type database struct {
+	metav1.ObjectMeta
+	Status struct{ Conditions []metav1.Condition }
+}
+
+// statusClient stands for a controller-runtime client, whose
+// Status().Update writes an object's status; it counts the writes.
+type statusClient struct{ writes int }
+
+func (c *statusClient) Status() *statusClient             { return c }
+func (c *statusClient) Update(context.Context, any) error { c.writes++; return nil }
+
+// Example_writeOnChange sets a condition on every reconcile and writes the
+// status only when the condition changed.
+func Example_writeOnChange() {
+	ctx, c := context.Background(), &statusClient{}
+	db := &database{ObjectMeta: metav1.ObjectMeta{Name: "orders", Generation: 3}}
+	var err error
+	for range 3 { // three reconciles: only the first changes anything
+		changed := conditions.Set(&db.Status.Conditions, metav1.Condition{
+			Type:               "DatabaseReady",
+			Status:             metav1.ConditionFalse,
+			Reason:             "NotFound",
+			Message:            "database orders does not exist",
+			ObservedGeneration: db.Generation,
+		})
+		if changed {
+			err = c.Status().Update(ctx, db)
+		}
+	}
+	fmt.Println("writes:", c.writes, err)
+	// Output: writes: 1 <nil>
+}
+
+// Example_propagateAndWrite copies an XR's conditions to its claim on every
+// reconcile and writes the claim's status only when it changed.
+func Example_propagateAndWrite() {
+	ctx, c := context.Background(), &statusClient{}
+	xr := &unstructured.Unstructured{Object: map[string]any{
+		"kind":     "XDatabase",
+		"metadata": map[string]any{"name": "orders-x7k2p"},
+		"status": map[string]any{
+			"claimConditions": []any{"ImageReady"},
+			"conditions": []any{map[string]any{"type": "ImageReady", "status": "False", "reason": "NotFound",
+				"lastTransitionTime": "2026-03-01T12:00:00Z"}},
+		},
+	}}
+	claim := &unstructured.Unstructured{Object: map[string]any{
+		"kind":     "Database",
+		"metadata": map[string]any{"name": "orders", "namespace": "team-a"},
+	}}
+	for range 3 { // three reconciles: only the first changes the claim
+		changed, err := conditions.Propagate(xr, claim)
+		if err == nil && changed {
+			err = c.Status().Update(ctx, claim)
+		}
+		if err != nil {
+			fmt.Println(err)
+		}
+	}
+	fmt.Println("writes:", c.writes)
+	// Output: writes: 1
 }

@@ -8,19 +8,19 @@
 //		return ctrl.Result{}, err
 //	}
 //	if !changed { // a periodic sync with nothing to do writes nothing
-//		_, err := w.SetReady(ctx, obj, directstatus.UpToDate())
+//		_, err := r.status.SetReady(ctx, obj, directstatus.UpToDate())
 //		return ctrl.Result{RequeueAfter: syncPeriod}, err
 //	}
-//	op, err := w.StartUpdate(ctx, obj, first) // Ready=False Updating, before the call
+//	op, err := r.status.StartUpdate(ctx, obj, first) // Ready=False Updating, before the call
 //	if err != nil {
 //		return ctrl.Result{}, err
 //	}
-//	if err := cloud.Update(ctx, desired); err != nil {
+//	if err := r.cloud.Update(ctx, desired); err != nil {
 //		return ctrl.Result{}, op.Failed(ctx, err) // Ready=False UpdateFailure, same first field
 //	}
 //	return ctrl.Result{RequeueAfter: syncPeriod}, op.Succeeded(ctx) // Ready=True UpToDate
 //
-// where w is a Writer and package fielddiff finds the first changed field;
+// where r.status is a Writer and package fielddiff finds the first changed field;
 // examples/direct is a complete controller.
 //
 // # The Ready condition
@@ -54,5 +54,5 @@
 //   - message: cut at a rune boundary to what the API server accepts, never through the ID.
 //
 // docs/design/directstatus.md has the decisions and the mapping from Config
-// Connector; docs/benchmarks.md the figures.
+// Connector.
 package directstatus

@@ -7,18 +7,21 @@
 // (makeAvailableAs). It implements Crossplane's Generic Resource References
 // design; the API types are in extref/v1alpha1.
 //
+// A controller for a kind with references (here a namespaced Widget):
+//
 //	w := extref.NewWatcher(mgr.GetCache())
-//	r := extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), w)
-//	// in Reconcile:
-//	out, err := r.Resolve(ctx, subnet)
+//	r := &WidgetReconciler{Client: mgr.GetClient(),
+//		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), w)}
+//	return builder.ControllerManagedBy(mgr).For(&v1alpha1.Widget{}).WatchesRawSource(w).Complete(r)
+//
+// and resolves them in Reconcile:
+//
+//	out, err := r.resolver.Resolve(ctx, widget)
 //	if err == nil && out.Changed {
-//		err = c.Update(ctx, subnet) // only when a value changed
+//		return ctrl.Result{}, r.Update(ctx, widget) // only when a value changed
 //	}
-//	conditions.Set(&subnet.Status.Conditions, extref.Condition(out, err, subnet.Generation))
-//
-// and the controller watches the sources through w:
-//
-//	builder.ControllerManagedBy(mgr).For(&v1alpha1.Subnet{}).WatchesRawSource(w).Complete(rec)
+//	conditions.Set(&widget.Status.Conditions, extref.Condition(out, err, widget.Generation))
+//	return ctrl.Result{}, r.Status().Update(ctx, widget)
 //
 // SetupReconciler does all of this for a kind whose controller does nothing
 // else, as unstructured content (a composite resource, for example).
@@ -52,9 +55,7 @@
 //
 //   - output: no transform, format or template gives more than MaxOutputSize bytes; one call allocates at most twice that, a render its output once besides its functions' results.
 //   - reads: each read is bounded by ReadTimeout.
-//   - informers: SetupReconciler stops a source informer unused for InformerIdle (a minute).
 //   - writes: SetupReconciler allows 10 writes per referencer in 30 s (WriteBudget), then holds it (Oscillating).
 //
-// docs/design/extref.md has the API layout, transforms, formats, templates,
-// composite resources and the decisions; docs/benchmarks.md the figures.
+// docs/design/extref.md has the API, transforms, templates and decisions.
 package extref

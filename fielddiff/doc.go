@@ -3,9 +3,13 @@
 // condition before it calls the cloud (package directstatus), or every one,
 // for an update mask.
 //
-//	first, changed, err := fielddiff.FirstChangedField(desired, actual, fielddiff.Prefix("spec"))
-//	// first == "spec.nodePools[2].size", changed == true
-//	paths, err := fielddiff.ChangedFields(desired, actual, fielddiff.IgnorePaths("status", "metadata"))
+//	path, changed, err := fielddiff.FirstChangedField(desired, actual, fielddiff.Prefix("spec.forProvider"))
+//
+// gives a path such as spec.forProvider.labels[team], and
+//
+//	paths, err := fielddiff.ChangedFields(desired, actual, fielddiff.IgnorePaths("metadata", "status"))
+//
+// every changed path, e.g. [spec.description spec.nodePools[1].size].
 //
 // Both sides are of one type: Go structs (fields by their JSON names, inline
 // and embedded structs flattened as encoding/json flattens them),
@@ -30,6 +34,5 @@
 //
 //   - depth: values nested more than MaxDepth (10,000) levels wrap ErrTooDeep.
 //
-// docs/design/fielddiff.md has the comparison rules and the decisions;
-// docs/benchmarks.md the figures.
+// docs/design/fielddiff.md has the comparison rules and the decisions.
 package fielddiff

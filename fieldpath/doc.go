@@ -3,16 +3,19 @@
 // in crossplane-runtime's syntax and with its method names.
 //
 //	p := fieldpath.Pave(u.Object)
-//	region, err := p.GetString("spec.forProvider.region")
-//	if fieldpath.IsNotFound(err) {
-//		// not set
+//	region, err := p.GetString("metadata.labels[topology.kubernetes.io/region]")
+//	if err != nil && !fieldpath.IsNotFound(err) {
+//		return ctrl.Result{}, err
 //	}
-//	err = p.SetValue("status.atProvider.arn", arn)
+//	if err := p.SetValue("status.atProvider.region", region); err != nil {
+//		return ctrl.Result{}, err
+//	}
 //
-// For a path used in a hot loop, compile it once:
+// For a path used in a hot loop, compile it once; Get then allocates nothing:
 //
-//	var replicas = fieldpath.MustCompile("spec.replicas")
-//	v, err := replicas.Get(obj)
+//	replicas := fieldpath.MustCompile("spec.replicas")
+//	for _, obj := range objs {
+//		v, err := replicas.Get(obj)
 //
 // # Syntax
 //
@@ -24,7 +27,6 @@
 //
 //	spec.containers[0].name
 //	metadata.labels[app.kubernetes.io/name]
-//	metadata.annotations['crossplane.io/external-name']
 //	a['0']                                     the field "0", not index 0
 //	a[x\]y]                                    the field "x]y"
 //	spec.containers[*].ports[*].containerPort  wildcards, for ExpandWildcards
@@ -34,7 +36,6 @@
 //
 //	metadata..name       empty field name at position 9
 //	spec.containers[-1]  negative index -1 at position 16
-//	items[1025]          index 1025 is above the limit of 1024 at position 6
 //
 // # Semantics
 //
@@ -56,6 +57,5 @@
 //   - value depth: maps nested more than 10000 deep cannot be stored.
 //   - cache: 1024 compiled paths of at most 256 bytes (longer ones are parsed each time); a hit allocates nothing.
 //
-// docs/design/fieldpath.md has the full syntax, the differences from
-// crossplane-runtime and a porting table; docs/benchmarks.md the figures.
+// docs/design/fieldpath.md has the full syntax and the porting table.
 package fieldpath

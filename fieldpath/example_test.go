@@ -138,16 +138,17 @@ func ExampleParse() {
 }
 
 func ExampleCompile() {
+	objs := []map[string]any{
+		object(`{"spec": {"replicas": 3}}`),
+		object(`{"spec": {}}`),
+	}
 	// Compile once, outside the loop; Get allocates nothing.
-	name := fieldpath.MustCompile("metadata.name")
-	for _, obj := range []map[string]any{
-		object(`{"metadata": {"name": "a"}}`),
-		object(`{"metadata": {"name": "b"}}`),
-	} {
-		v, _ := name.Get(obj)
-		fmt.Println(v)
+	replicas := fieldpath.MustCompile("spec.replicas")
+	for _, obj := range objs {
+		v, err := replicas.Get(obj)
+		fmt.Println(v, fieldpath.IsNotFound(err))
 	}
 	// Output:
-	// a
-	// b
+	// 3 false
+	// <nil> true
 }

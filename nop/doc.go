@@ -6,20 +6,24 @@
 // without a cloud; provider-nop's manifests run with apiVersion changed.
 //
 //	scheme := runtime.NewScheme()
-//	_ = v1alpha1.AddToScheme(scheme)
-//	mgr, _ := manager.New(cfg, manager.Options{Scheme: scheme})
-//	err := nop.Setup(mgr, nop.Options{MaxConcurrentReconciles: 10})
+//	_ = v1alpha1.AddToScheme(scheme) // github.com/ctrlkit/ctrlkit/nop/v1alpha1
+//	mgr, err := manager.New(cfg, manager.Options{Scheme: scheme})
+//	if err != nil {
+//		return err
+//	}
+//	if err := nop.Setup(mgr, nop.Options{MaxConcurrentReconciles: 10}); err != nil {
+//		return err
+//	}
+//	return mgr.Start(ctx)
 //
 // A resource that becomes Ready after three seconds:
 //
 //	apiVersion: nop.ctrlkit.dev/v1alpha1
 //	kind: NopResource                  # or ClusterNopResource
-//	metadata:
-//	  name: example
+//	metadata: {name: example}
 //	spec:
 //	  forProvider:
 //	    conditionAfter:
-//	      - {time: 0s, conditionType: Ready, conditionStatus: "False"}
 //	      - {time: 3s, conditionType: Ready, conditionStatus: "True"}
 //
 // # The schedule
@@ -52,9 +56,7 @@
 // only when they differ; a Secret the resource does not control is left
 // alone (Synced=False, ConnectionSecretFailed).
 //
-// Limits: the status is at most MaxStatusBytes (512 KiB) as JSON; more
-// makes the resource Stalled (StatusTooLarge).
+// Limit: a status over MaxStatusBytes (512 KiB) as JSON is Stalled (StatusTooLarge).
 //
-// docs/design/nop.md has the full spec, permissions, observability, the
-// porting table and the decisions; docs/benchmarks.md the figures.
+// docs/design/nop.md has the full spec, permissions and the porting table.
 package nop

@@ -14,8 +14,9 @@
 //		TargetCompositeAndClaim().
 //		WithConditionFalse("DatabaseReady", "Unauthorized").
 //		Build()
-//	err := results.AddResult(rsp, r)   // rsp is a *resultsv1.Response; or
-//	response.AddResult(fnRsp, r)       // fnRsp is a Crossplane RunFunctionResponse
+//
+// results.AddResult adds r to a resultsv1.Response, response.AddResult to a
+// Crossplane RunFunctionResponse.
 //
 // One model serves both layouts: a result's condition is shorthand for a
 // result followed by a condition of the response (Crossplane's
@@ -26,22 +27,29 @@
 //
 // # Applying results (a control plane)
 //
-//	out, err := applier.Apply(results.FromCrossplane(rsp), xr, claim, results.Step("check-image"))
-//	if err != nil { return err }      // malformed status; nothing changed
-//	if out.Fatal == nil { /* set Synced=True yourself */ }
-//	if out.CompositeChanged { err = c.Status().Update(ctx, xr) }
-//	if out.ClaimChanged { err = c.Status().Update(ctx, claim) }
+//	out, err := r.applier.Apply(results.FromCrossplane(rsp), xr, claim, results.Step("check-image"))
+//	if err != nil {
+//		return ctrl.Result{}, err // malformed status; nothing changed
+//	}
+//	if out.CompositeChanged {
+//		if err := r.Status().Update(ctx, xr); err != nil {
+//			return ctrl.Result{}, err
+//		}
+//	}
+//	if out.ClaimChanged {
+//		err = r.Status().Update(ctx, claim)
+//	}
 //
 // Apply sets every condition, then records the results' events up to the
-// first fatal result, with Crossplane's reasons and messages. A condition
-// targeting the claim is listed in status.claimConditionTypes, and
-// conditions.Propagate copies it to the claim. What Crossplane accepts never
-// fails the run; what cannot be applied (a system condition type such as
-// Ready, an invalid type) is skipped with a Warning event. Beyond Crossplane,
-// a condition that results stop setting is removed (see RecordField), and a
-// claim message keeps an internal error's detail off the claim.
-// Applier.Apply has the rules; docs/design/results.md the differences from
-// Crossplane and their reasons.
+// first fatal result, with Crossplane's reasons and messages; when out.Fatal
+// is nil the caller sets Synced=True. A condition targeting the claim is
+// listed in status.claimConditionTypes, and conditions.Propagate copies it to
+// the claim. What Crossplane accepts never fails the run; what cannot be
+// applied (a system condition type such as Ready, an invalid type) is skipped
+// with a Warning event. Beyond Crossplane, a condition that results stop
+// setting is removed (see RecordField), and a claim message keeps an
+// internal error's detail off the claim. Applier.Apply has the rules;
+// docs/design/results.md the differences from Crossplane and their reasons.
 //
 // Limits: event messages are shortened to 1024 bytes, event reasons to 128,
 // condition messages to 32768.

@@ -8,14 +8,18 @@
 //
 // On an unstructured scope:
 //
-//	changed, err := scopes.AddWorkloadRef(scope, "spec.workloadRefs",
-//		scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"})
+//	web := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}
+//	changed, err := scopes.AddWorkloadRef(scope, "spec.TargetEndpoints", web)
 //
 // and against the API server, where the path comes from the ScopeDefinition:
 //
-//	_, err := scopes.PatchWorkloadRefs(ctx, c, mapper, scopeRef,
-//		scopes.Change{Add: []scopes.WorkloadRef{scopes.RefOf(workload)}})
-//	located, err := scopes.Locate(ctx, c, mapper, scope) // workloads, definitions, children
+//	scope := scopes.ScopeRef{APIVersion: "core.oam.dev/v1alpha2", Kind: "HealthScope", Namespace: req.Namespace, Name: "example"}
+//	_, err := scopes.PatchWorkloadRefs(ctx, r.Client, r.RESTMapper, scope,
+//		scopes.Change{Add: []scopes.WorkloadRef{scopes.RefOf(web)}})
+//
+// A scope controller calls Locate for its workloads, their definitions and
+// their children. docs/design/scopes.md has the decisions and the
+// differences from OAM's runtime and KubeVela.
 //
 // # References in a scope
 //
@@ -54,7 +58,4 @@
 //
 // Limits: a call retries conflicts until ctx is done (give it a deadline);
 // Locate lists each child kind once per call.
-//
-// docs/design/scopes.md has the decisions and the differences from OAM's
-// runtime and KubeVela; docs/benchmarks.md the figures.
 package scopes

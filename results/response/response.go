@@ -10,14 +10,15 @@
 // conditions to its own conditions list, both targeting the composite
 // resource unless told otherwise:
 //
-//	response.Warning(rsp, err).TargetCompositeAndClaim()
-//	response.ConditionFalse(rsp, "ImageReady", "NotFound").WithMessage(msg).TargetCompositeAndClaim()
+//	response.ConditionTrue(rsp, "DatabaseReady", "Available").TargetCompositeAndClaim()
 //
 // Beyond the SDK, a result can carry a condition (it adds one with the
 // result's message and target), and AddResult adds a result built with
 // package results:
 //
-//	response.Fatal(rsp, err).ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim()
+//	response.Fatal(rsp, errors.New("The image provided does not exist or you are not authorized to use it.")).
+//		ConditionFalse("ImageReady", "NotFound").
+//		TargetCompositeAndClaim()
 //
 // Fatal returns a *ResultOption so that it chains; a call used as a
 // statement, as with the SDK, compiles unchanged. Nothing here panics or
