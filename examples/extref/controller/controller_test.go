@@ -13,15 +13,13 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/examples/extref/controller"
@@ -44,7 +42,7 @@ func TestExample(t *testing.T) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	startControllers(t, env, ctx, cancel)
+	startControllers(t, env)
 
 	var out bytes.Buffer
 	require.NoError(t, demo.Run(ctx, env.Client, &out), "demo output so far:\n%s", out.String())
@@ -58,11 +56,18 @@ func TestExample(t *testing.T) {
 		VPCID:            s.Spec.ForProvider.VPCID,
 		DirectoryARN:     "arn:aws:clouddirectory:eu-west-1:123456789012:schema/published/cognito/1.0",
 	}
-	require.Equal(t, want, s.Spec.ForProvider)
-	require.Equal(t, "10.0.0.0/16", s.Spec.CIDRBlock)
-	require.True(t, strings.HasPrefix(s.Spec.ForProvider.VPCID, "vpc-"), "the VPC's ID, published by its controller: %q", s.Spec.ForProvider.VPCID)
-
-	require.True(t, s.Status.AtProvider.CredentialsReceived, "the controller was handed the password")
+	if diff := cmp.Diff(want, s.Spec.ForProvider); diff != "" {
+		t.Errorf("spec.forProvider (-want, +got):\n%s", diff)
+	}
+	if s.Spec.CIDRBlock != "10.0.0.0/16" {
+		t.Errorf("spec.cidrBlock: want %q, got %q", "10.0.0.0/16", s.Spec.CIDRBlock)
+	}
+	if !strings.HasPrefix(s.Spec.ForProvider.VPCID, "vpc-") {
+		t.Errorf("spec.forProvider.vpcID: want the VPC's ID, published by its controller (vpc-...), got %q", s.Spec.ForProvider.VPCID)
+	}
+	if !s.Status.AtProvider.CredentialsReceived {
+		t.Errorf("status.atProvider.credentialsReceived: want true (the controller was handed the password), got false")
+	}
 	raw, err := json.Marshal(s)
 	require.NoError(t, err)
 	sum := sha256.Sum256([]byte("correct-horse-battery-staple"))
@@ -72,8 +77,10 @@ func TestExample(t *testing.T) {
 		}
 	}
 	c := conditions.Get(s.Status.Conditions, extref.TypeReferencesResolved)
-	require.NotNil(t, c)
-	require.Equal(t, "6 external values resolved", c.Message)
+	require.NotNil(t, c, "the Subnet has a ReferencesResolved condition")
+	if c.Message != "6 external values resolved" {
+		t.Errorf("ReferencesResolved message: want %q, got %q", "6 external values resolved", c.Message)
+	}
 }
 
 // TestDenied refers a Subnet to a Secret the policy does not allow: it is
@@ -82,7 +89,7 @@ func TestDenied(t *testing.T) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	startControllers(t, env, ctx, cancel)
+	startControllers(t, env)
 
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "other"}}}
 	_ = env.Client.Create(ctx, ns)
@@ -103,11 +110,10 @@ func TestDenied(t *testing.T) {
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), s) })
 
 	got, c := waitForReason(t, env, ctx, s, extref.ReasonResolutionDenied)
-	require.Equal(t, metav1.ConditionFalse, c.Status)
-	require.Contains(t, c.Message, "denied by the default source policy")
-	require.True(t, conditions.IsFalse(got.Status.Conditions, conditions.TypeReady))
-	require.Equal(t, "", got.Spec.ForProvider.Region, "nothing written")
-	require.Equal(t, int64(1), got.Generation)
+	checkRefused(t, got, c, "denied by the default source policy")
+	if got.Spec.ForProvider.Region != "" {
+		t.Errorf("spec.forProvider.region: want nothing written, got %q", got.Spec.ForProvider.Region)
+	}
 }
 
 // TestWriteRejected resolves a value the API server rejects (a CIDR block,
@@ -117,7 +123,7 @@ func TestWriteRejected(t *testing.T) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	startControllers(t, env, ctx, cancel)
+	startControllers(t, env)
 
 	vpc := &v1alpha1.VPC{ObjectMeta: metav1.ObjectMeta{Name: "rejected-vpc"}, Spec: v1alpha1.VPCSpec{ForProvider: v1alpha1.VPCParameters{CIDRBlock: "10.2.0.0/16"}}}
 	require.NoError(t, env.Client.Create(ctx, vpc))
@@ -135,28 +141,41 @@ func TestWriteRejected(t *testing.T) {
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), s) })
 
 	got, c := waitForReason(t, env, ctx, s, extref.ReasonWriteRejected)
-	require.Equal(t, metav1.ConditionFalse, c.Status)
-	require.Contains(t, c.Message, "the API server rejected the resolved values (")
-	require.Contains(t, c.Message, "metadata.labels")
-	require.True(t, conditions.IsFalse(got.Status.Conditions, conditions.TypeReady))
-	require.Empty(t, got.Labels, "nothing written")
-	require.Equal(t, int64(1), got.Generation)
+	checkRefused(t, got, c, "the API server rejected the resolved values (", "metadata.labels")
+	if len(got.Labels) != 0 {
+		t.Errorf("labels: want nothing written, got %v", got.Labels)
+	}
+}
+
+// checkRefused checks that a Subnet whose references were refused says so
+// in ReferencesResolved (False, its message containing each of msg), is not
+// Ready, and kept generation 1.
+func checkRefused(t *testing.T, got *v1alpha1.Subnet, c *metav1.Condition, msg ...string) {
+	t.Helper()
+	if c.Status != metav1.ConditionFalse {
+		t.Errorf("ReferencesResolved status: want False, got %s", c.Status)
+	}
+	for _, m := range msg {
+		if !strings.Contains(c.Message, m) {
+			t.Errorf("ReferencesResolved message: want it to contain %q, got %q", m, c.Message)
+		}
+	}
+	if !conditions.IsFalse(got.Status.Conditions, conditions.TypeReady) {
+		t.Errorf("Ready: want False, got %v", got.Status.Conditions)
+	}
+	if got.Generation != 1 {
+		t.Errorf("generation: want 1 (spec unchanged), got %d", got.Generation)
+	}
 }
 
 // startControllers runs the example's controllers in a manager of their own
-// until ctx ends; cancel ends it when the test does.
-func startControllers(t *testing.T, env *testenv.Env, ctx context.Context, cancel context.CancelFunc) {
+// until the test ends.
+func startControllers(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	mgr, err := manager.New(env.Config, manager.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := manager.New(env.Config, env.ManagerOptions())
 	require.NoError(t, err)
 	require.NoError(t, controller.Setup(mgr, controller.Options{}))
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	testenv.StartManager(t, mgr)
 }
 
 // waitForReason waits up to a minute for s's ReferencesResolved condition to
