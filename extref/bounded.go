@@ -15,8 +15,8 @@ import (
 
 // mapRunes is strings.Map(f, s) (strings.ToUpper and ToLower are
 // strings.Map of unicode.ToUpper and ToLower), refusing an output over
-// MaxOutputSize before building it.
-func mapRunes(s string, f func(rune) rune) (string, error) {
+// limit bytes before building it.
+func mapRunes(s string, f func(rune) rune, limit int) (string, error) {
 	n, changed := 0, false
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -29,7 +29,7 @@ func mapRunes(s string, f func(rune) rune) (string, error) {
 		changed = changed || m != r
 		n += utf8.RuneLen(m)
 	}
-	if n > MaxOutputSize {
+	if n > limit {
 		return "", errTooLarge
 	}
 	if !changed {
@@ -194,10 +194,10 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// toJSON encodes v, refusing an output over MaxOutputSize before building
+// toJSON encodes v, refusing an output over limit bytes before building
 // it.
-func toJSON(v any) (string, error) {
-	count := jsonWriter{limit: MaxOutputSize}
+func toJSON(v any, limit int) (string, error) {
+	count := jsonWriter{limit: limit}
 	if err := count.value(v); err != nil {
 		return "", err
 	}
@@ -206,7 +206,7 @@ func toJSON(v any) (string, error) {
 	}
 	var b strings.Builder
 	b.Grow(count.n)
-	if err := (&jsonWriter{b: &b, limit: MaxOutputSize}).value(v); err != nil {
+	if err := (&jsonWriter{b: &b, limit: limit}).value(v); err != nil {
 		return "", err
 	}
 	return b.String(), nil

@@ -2,6 +2,7 @@ package extref
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -43,15 +44,15 @@ var boundedCalls = map[string]func() func() (string, error){
 	},
 	"upper/1MiB-of-U+023F": func() func() (string, error) {
 		a := oneMiB("\u023f")
-		return func() (string, error) { return mapRunes(a, unicode.ToUpper) }
+		return func() (string, error) { return mapRunes(a, unicode.ToUpper, MaxOutputSize) }
 	},
 	"upper/1MiB-ASCII": func() func() (string, error) {
 		a := oneMiB("a")
-		return func() (string, error) { return mapRunes(a, unicode.ToUpper) }
+		return func() (string, error) { return mapRunes(a, unicode.ToUpper, MaxOutputSize) }
 	},
 	"lower/1MiB-of-U+023A": func() func() (string, error) {
 		a := oneMiB("\u023a")
-		return func() (string, error) { return mapRunes(a, unicode.ToLower) }
+		return func() (string, error) { return mapRunes(a, unicode.ToLower, MaxOutputSize) }
 	},
 	"b64enc/768KiB": func() func() (string, error) {
 		a := oneMiB("abcd")[:3<<18]
@@ -123,6 +124,10 @@ var boundedCalls = map[string]func() func() (string, error){
 			l[i] = "0123456789abcdef"
 		}
 		t, d := mustTemplate(`{{ join "" .l }}`), map[string]any{"l": l}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/over-limit-200-variables-of-upper": func() func() (string, error) {
+		t, d := mustTemplate(strings.Repeat(`{{ $a := upper .a }}`, 200)), map[string]any{"a": oneMiB("a")}
 		return func() (string, error) { return execute(t, d, false) }
 	},
 	"template/over-limit": func() func() (string, error) {
@@ -200,8 +205,12 @@ func TestBoundedLimitsExact(t *testing.T) {
 	cases := map[string]struct {
 		fits, over func() (string, error)
 	}{
-		"upper":   {func() (string, error) { return mapRunes(strings.Repeat("a", max), unicode.ToUpper) }, func() (string, error) { return mapRunes(strings.Repeat("a", max-1)+"\u023f", unicode.ToUpper) }},
-		"lower":   {func() (string, error) { return mapRunes(strings.Repeat("A", max), unicode.ToLower) }, func() (string, error) { return mapRunes(strings.Repeat("A", max-2)+"\u023a", unicode.ToLower) }},
+		"upper": {func() (string, error) { return mapRunes(strings.Repeat("a", max), unicode.ToUpper, MaxOutputSize) }, func() (string, error) {
+			return mapRunes(strings.Repeat("a", max-1)+"\u023f", unicode.ToUpper, MaxOutputSize)
+		}},
+		"lower": {func() (string, error) { return mapRunes(strings.Repeat("A", max), unicode.ToLower, MaxOutputSize) }, func() (string, error) {
+			return mapRunes(strings.Repeat("A", max-2)+"\u023a", unicode.ToLower, MaxOutputSize)
+		}},
 		"toJson":  {func() (string, error) { return tplToJSON(strings.Repeat("a", max-2)) }, func() (string, error) { return tplToJSON(strings.Repeat("a", max-1)) }},
 		"printfq": {func() (string, error) { return tplPrintf("%q", strings.Repeat("a", max-2)) }, func() (string, error) { return tplPrintf("%q", strings.Repeat("a", max-1)) }},
 		"printfx": {func() (string, error) { return tplPrintf("%x", strings.Repeat("a", max/2)) }, func() (string, error) { return tplPrintf("%x!", strings.Repeat("a", max/2)) }},
@@ -232,10 +241,10 @@ func TestBoundedLimitsExact(t *testing.T) {
 func TestBoundedSameOutput(t *testing.T) {
 	strs := []string{"", "a", "Hello, World <&> \"x\" \\ \t\n\r\b\f\x01\x7f", "\u023f\u023a\u0130\u00df", "\xff\xfe bad \xc3", "\u2028\u2029\ufffd", "日本語"}
 	for _, s := range strs {
-		if got, _ := mapRunes(s, unicode.ToUpper); got != strings.ToUpper(s) {
+		if got, _ := mapRunes(s, unicode.ToUpper, MaxOutputSize); got != strings.ToUpper(s) {
 			t.Errorf("upper(%q): want %q, got %q", s, strings.ToUpper(s), got)
 		}
-		if got, _ := mapRunes(s, unicode.ToLower); got != strings.ToLower(s) {
+		if got, _ := mapRunes(s, unicode.ToLower, MaxOutputSize); got != strings.ToLower(s) {
 			t.Errorf("lower(%q): want %q, got %q", s, strings.ToLower(s), got)
 		}
 	}
@@ -245,7 +254,7 @@ func TestBoundedSameOutput(t *testing.T) {
 	}
 	for _, v := range values {
 		want, _ := json.Marshal(v)
-		if got, err := toJSON(v); err != nil || got != string(want) {
+		if got, err := toJSON(v, MaxOutputSize); err != nil || got != string(want) {
 			t.Errorf("toJSON(%#v): want %s, got %s, %v", v, want, got, err)
 		}
 	}
@@ -386,6 +395,9 @@ func FuzzTemplateLikeTextTemplate(f *testing.F) {
 		}
 		want, wantErr := referenceExecute(text, vars)
 		got, gotErr := execute(tpl, vars, false)
+		if errors.Is(gotErr, errRenderTooLarge) {
+			return // text/template has no such limit
+		}
 		if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Errorf("template %q: text/template gives %.200q, %v; execute %.200q, %v", text, want, wantErr, got, gotErr)
 		}
@@ -418,5 +430,39 @@ func TestTemplateConcurrentRenders(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestTemplateRenderBudget checks that the results of a render's
+// functions and its output take at most maxRenderSize in all, exactly.
+func TestTemplateRenderBudget(t *testing.T) {
+	max := MaxOutputSize
+	a, b := strings.Repeat("a", max), strings.Repeat("b", max-1)
+	cases := map[string]struct {
+		text   string
+		refuse bool
+	}{
+		"TwoResults":              {text: `{{ $x := upper .a }}{{ upper .a }}`},
+		"TwoResultsAndOneMore":    {text: `{{ $x := upper .a }}{{ $y := upper .a }}{{ upper "c" }}`, refuse: true},
+		"ResultAndCopy":           {text: `{{ upper .b }}!`},
+		"ResultsAndCopyExactly":   {text: `{{ $x := upper "c" }}{{ upper .b }}!`},
+		"ResultsAndCopyOneOver":   {text: `{{ $x := upper "cc" }}{{ upper .b }}!`, refuse: true},
+		"TwoResultsAndCopy":       {text: `{{ $x := upper .a }}{{ upper .b }}!`, refuse: true},
+		"ValuesAreNotCharged":     {text: `{{ .a }}{{ $x := .a }}{{ $y := trim .a }}{{ $z := default "" .a }}`},
+		"HalfResultsAndTheirCopy": {text: `{{ upper (slice .a 0 524288) }}{{ lower (slice .a 0 524288) }}`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, err := execute(mustTemplate(tc.text), map[string]any{"a": a, "b": b}, false)
+			if tc.refuse {
+				if !errors.Is(err, errRenderTooLarge) || !errors.Is(err, errTooLarge) {
+					t.Errorf("want %v, got %d bytes, %v", errRenderTooLarge, len(out), err)
+				}
+				return
+			}
+			if err != nil {
+				t.Errorf("want an output, got %v", err)
+			}
+		})
 	}
 }

@@ -53,7 +53,7 @@
 // The Watcher enqueues referencers when their sources change, appear, or
 // their CRD is installed. Condition reports ReferencesResolved. Limits:
 //
-//   - output: no transform, format or template gives more than MaxOutputSize bytes; one call allocates at most twice that, a render its output once besides its functions' results.
+//   - output: no transform, format or template gives more than MaxOutputSize bytes; a call, or a render's function results and output, take at most twice that.
 //   - reads: each read is bounded by ReadTimeout.
 //   - writes: SetupReconciler allows 10 writes per referencer in 30 s (WriteBudget), then holds it (Oscillating).
 //

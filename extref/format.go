@@ -236,7 +236,11 @@ func number(f string, i, start int, what string) (digits string, next int, err e
 // is an int64. A value its verbs cannot print is an error, rather than
 // fmt's %!d(string=...) in the output. Errors are *valueErrors, which name
 // the value by its place and description only.
-func (f *format) sprint(args []value) (string, error) {
+func (f *format) sprint(args []value) (string, error) { return f.sprintLimit(args, MaxOutputSize) }
+
+// sprintLimit is sprint refusing an output over limit bytes, at most
+// MaxOutputSize.
+func (f *format) sprintLimit(args []value, limit int) (string, error) {
 	conv := make([]any, len(args))
 	for i, a := range args {
 		v, err := fitVerbs(a, f.kinds[i])
@@ -266,8 +270,8 @@ func (f *format) sprint(args []value) (string, error) {
 		} else {
 			total += p.size(conv[p.arg])
 		}
-		if total > MaxOutputSize {
-			return "", failf(errTooLarge, "the format gives more than %d bytes", MaxOutputSize)
+		if total > limit {
+			return "", failf(errTooLarge, "the format gives more than %d bytes", limit)
 		}
 	}
 	var b strings.Builder
@@ -279,8 +283,8 @@ func (f *format) sprint(args []value) (string, error) {
 		}
 		p.write(&b, conv[p.arg])
 	}
-	if b.Len() > MaxOutputSize {
-		return "", failf(errTooLarge, "the format gives more than %d bytes", MaxOutputSize)
+	if b.Len() > limit {
+		return "", failf(errTooLarge, "the format gives more than %d bytes", limit)
 	}
 	return b.String(), nil
 }

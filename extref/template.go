@@ -31,8 +31,8 @@ import (
 var templateFuncs = template.FuncMap{
 	"b64enc":     tplB64Enc,
 	"b64dec":     tplB64Dec,
-	"upper":      func(s string) (string, error) { return mapRunes(s, unicode.ToUpper) },
-	"lower":      func(s string) (string, error) { return mapRunes(s, unicode.ToLower) },
+	"upper":      func(s string) (string, error) { return mapRunes(s, unicode.ToUpper, MaxOutputSize) },
+	"lower":      func(s string) (string, error) { return mapRunes(s, unicode.ToLower, MaxOutputSize) },
 	"trim":       strings.TrimSpace,
 	"trimPrefix": func(p, s string) string { return strings.TrimPrefix(s, p) },
 	"trimSuffix": func(p, s string) string { return strings.TrimSuffix(s, p) },
@@ -53,9 +53,21 @@ var templateFuncs = template.FuncMap{
 // would exceed MaxOutputSize.
 var errTooLarge error = &valueError{msg: fmt.Sprintf("output exceeds %d bytes", MaxOutputSize)}
 
-func tplB64Enc(s string) (string, error) {
+// maxRenderSize is the most bytes the results of a render's functions and
+// its output, when built from parts, may take in all: without it, a
+// template of 4 KiB holding 250 variables of upper of 1 MiB would hold
+// 250 MiB.
+const maxRenderSize = 2 * MaxOutputSize
+
+// errRenderTooLarge is the error of a render that would exceed
+// maxRenderSize.
+var errRenderTooLarge error = &valueError{msg: fmt.Sprintf("the template's functions and output exceed %d bytes in all", maxRenderSize), cause: errTooLarge}
+
+func tplB64Enc(s string) (string, error) { return b64enc(s, MaxOutputSize) }
+
+func b64enc(s string, limit int) (string, error) {
 	n := base64.StdEncoding.EncodedLen(len(s))
-	if n > MaxOutputSize {
+	if n > limit {
 		return "", errTooLarge
 	}
 	var b strings.Builder
@@ -66,8 +78,10 @@ func tplB64Enc(s string) (string, error) {
 	return b.String(), nil
 }
 
-func tplB64Dec(s string) (string, error) {
-	if base64.StdEncoding.DecodedLen(len(s)) > MaxOutputSize && decodedLen(s) > MaxOutputSize {
+func tplB64Dec(s string) (string, error) { return b64dec(s, MaxOutputSize) }
+
+func b64dec(s string, limit int) (string, error) {
+	if base64.StdEncoding.DecodedLen(len(s)) > limit && decodedLen(s) > limit {
 		return "", errTooLarge
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
@@ -77,9 +91,11 @@ func tplB64Dec(s string) (string, error) {
 	return string(b), nil
 }
 
-func tplReplace(old, repl, s string) (string, error) {
+func tplReplace(old, repl, s string) (string, error) { return replace(old, repl, s, MaxOutputSize) }
+
+func replace(old, repl, s string, limit int) (string, error) {
 	n := strings.Count(s, old)
-	if len(s)+n*(len(repl)-len(old)) > MaxOutputSize {
+	if len(s)+n*(len(repl)-len(old)) > limit {
 		return "", errTooLarge
 	}
 	return strings.ReplaceAll(s, old, repl), nil
@@ -88,14 +104,16 @@ func tplReplace(old, repl, s string) (string, error) {
 // plainV prints a value as %v does.
 var plainV = piece{text: "%v", verb: 'v', width: -1, prec: -1}
 
-func tplJoin(sep string, list []any) (string, error) {
+func tplJoin(sep string, list []any) (string, error) { return join(sep, list, MaxOutputSize) }
+
+func join(sep string, list []any, limit int) (string, error) {
 	n := 0
 	for i, v := range list {
 		if i > 0 {
 			n += len(sep)
 		}
 		n += plainV.size(v)
-		if n > MaxOutputSize {
+		if n > limit {
 			return "", errTooLarge
 		}
 	}
@@ -157,8 +175,10 @@ func tplDefault(d, v any) any {
 	return v
 }
 
-func tplToJSON(v any) (string, error) {
-	s, err := toJSON(v)
+func tplToJSON(v any) (string, error) { return toJSONLimit(v, MaxOutputSize) }
+
+func toJSONLimit(v any, limit int) (string, error) {
+	s, err := toJSON(v, limit)
 	if err != nil && !errors.Is(err, errTooLarge) {
 		return "", failf(err, "toJson: cannot encode %v", value{v: v, secret: true})
 	}
@@ -168,10 +188,10 @@ func tplToJSON(v any) (string, error) {
 // tplPrint is fmt.Sprint, and tplPrintln fmt.Sprintln, built argument by
 // argument so that they stop at MaxOutputSize instead of building the whole
 // string first.
-func tplPrint(args ...any) (string, error)   { return sprintBounded(args, false) }
-func tplPrintln(args ...any) (string, error) { return sprintBounded(args, true) }
+func tplPrint(args ...any) (string, error)   { return sprintBounded(args, false, MaxOutputSize) }
+func tplPrintln(args ...any) (string, error) { return sprintBounded(args, true, MaxOutputSize) }
 
-func sprintBounded(args []any, ln bool) (string, error) {
+func sprintBounded(args []any, ln bool, limit int) (string, error) {
 	// Sprint separates operands when neither is a string; Sprintln
 	// always does.
 	space := func(i int) bool { return i > 0 && (ln || !isString(args[i]) && !isString(args[i-1])) }
@@ -184,7 +204,7 @@ func sprintBounded(args []any, ln bool) (string, error) {
 			n++
 		}
 		n += plainV.size(a)
-		if n > MaxOutputSize {
+		if n > limit {
 			return "", errTooLarge
 		}
 	}
@@ -212,7 +232,9 @@ func isString(a any) bool { return a != nil && reflect.TypeOf(a).Kind() == refle
 // tplPrintf is printf with the verbs a Combine takes. Its format and
 // arguments may come from secret values, so its errors describe them by
 // type and size only.
-func tplPrintf(f string, args ...any) (string, error) {
+func tplPrintf(f string, args ...any) (string, error) { return printf(f, args, MaxOutputSize) }
+
+func printf(f string, args []any, limit int) (string, error) {
 	pf, err := parseFormat(f, len(args))
 	if err != nil {
 		var fe *formatError
@@ -223,7 +245,7 @@ func tplPrintf(f string, args ...any) (string, error) {
 	for i, a := range args {
 		vals[i] = value{v: a, secret: true}
 	}
-	return pf.sprint(vals)
+	return pf.sprintLimit(vals, limit)
 }
 
 func tplUnavailable(name string) func(...any) (string, error) {
@@ -340,10 +362,16 @@ func execute(t *compiledTemplate, data map[string]any, secret bool) (string, err
 	r := t.render()
 	defer t.renders.Put(r)
 	defer r.reset()
-	if err := r.t.Execute(r, data); err != nil {
-		if r.tooLarge {
-			err = errTooLarge
-		}
+	err := r.t.Execute(r, data)
+	switch {
+	case r.tooLarge:
+		err = errTooLarge
+	case r.overBudget:
+		err = errRenderTooLarge
+	case err == nil && r.copies() && r.spent+r.size > maxRenderSize:
+		err = errRenderTooLarge
+	}
+	if err != nil {
 		return "", sealTemplate(err, secret)
 	}
 	return r.output(), nil
@@ -353,13 +381,16 @@ func execute(t *compiledTemplate, data map[string]any, secret bool) (string, err
 // template's text, strings and values, held, not copied) and their total
 // size, then builds it once in a buffer of that size; an output that is
 // one string is that string. It is what text/template writes to, and emit
-// is its emitName function.
+// is its emitName function. Its functions that build a result charge it
+// to spent, and take as their limit what maxRenderSize leaves.
 type render struct {
-	t        *template.Template
-	parts    []part
-	text     []byte // the template text written so far, which text parts are slices of
-	size     int
-	tooLarge bool
+	t          *template.Template
+	parts      []part
+	text       []byte // the template text written so far, which text parts are slices of
+	size       int
+	spent      int // bytes the functions returned
+	tooLarge   bool
+	overBudget bool
 }
 
 // A part of an output: a string s, value v printed as %v when printed is
@@ -378,8 +409,64 @@ func (t *compiledTemplate) render() *render {
 	}
 	r := &render{}
 	c, _ := t.t.Clone() // Clone fails only for a template already executed by html/template
-	r.t = c.Funcs(template.FuncMap{emitName: r.emit})
+	r.t = c.Funcs(r.funcs())
 	return r
+}
+
+// funcs are emit, and the functions of templateFuncs that build their
+// result, bound to r.
+func (r *render) funcs() template.FuncMap {
+	return template.FuncMap{
+		emitName: r.emit,
+		"b64enc": func(s string) (string, error) {
+			return r.call(func(limit int) (string, error) { return b64enc(s, limit) })
+		},
+		"b64dec": func(s string) (string, error) {
+			return r.call(func(limit int) (string, error) { return b64dec(s, limit) })
+		},
+		"upper": func(s string) (string, error) {
+			return r.call(func(limit int) (string, error) { return mapRunes(s, unicode.ToUpper, limit) })
+		},
+		"lower": func(s string) (string, error) {
+			return r.call(func(limit int) (string, error) { return mapRunes(s, unicode.ToLower, limit) })
+		},
+		"replace": func(old, repl, s string) (string, error) {
+			return r.call(func(limit int) (string, error) { return replace(old, repl, s, limit) })
+		},
+		"join": func(sep string, list []any) (string, error) {
+			return r.call(func(limit int) (string, error) { return join(sep, list, limit) })
+		},
+		"toJson": func(v any) (string, error) {
+			return r.call(func(limit int) (string, error) { return toJSONLimit(v, limit) })
+		},
+		"print": func(args ...any) (string, error) {
+			return r.call(func(limit int) (string, error) { return sprintBounded(args, false, limit) })
+		},
+		"println": func(args ...any) (string, error) {
+			return r.call(func(limit int) (string, error) { return sprintBounded(args, true, limit) })
+		},
+		"printf": func(f string, args ...any) (string, error) {
+			return r.call(func(limit int) (string, error) { return printf(f, args, limit) })
+		},
+	}
+}
+
+// call runs f, a function that builds its result, with the limit that
+// keeps r within maxRenderSize (counting its output as if it were to be
+// copied), and charges the result to r. When that limit, lower than
+// MaxOutputSize, refuses the result, the error says so.
+func (r *render) call(f func(limit int) (string, error)) (string, error) {
+	limit := min(MaxOutputSize, maxRenderSize-r.spent-r.size)
+	s, err := f(max(limit, 0))
+	if err != nil {
+		if limit < MaxOutputSize && errors.Is(err, errTooLarge) {
+			r.overBudget = true
+			return "", errRenderTooLarge
+		}
+		return "", err
+	}
+	r.spent += len(s)
+	return s, nil
 }
 
 // grow adds n bytes to the output's size, refusing to exceed MaxOutputSize.
@@ -434,9 +521,15 @@ func (r *render) emit(v any) (string, error) {
 	return "", nil
 }
 
+// copies says whether output builds the output, rather than return the
+// one string it is.
+func (r *render) copies() bool {
+	return len(r.parts) != 1 || r.parts[0].text || r.parts[0].printed
+}
+
 // output builds the output from its parts.
 func (r *render) output() string {
-	if len(r.parts) == 1 && !r.parts[0].text && !r.parts[0].printed {
+	if !r.copies() {
 		return r.parts[0].s
 	}
 	var b strings.Builder
@@ -457,7 +550,7 @@ func (r *render) output() string {
 // reset readies r for the next render, keeping no part of this one.
 func (r *render) reset() {
 	clear(r.parts)
-	r.parts, r.text, r.size, r.tooLarge = r.parts[:0], r.text[:0], 0, false
+	r.parts, r.text, r.size, r.spent, r.tooLarge, r.overBudget = r.parts[:0], r.text[:0], 0, 0, false, false
 	if cap(r.parts) > maxExpressionLength || cap(r.text) > 2*maxExpressionLength {
 		r.parts, r.text = nil, nil // from a template longer than the resolver takes
 	}
