@@ -154,41 +154,29 @@ type differ struct {
 	keyHolder reflect.Value // a settable string for protobuf map keys, made on first use
 }
 
-func (d *differ) takeKeys() []string {
-	n := len(d.keyBufs)
+func (d *differ) takeKeys() []string        { return take(&d.keyBufs) }
+func (d *differ) giveKeys(buf []string)     { give(&d.keyBufs, buf) }
+func (d *differ) takeEntries() []pbEntry    { return take(&d.entryBufs) }
+func (d *differ) giveEntries(buf []pbEntry) { give(&d.entryBufs, buf) }
+
+// take removes a spare list from bufs and returns it, or nil if none is left.
+func take[T any](bufs *[][]T) []T {
+	n := len(*bufs)
 	if n == 0 {
 		return nil
 	}
-	buf := d.keyBufs[n-1]
-	d.keyBufs = d.keyBufs[:n-1]
+	buf := (*bufs)[n-1]
+	*bufs = (*bufs)[:n-1]
 	return buf
 }
 
-func (d *differ) giveKeys(buf []string) {
+// give puts buf back into bufs, emptied, unless it never got an array.
+func give[T any](bufs *[][]T, buf []T) {
 	if cap(buf) > 0 {
-		if d.keyBufs == nil {
-			d.keyBufs = make([][]string, 0, 8)
+		if *bufs == nil {
+			*bufs = make([][]T, 0, 8)
 		}
-		d.keyBufs = append(d.keyBufs, buf[:0])
-	}
-}
-
-func (d *differ) takeEntries() []pbEntry {
-	n := len(d.entryBufs)
-	if n == 0 {
-		return nil
-	}
-	buf := d.entryBufs[n-1]
-	d.entryBufs = d.entryBufs[:n-1]
-	return buf
-}
-
-func (d *differ) giveEntries(buf []pbEntry) {
-	if cap(buf) > 0 {
-		if d.entryBufs == nil {
-			d.entryBufs = make([][]pbEntry, 0, 8)
-		}
-		d.entryBufs = append(d.entryBufs, buf[:0])
+		*bufs = append(*bufs, buf[:0])
 	}
 }
 

@@ -101,10 +101,7 @@ func jsonKind(k reflect.Kind) bool {
 // anyMap compares two JSON objects. omitEmpty says that they are a struct
 // field tagged omitempty, whose nil and empty maps encode alike.
 func (d *differ) anyMap(a, b map[string]any, omitEmpty bool) {
-	if d.nilOnOneSide(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
-		return
-	}
-	if len(a) == 0 && len(b) == 0 {
+	if d.emptyOrNil(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
 		return
 	}
 	pa, pb := mapPointer(a), mapPointer(b)
@@ -178,10 +175,7 @@ func sortedUnion[V any](buf []string, a, b map[string]V) []string {
 // anyList compares two JSON arrays. omitEmpty says that they are a struct
 // field tagged omitempty, whose nil and empty lists encode alike.
 func (d *differ) anyList(a, b []any, omitEmpty bool) {
-	if d.nilOnOneSide(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
-		return
-	}
-	if len(a) == 0 && len(b) == 0 {
+	if d.emptyOrNil(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
 		return
 	}
 	pa, pb := uintptr(reflect.ValueOf(a).UnsafePointer()), uintptr(reflect.ValueOf(b).UnsafePointer())
@@ -210,21 +204,21 @@ func (d *differ) anyList(a, b []any, omitEmpty bool) {
 	}
 }
 
-// nilOnOneSide handles two lists or maps of which one may be nil (JSON null,
-// or a field that is omitted). It reports true when it has decided: they are
-// equal, or the container itself was reported as changed. When neither is
-// nil, or NilEqualsEmpty reads nil as empty, it reports false, and the caller
-// compares them element by element. bothEmpty says that neither has elements;
-// omitEmpty that they are a struct field tagged omitempty, which encodes nil
+// emptyOrNil decides two lists or maps that are empty on both sides or nil
+// on one side only (JSON null, or a field that is omitted), and reports
+// whether it did: both empty are equal, and a nil one differs from the
+// other, which is reported, unless NilEqualsEmpty reads nil as empty (the
+// caller then compares them element by element) or both are empty and
+// omitEmpty says they are a struct field tagged omitempty, which encodes nil
 // and empty alike.
-func (d *differ) nilOnOneSide(aNil, bNil, bothEmpty, omitEmpty bool) bool {
-	if aNil == bNil || d.cfg.nilEqualsEmpty {
-		return false
+func (d *differ) emptyOrNil(aNil, bNil, bothEmpty, omitEmpty bool) bool {
+	if aNil != bNil && !d.cfg.nilEqualsEmpty {
+		if !(bothEmpty && omitEmpty) {
+			d.report()
+		}
+		return true
 	}
-	if !(bothEmpty && omitEmpty) {
-		d.report()
-	}
-	return true
+	return bothEmpty
 }
 
 func mapPointer(m map[string]any) uintptr {

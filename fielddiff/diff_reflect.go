@@ -132,18 +132,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 }
 
 func (d *differ) iface(a, b reflect.Value) {
-	if a.IsNil() && b.IsNil() {
-		return
-	}
-	if a.IsNil() || b.IsNil() {
-		other := a
-		if a.IsNil() {
-			other = b
-		}
-		if d.cfg.nilEqualsEmpty && isEmptyValue(other, 0) {
-			return
-		}
-		d.report()
+	if d.eitherNil(a, b) {
 		return
 	}
 	if d.deeper() {
@@ -152,24 +141,33 @@ func (d *differ) iface(a, b reflect.Value) {
 	}
 }
 
+// eitherNil compares pointers or interfaces a and b when either is nil, and
+// reports whether it did: both nil are equal, and one nil equals the other
+// only under NilEqualsEmpty when the other is empty.
+func (d *differ) eitherNil(a, b reflect.Value) bool {
+	aNil, bNil := a.IsNil(), b.IsNil()
+	if !aNil && !bNil {
+		return false
+	}
+	if aNil != bNil {
+		other := a
+		if aNil {
+			other = b
+		}
+		if !d.cfg.nilEqualsEmpty || !isEmptyValue(other, 0) {
+			d.report()
+		}
+	}
+	return true
+}
+
 func (d *differ) pointer(a, b reflect.Value) {
 	t := a.Type()
 	if t.Implements(typeProtoMessage) {
 		d.protoValue(a, b)
 		return
 	}
-	if a.IsNil() || b.IsNil() {
-		if a.IsNil() && b.IsNil() {
-			return
-		}
-		other := a
-		if a.IsNil() {
-			other = b
-		}
-		if d.cfg.nilEqualsEmpty && isEmptyValue(other, 0) {
-			return
-		}
-		d.report()
+	if d.eitherNil(a, b) {
 		return
 	}
 	pa, pb := a.Pointer(), b.Pointer()
@@ -262,10 +260,7 @@ func inlineStruct(v reflect.Value) reflect.Value {
 
 func (d *differ) slice(a, b reflect.Value, omitEmpty bool) {
 	la, lb := a.Len(), b.Len()
-	if d.nilOnOneSide(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty) {
-		return
-	}
-	if la == 0 && lb == 0 {
+	if d.emptyOrNil(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty) {
 		return
 	}
 	if a.Type() == typeBytes || a.Type().Elem().Kind() == reflect.Uint8 && !jsonfields.Leaf(a.Type().Elem()) {
@@ -308,10 +303,7 @@ func (d *differ) list(a, b reflect.Value) {
 }
 
 func (d *differ) stringMap(a, b map[string]string, omitEmpty bool) {
-	if d.nilOnOneSide(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
-		return
-	}
-	if len(a) == 0 && len(b) == 0 {
+	if d.emptyOrNil(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
 		return
 	}
 	keys := sortedUnion(d.takeKeys(), a, b)
@@ -349,10 +341,7 @@ type mapKey struct {
 
 func (d *differ) mapValue(a, b reflect.Value, omitEmpty bool) {
 	la, lb := a.Len(), b.Len()
-	if d.nilOnOneSide(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty) {
-		return
-	}
-	if la == 0 && lb == 0 {
+	if d.emptyOrNil(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty) {
 		return
 	}
 	pa, pb := a.Pointer(), b.Pointer()

@@ -134,39 +134,33 @@ func (n *ignoreNode) add(segs fieldpath.Segments) {
 		if n.leaf {
 			return
 		}
-		var next **ignoreNode
 		switch s.Type {
 		case fieldpath.SegmentWildcard:
-			next = &n.wildcard
+			if n.wildcard == nil {
+				n.wildcard = &ignoreNode{}
+			}
+			n = n.wildcard
 		case fieldpath.SegmentIndex:
-			if n.indexes == nil {
-				n.indexes = map[uint]*ignoreNode{}
-			}
-			c := n.indexes[s.Index]
-			if c == nil {
-				c = &ignoreNode{}
-				n.indexes[s.Index] = c
-			}
-			n = c
-			continue
+			n = child(&n.indexes, s.Index)
 		default:
-			if n.fields == nil {
-				n.fields = map[string]*ignoreNode{}
-			}
-			c := n.fields[s.Field]
-			if c == nil {
-				c = &ignoreNode{}
-				n.fields[s.Field] = c
-			}
-			n = c
-			continue
+			n = child(&n.fields, s.Field)
 		}
-		if *next == nil {
-			*next = &ignoreNode{}
-		}
-		n = *next
 	}
 	n.leaf = true
+}
+
+// child returns the node under key k in *m, adding it (and the map) if
+// missing.
+func child[K comparable](m *map[K]*ignoreNode, k K) *ignoreNode {
+	if *m == nil {
+		*m = map[K]*ignoreNode{}
+	}
+	c := (*m)[k]
+	if c == nil {
+		c = &ignoreNode{}
+		(*m)[k] = c
+	}
+	return c
 }
 
 // step appends to dst the nodes that seg leads to from n.

@@ -1,7 +1,6 @@
 package fielddiff
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/fieldpath"
@@ -28,8 +27,8 @@ func indexSegment(i int) pathSegment {
 }
 
 // pathString writes segs in field path syntax, so that fieldpath.Parse reads
-// back the same segments: fields as fieldpath writes them (after dots, or in
-// brackets when a dot cannot hold them), indexes and map keys in brackets.
+// back the same segments: fields and indexes as fieldpath writes them, map
+// keys in brackets.
 func pathString(segs []pathSegment) string {
 	size := 0
 	for i := range segs {
@@ -38,15 +37,11 @@ func pathString(segs []pathSegment) string {
 	var b strings.Builder
 	b.Grow(size)
 	for i := range segs {
-		s := &segs[i]
 		var buf [64]byte // on the stack: the appended bytes are only copied
-		switch {
-		case s.Type == fieldpath.SegmentIndex:
-			b.Write(append(strconv.AppendUint(append(buf[:0], '['), uint64(s.Index), 10), ']'))
-		case s.key:
-			b.Write(fieldpath.AppendKey(buf[:0], s.Field))
-		default:
-			b.Write(fieldpath.AppendField(buf[:0], s.Field, i == 0))
+		if segs[i].key {
+			b.Write(fieldpath.AppendKey(buf[:0], segs[i].Field))
+		} else {
+			b.Write(fieldpath.AppendSegment(buf[:0], segs[i].Segment, i == 0))
 		}
 	}
 	return b.String()

@@ -299,22 +299,24 @@ func (s Segments) String() string {
 	var b strings.Builder
 	b.Grow(size)
 	for i := range s {
-		switch s[i].Type {
-		case SegmentIndex:
-			var buf [24]byte
-			b.Write(append(strconv.AppendUint(append(buf[:0], '['), uint64(s[i].Index), 10), ']'))
-		case SegmentWildcard:
-			b.WriteString("[*]")
-		case SegmentField:
-			var buf [64]byte // on the stack: AppendField's result is only copied
-			b.Write(AppendField(buf[:0], s[i].Field, i == 0))
-		default:
-			b.WriteString("[<invalid segment type ")
-			b.WriteString(strconv.Itoa(int(s[i].Type)))
-			b.WriteString(">]")
-		}
+		var buf [64]byte // on the stack: AppendSegment's result is only copied
+		b.Write(AppendSegment(buf[:0], s[i], i == 0))
 	}
 	return b.String()
+}
+
+// AppendSegment appends seg to dst as Segments.String writes it: an index or
+// wildcard in brackets, a field as AppendField writes it.
+func AppendSegment(dst []byte, seg Segment, first bool) []byte {
+	switch seg.Type {
+	case SegmentIndex:
+		return append(strconv.AppendUint(append(dst, '['), uint64(seg.Index), 10), ']')
+	case SegmentWildcard:
+		return append(dst, "[*]"...)
+	case SegmentField:
+		return AppendField(dst, seg.Field, first)
+	}
+	return append(strconv.AppendInt(append(dst, "[<invalid segment type "...), int64(seg.Type), 10), ">]"...)
 }
 
 // AppendField appends the field name f to dst as Segments.String writes it:
