@@ -27,10 +27,10 @@ import (
 // for the VPC's group, on a cluster-scoped referencer as a Crossplane
 // managed resource would be, under the policy such a provider would set.
 func TestAPIServerSeedExamples(t *testing.T) {
-	h := start(t, testapi.ClusterWidgetKind, Options{Resolver: []ResolverOption{SourcePolicy{Allow: []SourceRule{
+	h := start(t, testapi.ClusterWidgetKind, Options{Policy: SourcePolicy{Allow: []SourceRule{
 		{Name: "vpcs", Group: "extref.test.ctrlkit.dev", Resource: "vpcs"},
 		{Name: "common settings", Resource: "configmaps", Namespaces: []string{"crossplane-system"}, Names: []string{"common-settings"}},
-	}}}})
+	}}})
 	h.create(t,
 		vpc("seed-main-vpc", "10.0.0.0/16"),
 		configMap("crossplane-system", "common-settings", map[string]any{"region": "us-east-1"}),
@@ -77,7 +77,7 @@ spec:
 // metadata, against a ConfigMap with the region and a Secret with the
 // account ID: the Secret's data is read decoded.
 func TestAPIServerSeedMultipleSources(t *testing.T) {
-	h := start(t, testapi.ClusterWidgetKind, Options{Resolver: []ResolverOption{seedPolicy}})
+	h := start(t, testapi.ClusterWidgetKind, Options{Policy: seedPolicy})
 	h.create(t,
 		configMap("crossplane-system", "common-settings", map[string]any{"region": "us-east-1"}),
 		secret("crossplane-system", "accounts", map[string]string{"prodAWSAccountID": "123456789012"}),
@@ -289,7 +289,7 @@ func TestAPIServerSecretNeverQuoted(t *testing.T) {
 		defer mu.Unlock()
 		fmt.Fprintln(&logs, prefix, args)
 	}, funcr.Options{Verbosity: 10})
-	h := start(t, testapi.WidgetKind, Options{Resolver: []ResolverOption{SourcePolicy{OwnNamespaceSecrets: true}}}, sink)
+	h := start(t, testapi.WidgetKind, Options{Policy: SourcePolicy{OwnNamespaceSecrets: true}}, sink)
 	h.create(t,
 		secret("no-leak", "vault", map[string]string{"pw": planted}),
 		configMap("no-leak", "settings", map[string]any{"pw": planted}),
@@ -379,10 +379,10 @@ externalValues:
 
 	// Allowed by a rule, but the service account may not read it.
 	env := h.env
-	h2 := start(t, testapi.WidgetKind, Options{Resolver: []ResolverOption{
-		SourcePolicy{Allow: []SourceRule{rule}},
-		&AccessReview{Client: env.Client, ServiceAccount: "reader"},
-	}})
+	h2 := start(t, testapi.WidgetKind, Options{
+		Policy:   SourcePolicy{Allow: []SourceRule{rule}},
+		Resolver: []ResolverOption{WithAccessReview(&AccessReview{Client: env.Client, ServiceAccount: "reader"})},
+	})
 	w2 := widget(t, "denied-a", "w2", spec)
 	h2.create(t, w2)
 	got = h2.resolved(t, w2, metav1.ConditionFalse, ReasonResolutionDenied)
@@ -405,10 +405,10 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: read-accounts}
 subjects:
 - {kind: ServiceAccount, name: reader, namespace: denied-a}`),
 	)
-	h3 := start(t, testapi.WidgetKind, Options{Resolver: []ResolverOption{
-		SourcePolicy{Allow: []SourceRule{rule}},
-		&AccessReview{Client: env.Client, ServiceAccount: "reader"},
-	}})
+	h3 := start(t, testapi.WidgetKind, Options{
+		Policy:   SourcePolicy{Allow: []SourceRule{rule}},
+		Resolver: []ResolverOption{WithAccessReview(&AccessReview{Client: env.Client, ServiceAccount: "reader"})},
+	})
 	w3 := widget(t, "denied-a", "w3", spec)
 	h3.create(t, w3)
 	got = h3.resolved(t, w3, metav1.ConditionTrue, ReasonResolved)
@@ -543,9 +543,9 @@ func TestAPIServerCompositeResource(t *testing.T) {
 		return nil
 	})
 
-	h := start(t, xnetwork, Options{Resolver: []ResolverOption{SourcePolicy{Allow: []SourceRule{
+	h := start(t, xnetwork, Options{Policy: SourcePolicy{Allow: []SourceRule{
 		{Name: "platform settings", Resource: "configmaps", Namespaces: []string{"xr-platform"}},
-	}}}})
+	}}})
 	h.create(t, configMap("xr-platform", "settings", map[string]any{"region": "eu-central-1"}))
 	xr := fromYAML(t, `
 apiVersion: xr.extref.test.ctrlkit.dev/v1alpha1

@@ -27,7 +27,7 @@ type WidgetReconciler struct {
 func setupWidgets(mgr manager.Manager) error {
 	w := extref.NewWatcher(mgr.GetCache())
 	r := &WidgetReconciler{Client: mgr.GetClient(),
-		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), w)}
+		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), extref.SourcePolicy{}, extref.WithWatcher(w))}
 	return builder.ControllerManagedBy(mgr).For(&v1alpha1.Widget{}).WatchesRawSource(w).Complete(r)
 }
 

@@ -11,7 +11,7 @@
 //
 //	w := extref.NewWatcher(mgr.GetCache())
 //	r := &WidgetReconciler{Client: mgr.GetClient(),
-//		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), w)}
+//		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), extref.SourcePolicy{}, extref.WithWatcher(w))}
 //	return builder.ControllerManagedBy(mgr).For(&v1alpha1.Widget{}).WatchesRawSource(w).Complete(r)
 //
 // and resolves them in Reconcile:

@@ -43,7 +43,7 @@ apiVersion: v1
 kind: ConfigMap
 metadata: {name: settings, namespace: team-a}
 data: {region: eu-west-1, zone: b}`)
-	r := extref.NewResolver(reader, mapper)
+	r := extref.NewResolver(reader, mapper, extref.SourcePolicy{})
 
 	// Any object with spec.externalValues: a typed one, or unstructured
 	// content such as a composite resource.
@@ -99,7 +99,7 @@ spec:
 
 	// By default a namespaced referencer reads only its own namespace, and
 	// no Secrets.
-	_, err := extref.NewResolver(reader, mapper).Resolve(context.Background(), subnet)
+	_, err := extref.NewResolver(reader, mapper, extref.SourcePolicy{}).Resolve(context.Background(), subnet)
 	fmt.Println(errors.Is(err, extref.ErrDenied))
 	fmt.Println(err)
 
@@ -133,7 +133,7 @@ spec:
     toFieldPath: spec.forProvider.x
     policy: {resolution: Optional}
 `)
-	out, err := extref.NewResolver(reader, mapper).Resolve(context.Background(), subnet)
+	out, err := extref.NewResolver(reader, mapper, extref.SourcePolicy{}).Resolve(context.Background(), subnet)
 	c := extref.Condition(out, err, subnet.GetGeneration())
 	fmt.Println(c.Type, c.Status, c.Reason, c.ObservedGeneration)
 	fmt.Println(c.Message)

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// A SourcePolicy says which sources referencers may read. It is an option
-// of NewResolver; the zero SourcePolicy is the default.
+// A SourcePolicy says which sources referencers may read. NewResolver takes
+// one; the zero SourcePolicy is the default.
 //
 // A namespaced referencer may read namespaced sources in its own namespace,
 // except Secrets, which it may read only when OwnNamespaceSecrets is set.
@@ -31,8 +31,6 @@ type SourcePolicy struct {
 	// Allow lists further reads that are allowed.
 	Allow []SourceRule
 }
-
-func (p SourcePolicy) applyToResolver(r *Resolver) { r.policy = p }
 
 // A SourceRule allows reads of the sources it matches. Every field that is
 // set must match.
@@ -185,9 +183,9 @@ const maxNearRules = 8
 // DefaultAccessReviewTTL is how long an AccessReview reuses a decision.
 const DefaultAccessReviewTTL = time.Minute
 
-// An AccessReview is an option of NewResolver that checks each read, after
-// the SourcePolicy allowed it, with a SubjectAccessReview: may this service
-// account get this object? The provider reads with its own identity; the
+// An AccessReview (NewResolver's option WithAccessReview) checks each read,
+// after the SourcePolicy allowed it, with a SubjectAccessReview: may this
+// service account get this object? The provider reads with its own identity; the
 // review lets a cluster administrator grant referencers, through ordinary
 // RBAC for a service account, access to no more than they should have.
 // A read the review denies is an error wrapping ErrDenied that names the
@@ -220,7 +218,13 @@ type AccessReview struct {
 	decisions map[reviewKey]decision
 }
 
-func (a *AccessReview) applyToResolver(r *Resolver) { r.review = a }
+type accessReviewOption struct{ a *AccessReview }
+
+func (o accessReviewOption) applyToResolver(r *Resolver) { r.review = o.a }
+
+// WithAccessReview is an option of NewResolver: a read the SourcePolicy
+// allows is also checked by a; see AccessReview.
+func WithAccessReview(a *AccessReview) ResolverOption { return accessReviewOption{a} }
 
 type reviewKey struct {
 	user string

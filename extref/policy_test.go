@@ -157,7 +157,7 @@ func TestResolveWithAccessReview(t *testing.T) {
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
   toFieldPath: spec.forProvider.region`)
-	out, err := NewResolver(reader, testMapper(), &AccessReview{Client: w, ServiceAccount: "reader"}).Resolve(context.Background(), ref)
+	out, err := NewResolver(reader, testMapper(), SourcePolicy{}, WithAccessReview(&AccessReview{Client: w, ServiceAccount: "reader"})).Resolve(context.Background(), ref)
 	if !errors.Is(err, ErrDenied) {
 		t.Fatalf("Resolve(...): want ErrDenied from the review, got %v", err)
 	}
@@ -195,7 +195,7 @@ externalValues:
   policy: {resolution: Optional}`)
 				reads := reader.reads()
 				w := NewWatcher(nil)
-				out, err := NewResolver(reader, testMapper(), tc.policy, w).Resolve(context.Background(), ref)
+				out, err := NewResolver(reader, testMapper(), tc.policy, WithWatcher(w)).Resolve(context.Background(), ref)
 				if !errors.Is(err, ErrDenied) {
 					t.Fatalf("Resolve(...): want ErrDenied, got %v", err)
 				}
@@ -219,7 +219,7 @@ externalValues:
 externalValues:
 - fromObject: {version: v1, resource: SECRET, name: db, fieldPath: data.password}
   makeAvailableAs: password`)
-	r := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}, &AccessReview{Client: rw, ServiceAccount: "reader"})
+	r := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}, WithAccessReview(&AccessReview{Client: rw, ServiceAccount: "reader"}))
 	if _, err := r.Resolve(context.Background(), ref); err != nil {
 		t.Fatalf("Resolve(...) with the access review allowing: %v", err)
 	}

@@ -32,8 +32,12 @@ const UnknownResourceRetry = 30 * time.Second
 
 // Options configure SetupReconciler.
 type Options struct {
-	// Resolver options: a SourcePolicy, an *AccessReview, Path,
-	// ReadTimeout. SetupReconciler adds the Watcher itself.
+	// Policy says which sources referencers may read; the zero
+	// SourcePolicy is NewResolver's default.
+	Policy SourcePolicy
+
+	// Resolver options: WithAccessReview, Path, ReadTimeout.
+	// SetupReconciler adds WithWatcher itself.
 	Resolver []ResolverOption
 
 	// Name of the controller; defaults to "extref-" and the lower-case kind.
@@ -106,7 +110,7 @@ func newReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) 
 		cache:    mgr.GetCache(),
 		api:      mgr.GetAPIReader(),
 		client:   mgr.GetClient(),
-		resolver: NewResolver(sources, mgr.GetRESTMapper(), append(slices.Clip(o.Resolver), w)...),
+		resolver: NewResolver(sources, mgr.GetRESTMapper(), o.Policy, append(slices.Clip(o.Resolver), WithWatcher(w))...),
 		watcher:  w,
 		recorder: mgr.GetEventRecorder(name),
 		setter:   conditions.NewSetter(conditions.WithClock(o.Clock)),

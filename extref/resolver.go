@@ -80,8 +80,10 @@ type ReadTimeout time.Duration
 
 func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duration(t) }
 
-// NewResolver returns a Resolver that reads sources through reader and maps
-// their resources to kinds with mapper.
+// NewResolver returns a Resolver that reads sources through reader, maps
+// their resources to kinds with mapper, and reads only the sources policy
+// allows. The zero SourcePolicy allows only namespaced sources in a
+// namespaced referencer's own namespace, and no Secrets.
 //
 // The reader should be a cache: a manager's GetCache(), not its GetClient(),
 // whose reads of unstructured objects go to the API server unless the
@@ -89,11 +91,9 @@ func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duratio
 // informer, shared with a Watcher and any other user of the cache, and a
 // settled referencer is resolved without an API request.
 //
-// Options: a SourcePolicy (the default allows only namespaced sources in a
-// namespaced referencer's own namespace, and no Secrets), an *AccessReview,
-// a *Watcher, Path and ReadTimeout.
-func NewResolver(reader client.Reader, mapper meta.RESTMapper, opts ...ResolverOption) *Resolver {
-	r := &Resolver{reader: reader, mapper: mapper, path: DefaultPath, readTimeout: DefaultReadTimeout}
+// Options: WithWatcher, WithAccessReview, Path and ReadTimeout.
+func NewResolver(reader client.Reader, mapper meta.RESTMapper, policy SourcePolicy, opts ...ResolverOption) *Resolver {
+	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, readTimeout: DefaultReadTimeout}
 	for _, o := range opts {
 		o.applyToResolver(r)
 	}

@@ -52,7 +52,7 @@ func TestResolve(t *testing.T) {
 	cases := map[string]struct {
 		reason     string
 		referencer *unstructured.Unstructured
-		opts       []ResolverOption
+		policy     SourcePolicy
 		wantSpec   string // YAML; empty: the spec must be unchanged
 		wantLabels map[string]string
 		want       summary
@@ -65,7 +65,7 @@ func TestResolve(t *testing.T) {
 externalValues:
 - fromObject: {group: extref.test.ctrlkit.dev, version: v1alpha1, resource: vpcs, name: main-vpc, fieldPath: spec.forProvider.cidrBlock}
   toFieldPath: spec.cidrBlock`),
-			opts: []ResolverOption{seedPolicy},
+			policy: seedPolicy,
 			wantSpec: `
 externalValues:
 - fromObject: {group: extref.test.ctrlkit.dev, version: v1alpha1, resource: vpcs, name: main-vpc, fieldPath: spec.forProvider.cidrBlock}
@@ -79,7 +79,7 @@ cidrBlock: 10.0.0.0/16`,
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
   toFieldPath: spec.forProvider.region`),
-			opts: []ResolverOption{seedPolicy},
+			policy: seedPolicy,
 			wantSpec: `
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
@@ -213,7 +213,7 @@ externalValues:
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: settings, namespace: team-b, fieldPath: data.region}
   toFieldPath: spec.forProvider.region`),
-			opts: []ResolverOption{SourcePolicy{Allow: []SourceRule{{Name: "b", Resource: "configmaps", Namespaces: []string{"team-b"}, ReferencerNamespaces: []string{"team-a"}}}}},
+			policy: SourcePolicy{Allow: []SourceRule{{Name: "b", Resource: "configmaps", Namespaces: []string{"team-b"}, ReferencerNamespaces: []string{"team-a"}}}},
 			wantSpec: `
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: settings, namespace: team-b, fieldPath: data.region}
@@ -239,8 +239,8 @@ externalValues:
 externalValues:
 - fromObject: {version: v1, resource: secrets, name: db, fieldPath: data.password}
   makeAvailableAs: password`),
-			opts: []ResolverOption{SourcePolicy{OwnNamespaceSecrets: true}},
-			want: summary{Resolved: 1, Values: map[string]any{"password": "s3cr3t"}},
+			policy: SourcePolicy{OwnNamespaceSecrets: true},
+			want:   summary{Resolved: 1, Values: map[string]any{"password": "s3cr3t"}},
 		},
 		"WildcardRuleDoesNotOpenSecrets": {
 			reason: "A rule for any resource does not match Secrets.",
@@ -248,7 +248,7 @@ externalValues:
 externalValues:
 - fromObject: {version: v1, resource: secrets, name: accounts, namespace: crossplane-system, fieldPath: data.prodAWSAccountID}
   makeAvailableAs: account`),
-			opts:      []ResolverOption{SourcePolicy{Allow: []SourceRule{{Name: "everything", Group: "*", Resource: "*", Namespaces: []string{"*"}}}}},
+			policy:    SourcePolicy{Allow: []SourceRule{{Name: "everything", Group: "*", Resource: "*", Namespaces: []string{"*"}}}},
 			want:      summary{Failed: []string{`cannot resolve spec.externalValues[0].fromObject (secrets crossplane-system/accounts, data.prodAWSAccountID): denied by the default source policy: a cluster-scoped referencer reads only what an allow rule matches, and none of the 1 allow rules does`}},
 			wantErr:   ErrDenied,
 			wantReads: ptr.To(0),
@@ -268,7 +268,7 @@ externalValues:
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: common-settings, fieldPath: data.region}
   toFieldPath: spec.forProvider.region`),
-			opts:    []ResolverOption{seedPolicy},
+			policy:  seedPolicy,
 			want:    summary{Failed: []string{`cannot resolve spec.externalValues[0].fromObject (configmaps common-settings, data.region): invalid external value: configmaps is namespaced and the referencer is cluster-scoped, so namespace is required`}},
 			wantErr: ErrInvalid,
 		},
@@ -278,7 +278,7 @@ externalValues:
 externalValues:
 - fromObject: {group: extref.test.ctrlkit.dev, version: v1alpha1, resource: vpcs, name: main-vpc, namespace: default, fieldPath: spec.forProvider.cidrBlock}
   toFieldPath: spec.cidrBlock`),
-			opts:    []ResolverOption{seedPolicy},
+			policy:  seedPolicy,
 			want:    summary{Failed: []string{`cannot resolve spec.externalValues[0].fromObject (vpcs.extref.test.ctrlkit.dev default/main-vpc, spec.forProvider.cidrBlock): invalid external value: vpcs.extref.test.ctrlkit.dev is cluster-scoped, so namespace must be empty`}},
 			wantErr: ErrInvalid,
 		},
@@ -301,7 +301,7 @@ externalValues:
   fmt: "arn:aws:clouddirectory:%s:%s:schema/published/cognito/1.0"
   transforms: []
   toFieldPath: spec.forProvider.directoryArn`),
-			opts: []ResolverOption{seedPolicy},
+			policy: seedPolicy,
 			wantSpec: `
 externalValues:
 - combine:
@@ -322,7 +322,7 @@ externalValues:
   - {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.account}
   fmt: "arn:%s:%s"
   toFieldPath: spec.forProvider.directoryArn`),
-			opts:    []ResolverOption{seedPolicy},
+			policy:  seedPolicy,
 			want:    summary{Failed: []string{`cannot resolve spec.externalValues[0].combine[1] (configmaps crossplane-system/common-settings, data.account): field not found: cannot get data.account: data has no field "account"`}},
 			wantErr: ErrFieldNotFound,
 		},
@@ -337,7 +337,7 @@ externalValues:
     fromRef: {version: v1, resource: secrets, name: accounts, namespace: crossplane-system, fieldPath: data.prodAWSAccountID}
   template: "arn:aws:clouddirectory:{{ .region }}:{{ .accountId }}:schema/published/cognito/1.0"
   toFieldPath: spec.forProvider.directoryArn`),
-			opts: []ResolverOption{seedPolicy},
+			policy: seedPolicy,
 			wantSpec: `
 externalValues:
 - variables:
@@ -362,7 +362,7 @@ externalValues:
 - fromObject: {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.size}
   transforms: [{type: Convert, toType: int64}]
   toFieldPath: spec.forProvider.size`),
-			opts: []ResolverOption{seedPolicy},
+			policy: seedPolicy,
 			wantSpec: `
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: common-settings, namespace: crossplane-system, fieldPath: data.region}
@@ -464,7 +464,7 @@ externalValues:
 		t.Run(name, func(t *testing.T) {
 			reader := newReader(sources...)
 			before := runtime.DeepCopyJSON(tc.referencer.Object)
-			r := NewResolver(reader, testMapper(), tc.opts...)
+			r := NewResolver(reader, testMapper(), tc.policy)
 			out, err := r.Resolve(context.Background(), tc.referencer)
 
 			if tc.wantErr != nil {

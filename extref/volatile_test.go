@@ -49,7 +49,7 @@ externalValues:
   policy: `+policy)
 			reader := newReader(w)
 			before := w.DeepCopy()
-			out, err := NewResolver(reader, testMapper()).Resolve(context.Background(), w)
+			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
 			if !errors.Is(err, ErrInvalid) {
 				t.Errorf("fieldPath %s, policy %s: want ErrInvalid, got %v", path, policy, err)
 				continue

@@ -29,11 +29,11 @@ import (
 // resolved at once.
 //
 // A Watcher is a controller-runtime source: add it to the referencer's
-// controller with the builder, and give it to the Resolver as an option,
+// controller with the builder, and give it to the Resolver (WithWatcher),
 // which tells it what each referencer read:
 //
 //	w := extref.NewWatcher(mgr.GetCache())
-//	r := extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), w)
+//	r := extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), policy, extref.WithWatcher(w))
 //	err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.Subnet{}).WatchesRawSource(w).Complete(rec)
 //
 // It keeps an index from each source object to the referencers that read
@@ -154,7 +154,14 @@ func NewWatcher(informers cache.Informers, opts ...WatcherOption) *Watcher {
 	return w
 }
 
-func (w *Watcher) applyToResolver(r *Resolver) { r.watcher = w }
+type watcherOption struct{ w *Watcher }
+
+func (o watcherOption) applyToResolver(r *Resolver) { r.watcher = o.w }
+
+// WithWatcher is an option of NewResolver: the Resolver tells w what each
+// referencer read, so that w enqueues the referencer when one of those
+// sources changes.
+func WithWatcher(w *Watcher) ResolverOption { return watcherOption{w} }
 
 // Start implements source.Source; the controller calls it. It must be
 // called once.

@@ -146,7 +146,7 @@ func TestWatcherSourceCreatedDuringResolve(t *testing.T) {
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: later, fieldPath: data.region}
   toFieldPath: spec.forProvider.region`)
-	if _, err := NewResolver(reader, testMapper(), w).Resolve(context.Background(), ref); !errors.Is(err, ErrSourceNotFound) {
+	if _, err := NewResolver(reader, testMapper(), SourcePolicy{}, WithWatcher(w)).Resolve(context.Background(), ref); !errors.Is(err, ErrSourceNotFound) {
 		t.Fatalf("Resolve(...): want ErrSourceNotFound from the read before the source was created, got %v", err)
 	}
 	if diff := cmp.Diff([]string{"team-a/w"}, drain(q)); diff != "" {

@@ -62,7 +62,7 @@ func Setup(mgr manager.Manager, o Options) error {
 	subnets := &subnetReconciler{
 		client:   mgr.GetClient(),
 		api:      mgr.GetAPIReader(),
-		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), policy, w),
+		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), policy, extref.WithWatcher(w)),
 		watcher:  w,
 		recorder: mgr.GetEventRecorder("subnet"),
 		setter:   setter,

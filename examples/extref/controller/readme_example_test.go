@@ -34,7 +34,7 @@ func setup(mgr manager.Manager) error {
 		{Name: "vpcs", Group: v1alpha1.GroupVersion.Group, Resource: "vpcs"}}}
 	w := extref.NewWatcher(mgr.GetCache())
 	r := &SubnetReconciler{Client: mgr.GetClient(),
-		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), policy, w)}
+		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), policy, extref.WithWatcher(w))}
 	return builder.ControllerManagedBy(mgr).For(&v1alpha1.Subnet{}).WatchesRawSource(w).Complete(r)
 }
 
