@@ -28,8 +28,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
@@ -47,8 +45,6 @@ func TestMain(m *testing.M) {
 }
 
 const syncPeriod = time.Hour
-
-var skipNameValidation = true
 
 var ignoreTime = cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")
 
@@ -121,7 +117,7 @@ func TestDatasetLifecycle(t *testing.T) {
 		}
 	})
 
-	startManager(t, ctx, env, cloud)
+	startManager(t, env, cloud)
 	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
 	require.NoError(t, err)
 	w, err := wc.Watch(ctx, &v1alpha1.DatasetList{}, client.InNamespace("default"), client.MatchingFields{"metadata.name": key.Name})
@@ -272,15 +268,9 @@ func (r *recorder) check(ds *v1alpha1.Dataset) {
 	}
 }
 
-func startManager(t *testing.T, ctx context.Context, env *testenv.Env, cloud *cloudapi.Client) {
+func startManager(t *testing.T, env *testenv.Env, cloud *cloudapi.Client) {
 	t.Helper()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:  env.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		// Several managers may register the "dataset" controller in one
-		// test binary (go test -count=2).
-		Controller: config.Controller{SkipNameValidation: &skipNameValidation},
-	})
+	mgr, err := ctrl.NewManager(env.Config, env.ManagerOptions())
 	require.NoError(t, err)
 	r := &controller.Reconciler{
 		Client:     mgr.GetClient(),
@@ -289,15 +279,7 @@ func startManager(t *testing.T, ctx context.Context, env *testenv.Env, cloud *cl
 		SyncPeriod: syncPeriod,
 	}
 	require.NoError(t, r.SetupWithManager(mgr))
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	testenv.StartManager(t, mgr)
 }
 
 // countingClient counts every write a client makes.
@@ -353,7 +335,9 @@ func TestPeriodicSync(t *testing.T) {
 
 	res, err := r.Reconcile(ctx, req)
 	require.NoError(t, err)
-	require.Equal(t, syncPeriod, res.RequeueAfter, "a settled Dataset is synced again after the sync period")
+	if res.RequeueAfter != syncPeriod {
+		t.Errorf("RequeueAfter of a settled Dataset: want the sync period %s, got %s", syncPeriod, res.RequeueAfter)
+	}
 	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
 	require.True(t, conditions.IsTrue(ds.Status.Conditions, "Ready"), "Ready after the first reconcile: %v", ds.Status.Conditions)
 
@@ -363,7 +347,9 @@ func TestPeriodicSync(t *testing.T) {
 	for range 3 {
 		res, err := r.Reconcile(ctx, req)
 		require.NoError(t, err)
-		require.Equal(t, syncPeriod, res.RequeueAfter)
+		if res.RequeueAfter != syncPeriod {
+			t.Errorf("RequeueAfter of a periodic sync: want %s, got %s", syncPeriod, res.RequeueAfter)
+		}
 	}
 	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
 	if n := writes.Load() - before; n != 0 || ds.ResourceVersion != rv {
@@ -431,8 +417,7 @@ func TestCreateFailure(t *testing.T) {
 	_, err = r.Reconcile(ctx, req)
 	require.NoError(t, err)
 	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
-	require.True(t, conditions.IsTrue(ds.Status.Conditions, "Ready"), "Ready after the retry: %v", ds.Status.Conditions)
-	require.Nil(t, conditions.Get(ds.Status.Conditions, "Reconciling"), "Reconciling goes once Ready is True")
+	checkStatuses(t, "after the retry", ds, map[string]metav1.ConditionStatus{"Ready": "True", "Reconciling": ""})
 }
 
 // TestRefusedSpecStalls: a spec the cloud refuses (400) is Stalled, with
@@ -454,17 +439,30 @@ func TestRefusedSpecStalls(t *testing.T) {
 	_, err := r.Reconcile(ctx, req)
 	require.ErrorIs(t, err, reconcile.TerminalError(nil), "a refused spec is a terminal error")
 	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
-	require.True(t, conditions.IsTrue(ds.Status.Conditions, "Stalled"), "Stalled: %v", ds.Status.Conditions)
-	require.True(t, conditions.IsFalse(ds.Status.Conditions, "Ready"), "Ready: %v", ds.Status.Conditions)
-	require.Nil(t, conditions.Get(ds.Status.Conditions, "Reconciling"), "Stalled and Reconciling are never both there")
+	checkStatuses(t, "with a refused spec", ds, map[string]metav1.ConditionStatus{"Stalled": "True", "Ready": "False", "Reconciling": ""})
 
 	ds.Spec.DefaultTableExpirationMs = nil
 	require.NoError(t, env.Client.Update(ctx, ds))
 	_, err = r.Reconcile(ctx, req)
 	require.NoError(t, err)
 	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
-	require.True(t, conditions.IsTrue(ds.Status.Conditions, "Ready"), "Ready after the fix: %v", ds.Status.Conditions)
-	require.Nil(t, conditions.Get(ds.Status.Conditions, "Stalled"), "Stalled goes with the fix")
+	checkStatuses(t, "after the fix", ds, map[string]metav1.ConditionStatus{"Ready": "True", "Stalled": ""})
+}
+
+// checkStatuses compares the status of each condition type in want with
+// ds's; "" stands for a condition that is not there.
+func checkStatuses(t *testing.T, when string, ds *v1alpha1.Dataset, want map[string]metav1.ConditionStatus) {
+	t.Helper()
+	got := map[string]metav1.ConditionStatus{}
+	for typ := range want {
+		got[typ] = ""
+		if c := conditions.Get(ds.Status.Conditions, typ); c != nil {
+			got[typ] = c.Status
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("condition statuses %s (-want, +got):\n%s", when, diff)
+	}
 }
 
 func TestUpdateMask(t *testing.T) {

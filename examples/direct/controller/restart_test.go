@@ -3,14 +3,13 @@ package controller_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/directstatus"
@@ -24,11 +23,7 @@ import (
 // long-running operations, and returns the function that stops it.
 func startLongRunning(t *testing.T, env *testenv.Env, cloud *cloudapi.Client) (stop func()) {
 	t.Helper()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: &skipNameValidation},
-	})
+	mgr, err := ctrl.NewManager(env.Config, env.ManagerOptions())
 	require.NoError(t, err)
 	r := &controller.Reconciler{
 		Client:       mgr.GetClient(),
@@ -39,20 +34,7 @@ func startLongRunning(t *testing.T, env *testenv.Env, cloud *cloudapi.Client) (s
 		PollInterval: 100 * time.Millisecond,
 	}
 	require.NoError(t, r.SetupWithManager(mgr))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		require.NoError(t, <-done)
-	}
-	t.Cleanup(stop)
-	return stop
+	return testenv.StartManager(t, mgr)
 }
 
 // TestRestartMidOperation stops the controller while an update's
@@ -97,7 +79,9 @@ func TestRestartMidOperation(t *testing.T) {
 		return false
 	}), "the operation was never recorded")
 	stop() // mid-operation: it runs for 3 s
-	require.Equal(t, 1, server.Calls(http.MethodPatch))
+	if n := server.Calls(http.MethodPatch); n != 1 {
+		t.Errorf("updates that reached the cloud before the restart: want 1, got %d", n)
+	}
 
 	startLongRunning(t, env, cloud)
 	require.NoError(t, pollUntil(ctx, func() bool {
@@ -105,9 +89,15 @@ func TestRestartMidOperation(t *testing.T) {
 		c := conditions.Get(got.Status.Conditions, conditions.TypeReady)
 		return c != nil && c.Reason == directstatus.ReasonUpToDate && got.Status.ObservedGeneration == got.Generation
 	}), "Ready never became UpToDate")
-	require.Equal(t, 1, server.Calls(http.MethodPatch), "a second update reached the cloud")
+	if n := server.Calls(http.MethodPatch); n != 1 {
+		t.Errorf("updates that reached the cloud: want 1 (the restarted controller polls the recorded operation), got %d", n)
+	}
 	stored, ok := server.Dataset(cloud.Name(controller.ExternalID(ds)))
-	require.True(t, ok)
-	require.Equal(t, "Orders, v2", stored.Description)
-	require.Contains(t, string(opID), "/operations/op-")
+	require.True(t, ok, "the cloud dataset exists")
+	if stored.Description != "Orders, v2" {
+		t.Errorf("the cloud dataset's description: want %q, got %q", "Orders, v2", stored.Description)
+	}
+	if !strings.Contains(string(opID), "/operations/op-") {
+		t.Errorf("the recorded operation: want a name containing /operations/op-, got %q", opID)
+	}
 }
