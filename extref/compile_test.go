@@ -24,7 +24,7 @@ func TestResolveInvalid(t *testing.T) {
 		"NotAnObject": {
 			reason: "Each external value is an object.",
 			spec:   `externalValues: [x]`,
-			want:   `cannot resolve spec.externalValues[0]: invalid external value: want an object, got string "x"`,
+			want:   `cannot resolve spec.externalValues[0]: invalid external value: want an object, got a string ("x")`,
 		},
 		"UnknownField": {
 			reason: "A misspelt field is reported, not ignored.",
@@ -34,7 +34,7 @@ func TestResolveInvalid(t *testing.T) {
 		"WrongType": {
 			reason: "A field of the wrong type is named.",
 			spec:   "externalValues:\n- fromObject: {version: v1, resource: configmaps, name: 3, fieldPath: data.x}\n  toFieldPath: spec.a",
-			want:   `cannot resolve spec.externalValues[0].fromObject.name: invalid external value: want a string, got integer 3`,
+			want:   `cannot resolve spec.externalValues[0].fromObject.name: invalid external value: want a string, got a number (3)`,
 		},
 		"UnknownNestedField": {
 			reason: "Unknown fields are found at any depth.",
@@ -44,7 +44,7 @@ func TestResolveInvalid(t *testing.T) {
 		"MapOfNumbers": {
 			reason: "A Map transform maps strings to strings.",
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Map, map: {a: 1}}]",
-			want:   `cannot resolve spec.externalValues[0].transforms[0].map[a]: invalid external value: want a string, got integer 1`,
+			want:   `cannot resolve spec.externalValues[0].transforms[0].map[a]: invalid external value: want a string, got a number (1)`,
 		},
 		"SourcesNotAList": {
 			reason: "Combine sources are a list.",

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // The decoder below turns the unstructured content of an external value
@@ -62,7 +63,7 @@ func (d *decoder) fail(format string, args ...any) {
 func (d *decoder) object(v any, known []string) map[string]any {
 	m, ok := v.(map[string]any)
 	if !ok {
-		d.fail("want an object, got %s", describe(v))
+		d.fail("want an object, got %s", jsonvalue.Describe(v))
 		return nil
 	}
 	if len(m) > len(known) || !allKnown(m, known) {
@@ -106,7 +107,7 @@ func (d *decoder) str(m map[string]any, f string) string {
 	s, ok := v.(string)
 	if !ok {
 		d.field(f)
-		d.fail("want a string, got %s", describe(v))
+		d.fail("want a string, got %s", jsonvalue.Describe(v))
 		d.pop()
 	}
 	return s
@@ -121,7 +122,7 @@ func (d *decoder) list(m map[string]any, f string) ([]any, bool) {
 	l, ok := v.([]any)
 	if !ok {
 		d.field(f)
-		d.fail("want a list, got %s", describe(v))
+		d.fail("want a list, got %s", jsonvalue.Describe(v))
 		d.pop()
 	}
 	return l, ok
@@ -235,14 +236,14 @@ func (d *decoder) transform(v any) v1alpha1.Transform {
 		d.field("map")
 		tm, ok := fv.(map[string]any)
 		if !ok {
-			d.fail("want an object, got %s", describe(fv))
+			d.fail("want an object, got %s", jsonvalue.Describe(fv))
 		}
 		t.Map = make(map[string]string, len(tm))
 		for k, mv := range tm {
 			s, ok := mv.(string)
 			if !ok {
 				d.stack = append(d.stack, pathSeg{raw: "[" + k + "]"})
-				d.fail("want a string, got %s", describe(mv))
+				d.fail("want a string, got %s", jsonvalue.Describe(mv))
 				d.pop()
 			}
 			t.Map[k] = s

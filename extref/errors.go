@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // Sentinel errors. Every *ReferenceError wraps one of them, except when a
@@ -156,13 +158,13 @@ type value struct {
 // format can print a secret value's content.
 func (v value) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, v.String()) }
 
-// String describes the value: "string \"us-east-1\"", or for a secret one
+// String describes the value: "a string (\"us-east-1\")", or for a secret one
 // "a string of 9 bytes".
 func (v value) String() string {
 	if v.secret {
 		return kindOf(v.v)
 	}
-	return describe(v.v)
+	return jsonvalue.Describe(v.v)
 }
 
 // A valueError is why a transform, a format or a template failed on a

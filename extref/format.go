@@ -346,28 +346,3 @@ func fitVerb(a value, k verbKind) (v any, converted bool, err error) {
 	}
 	return a.v, false, nil
 }
-
-// describe names a JSON value's type and, for a scalar, the value itself
-// (shortened), for error messages.
-func describe(a any) string {
-	switch v := a.(type) {
-	case nil:
-		return "null"
-	case string:
-		if len(v) > 64 {
-			v = v[:64] + "..."
-		}
-		return fmt.Sprintf("string %q", v)
-	case bool:
-		return fmt.Sprintf("boolean %t", v)
-	case int64:
-		return fmt.Sprintf("integer %d", v)
-	case float64:
-		return fmt.Sprintf("number %g", v)
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	}
-	return fmt.Sprintf("a %T", a)
-}

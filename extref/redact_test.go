@@ -90,7 +90,7 @@ externalValues:
   transforms: [{type: Convert, toType: int64}]
   toFieldPath: spec.forProvider.region`)
 	_, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
-	const want = `cannot resolve spec.externalValues[0].transforms[0]: cannot transform value: Convert: cannot convert string "3x" to int64: not a decimal integer`
+	const want = `cannot resolve spec.externalValues[0].transforms[0]: cannot transform value: Convert: cannot convert a string ("3x") to int64: not a decimal integer`
 	if err == nil || err.Error() != want {
 		t.Errorf("Resolve(...): want %q, got %v", want, err)
 	}

@@ -237,7 +237,7 @@ func (r *Resolver) list(content map[string]any) ([]any, error) {
 	}
 	list, ok := raw.([]any)
 	if !ok {
-		return nil, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: want a list, got %s", ErrInvalid, describe(raw))}
+		return nil, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: want a list, got %s", ErrInvalid, jsonvalue.Describe(raw))}
 	}
 	return list, nil
 }

@@ -314,7 +314,7 @@ externalValues:
   toFieldPath: "`+target+`"`)
 			before := ref.DeepCopy()
 			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), ref)
-			if !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "labels and annotations take strings, not integer 3") {
+			if !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "labels and annotations take strings, not a number (3)") {
 				t.Fatalf("Resolve(...): want ErrTarget, labels and annotations take strings, got %v", err)
 			}
 			if out.Changed || !equalObjects(before, ref) {

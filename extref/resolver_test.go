@@ -384,7 +384,7 @@ externalValues:
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.zone}
   transforms: [{type: Map, map: {a: x}}]
   toFieldPath: spec.forProvider.region`),
-			want:    summary{Failed: []string{`cannot resolve spec.externalValues[0].transforms[0]: cannot transform value: Map: the map has no entry for string "b"`}},
+			want:    summary{Failed: []string{`cannot resolve spec.externalValues[0].transforms[0]: cannot transform value: Map: the map has no entry for a string ("b")`}},
 			wantErr: ErrTransform,
 		},
 		"LabelTakesStrings": {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 func TestTransform(t *testing.T) {
@@ -22,21 +23,21 @@ func TestTransform(t *testing.T) {
 		wantErr string
 	}{
 		"Base64Decode":       {reason: "Decodes a Secret's data value.", t: v1alpha1.Transform{Type: v1alpha1.TransformBase64Decode}, in: "dXMtZWFzdC0x", want: "us-east-1"},
-		"Base64DecodeBad":    {reason: "Bad base64 is an error.", t: v1alpha1.Transform{Type: v1alpha1.TransformBase64Decode}, in: "!!", wantErr: `string "!!" is not valid base64 (at byte 0)`},
-		"Base64DecodeNumber": {reason: "Only strings decode.", t: v1alpha1.Transform{Type: v1alpha1.TransformBase64Decode}, in: int64(3), wantErr: "takes a string, not integer 3"},
+		"Base64DecodeBad":    {reason: "Bad base64 is an error.", t: v1alpha1.Transform{Type: v1alpha1.TransformBase64Decode}, in: "!!", wantErr: `a string ("!!") is not valid base64 (at byte 0)`},
+		"Base64DecodeNumber": {reason: "Only strings decode.", t: v1alpha1.Transform{Type: v1alpha1.TransformBase64Decode}, in: int64(3), wantErr: "takes a string, not a number (3)"},
 		"Base64Encode":       {reason: "Encodes a string.", t: v1alpha1.Transform{Type: v1alpha1.TransformBase64Encode}, in: "us-east-1", want: "dXMtZWFzdC0x"},
 		"Format":             {reason: "Formats with one verb.", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%s-subnet"}, in: "main", want: "main-subnet"},
 		"FormatInteger":      {reason: "An integer verb prints a whole number.", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%03d"}, in: float64(7), want: "007"},
 		"FormatFloat":        {reason: "A float verb prints an integer.", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%.1f"}, in: int64(2), want: "2.0"},
-		"FormatMismatch":     {reason: "A verb that does not fit the value is an error, not %!s(int64=3).", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%s"}, in: int64(3), wantErr: `value 1: %s and %q print strings, not integer 3; use %v`},
+		"FormatMismatch":     {reason: "A verb that does not fit the value is an error, not %!s(int64=3).", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%s"}, in: int64(3), wantErr: `value 1: %s and %q print strings, not a number (3); use %v`},
 		"FormatObject":       {reason: "%v prints anything, deterministically.", t: v1alpha1.Transform{Type: v1alpha1.TransformFormat, Format: "%v"}, in: map[string]any{"b": int64(1), "a": "x"}, want: "map[a:x b:1]"},
 		"Map":                {reason: "Looks a string up.", t: v1alpha1.Transform{Type: v1alpha1.TransformMap, Map: map[string]string{"us-east-1": "use1"}}, in: "us-east-1", want: "use1"},
-		"MapMissing":         {reason: "A missing key is an error.", t: v1alpha1.Transform{Type: v1alpha1.TransformMap, Map: map[string]string{"a": "b"}}, in: "c", wantErr: `the map has no entry for string "c"`},
+		"MapMissing":         {reason: "A missing key is an error.", t: v1alpha1.Transform{Type: v1alpha1.TransformMap, Map: map[string]string{"a": "b"}}, in: "c", wantErr: `the map has no entry for a string ("c")`},
 		"ConvertToInt64":     {reason: "A string becomes an integer.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertInt64}, in: "42", want: int64(42)},
-		"ConvertToInt64Bad":  {reason: "A non-number is an error.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertInt64}, in: "4x", wantErr: `cannot convert string "4x" to int64: not a decimal integer`},
-		"ConvertFloatToInt":  {reason: "A fraction is not an integer.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertInt64}, in: 1.5, wantErr: "cannot convert number 1.5 to int64: not a whole number within range"},
+		"ConvertToInt64Bad":  {reason: "A non-number is an error.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertInt64}, in: "4x", wantErr: `cannot convert a string ("4x") to int64: not a decimal integer`},
+		"ConvertFloatToInt":  {reason: "A fraction is not an integer.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertInt64}, in: 1.5, wantErr: "cannot convert a number (1.5) to int64: not a whole number within range"},
 		"ConvertToFloat64":   {reason: "A string becomes a number.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertFloat64}, in: "1.5", want: 1.5},
-		"ConvertNaN":         {reason: "JSON has no NaN.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertFloat64}, in: "NaN", wantErr: `cannot convert string "NaN" to float64: JSON has no NaN or infinity`},
+		"ConvertNaN":         {reason: "JSON has no NaN.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertFloat64}, in: "NaN", wantErr: `cannot convert a string ("NaN") to float64: JSON has no NaN or infinity`},
 		"ConvertToBool":      {reason: "A string becomes a boolean.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertBool}, in: "true", want: true},
 		"ConvertToString":    {reason: "A number becomes a string.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertString}, in: int64(10), want: "10"},
 		"ConvertObject":      {reason: "Objects do not convert.", t: v1alpha1.Transform{Type: v1alpha1.TransformConvert, ToType: v1alpha1.ConvertString}, in: map[string]any{}, wantErr: "cannot convert an object to string"},
@@ -87,7 +88,7 @@ func TestFormat(t *testing.T) {
 		"BadIndex":         {reason: "An index out of range is refused.", format: "%[3]s", args: []any{"a"}, wantErr: `format "%[3]s": argument index 3 at position 0 is out of range (1 values)`},
 		"UnclosedIndex":    {reason: "An unclosed index is refused.", format: "%[1s", args: []any{"a"}, wantErr: `format "%[1s": unclosed argument index at position 0`},
 		"Unused":           {reason: "Every value must be printed.", format: "%s", args: []any{"a", "b"}, wantErr: `format "%s": prints 1 of 2 values`},
-		"ConflictingVerbs": {reason: "One value cannot be both integer and float.", format: "%[1]d %[1]f", args: []any{int64(1)}, wantErr: `value 1: integer 1 is printed by verbs that need different types`},
+		"ConflictingVerbs": {reason: "One value cannot be both integer and float.", format: "%[1]d %[1]f", args: []any{int64(1)}, wantErr: `value 1: a number (1) is printed by verbs that need different types`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -209,10 +210,10 @@ func TestFormatSizedNonScalar(t *testing.T) {
 		}
 		var sprintErr error
 		if n := allocated(func() { _, sprintErr = f.sprint(plain([]any{tc.value})) }); n > 10<<20 {
-			t.Errorf("format %q of %s: allocated %d MB, want less than 10", tc.format, describe(tc.value), n>>20)
+			t.Errorf("format %q of %s: allocated %d MB, want less than 10", tc.format, jsonvalue.Describe(tc.value), n>>20)
 		}
 		if sprintErr == nil || !strings.Contains(sprintErr.Error(), "has a width or precision") {
-			t.Errorf("format %q of %s: want an error naming the verb's width or precision, got %v", tc.format, describe(tc.value), sprintErr)
+			t.Errorf("format %q of %s: want an error naming the verb's width or precision, got %v", tc.format, jsonvalue.Describe(tc.value), sprintErr)
 		}
 	}
 	// Scalars, %T and unsized verbs are unchanged.

@@ -1,10 +1,11 @@
 package fieldpath
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // Sentinel errors. Every error this package returns wraps one of them, so
@@ -117,7 +118,7 @@ func (e *walkError) Error() string {
 		if s.Type == SegmentIndex {
 			want = "an array"
 		}
-		fmt.Fprintf(&b, "%s is %s, not %s", parent, describe(e.got), want)
+		fmt.Fprintf(&b, "%s is %s, not %s", parent, jsonvalue.Describe(e.got), want)
 	case errWildcard:
 		fmt.Fprintf(&b, "segment %d is a wildcard, which matches many values; expand it with ExpandWildcards first", e.at+1)
 	case errNilObject:
@@ -141,32 +142,5 @@ func (e *walkError) Unwrap() error {
 
 // wrongTypeError is returned by the typed getters (GetString and friends).
 func wrongTypeError(path, want string, got any) error {
-	return fmt.Errorf("cannot get %s as %s: it is %s: %w", path, want, describe(got), ErrWrongType)
-}
-
-// describe names a JSON value's kind for an error message, with a short
-// rendering of scalars so that the message names the offending value.
-func describe(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		const max = 40
-		if len(x) > max {
-			return fmt.Sprintf("a string (%q...)", x[:max])
-		}
-		return fmt.Sprintf("a string (%q)", x)
-	case bool:
-		return fmt.Sprintf("a boolean (%t)", x)
-	case map[string]any:
-		return "an object"
-	case []any:
-		return fmt.Sprintf("an array (length %d)", len(x))
-	case int64, float64, int, int8, int16, int32, uint, uint8, uint16, uint32, uint64, float32:
-		return fmt.Sprintf("a number (%v)", x)
-	case json.Number:
-		return fmt.Sprintf("a number (%s)", x.String())
-	default:
-		return fmt.Sprintf("a value of type %T", v)
-	}
+	return fmt.Errorf("cannot get %s as %s: it is %s: %w", path, want, jsonvalue.Describe(got), ErrWrongType)
 }

@@ -170,7 +170,7 @@ func (p *Paved) GetStringArray(path string) ([]string, error) {
 		for i, e := range a {
 			s, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("cannot get %s as an array of strings: element %d is %s: %w", path, i, describe(e), ErrWrongType)
+				return nil, fmt.Errorf("cannot get %s as an array of strings: element %d is %s: %w", path, i, jsonvalue.Describe(e), ErrWrongType)
 			}
 			out[i] = s
 		}
@@ -195,7 +195,7 @@ func (p *Paved) GetStringObject(path string) (map[string]string, error) {
 		for k, e := range m {
 			s, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("cannot get %s as an object of strings: field %q is %s: %w", path, k, describe(e), ErrWrongType)
+				return nil, fmt.Errorf("cannot get %s as an object of strings: field %q is %s: %w", path, k, jsonvalue.Describe(e), ErrWrongType)
 			}
 			out[k] = s
 		}

@@ -3,6 +3,8 @@ package fieldpath
 import (
 	"fmt"
 	"slices"
+
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // ExpandWildcards returns the concrete paths, in canonical form, of every
@@ -102,7 +104,7 @@ func (e *expansion) expand(cur any, i int) error {
 				}
 			default:
 				return fmt.Errorf("cannot expand %s: %s is %s, which a wildcard cannot expand: %w",
-					e.pattern, e.concrete[:i], describe(cur), ErrWrongType)
+					e.pattern, e.concrete[:i], jsonvalue.Describe(cur), ErrWrongType)
 			}
 			return nil
 		}

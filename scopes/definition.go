@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/fieldpath"
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // Field paths of the definitions, as OAM names them.
@@ -127,7 +128,7 @@ func refPath(def *unstructured.Unstructured) (path, field string, err error) {
 		}
 		s, ok := v.(string)
 		if !ok {
-			return "", "", fmt.Errorf("%s of %s is %s, not a field path: %w", f, describeScope(def), describe(v), ErrMalformed)
+			return "", "", fmt.Errorf("%s of %s is %s, not a field path: %w", f, describeScope(def), jsonvalue.Describe(v), ErrMalformed)
 		}
 		if s != "" {
 			return s, f, nil
@@ -149,7 +150,7 @@ func allowOverlap(def *unstructured.Unstructured) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("%s of %s is %s, not a boolean: %w", fieldAllowComponentOverlap, describeScope(def), describe(v), ErrMalformed)
+		return false, fmt.Errorf("%s of %s is %s, not a boolean: %w", fieldAllowComponentOverlap, describeScope(def), jsonvalue.Describe(v), ErrMalformed)
 	}
 	return b, nil
 }

@@ -172,7 +172,7 @@ func TestLocateScopeErrors(t *testing.T) {
 		},
 		"PathOfWrongType": {
 			defs:  []*unstructured.Unstructured{definition("ScopeDefinition", "healthscopes.core.oam.dev", `{"workloadRefPath":["spec"]}`)},
-			scope: scope, wantErr: ErrMalformed, want: "spec.workloadRefPath of ScopeDefinition healthscopes.core.oam.dev is a list",
+			scope: scope, wantErr: ErrMalformed, want: "spec.workloadRefPath of ScopeDefinition healthscopes.core.oam.dev is an array (length 1)",
 		},
 		"ObjectAtPath": {
 			scope: scopeOf(t, `{"workloadRefs":{"kind":"x"}}`), opts: []LocateOption{AtPath("spec.workloadRefs")},

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/fieldpath"
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // Sentinel errors. Every error of this package that callers may want to act
@@ -315,7 +316,7 @@ func readRefs(content map[string]any, path string) ([]WorkloadRef, []SkippedEntr
 				}
 				reason = err.Error()
 			} else {
-				reason = "is " + describe(e) + ", not a workload reference"
+				reason = "is " + jsonvalue.Describe(e) + ", not a workload reference"
 			}
 			skipped = append(skipped, SkippedEntry{Path: path + "[" + strconv.Itoa(i) + "]", Reason: reason})
 		}
@@ -394,7 +395,7 @@ func pathError(err error) error {
 }
 
 func wrongType(path string, v any) error {
-	return fmt.Errorf("%s holds %s, not a list of workload references: %w (%w)", path, describe(v), ErrInvalidRefPath, ErrMalformed)
+	return fmt.Errorf("%s holds %s, not a list of workload references: %w (%w)", path, jsonvalue.Describe(v), ErrInvalidRefPath, ErrMalformed)
 }
 
 // CheckRefPath returns an error wrapping ErrInvalidRefPath when path may not
@@ -431,29 +432,6 @@ func CheckRefPath(path string) error {
 		return fmt.Errorf("%s is the scope's %s, not a list: %w", path, first.Field, ErrInvalidRefPath)
 	}
 	return nil
-}
-
-// describe names the JSON type of v for an error message, with scalars shown.
-func describe(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		if len(x) > 40 {
-			x = x[:40] + "..."
-		}
-		return "a string (" + strconv.Quote(x) + ")"
-	case bool:
-		return fmt.Sprintf("a boolean (%t)", x)
-	case map[string]any:
-		return "an object"
-	case []any:
-		return fmt.Sprintf("a list (length %d)", len(x))
-	case int64, float64, int, int32, float32:
-		return fmt.Sprintf("a number (%v)", x)
-	default:
-		return fmt.Sprintf("a value of type %T", v)
-	}
 }
 
 // describeScope names a scope in an error message: `HealthScope default/web`.

@@ -4,7 +4,8 @@
 // equality and deep copies. The Kubernetes decoders give int64 for whole
 // numbers and float64 for others; encoding/json gives float64 (or
 // json.Number); values set by Go code may be any integer type. All of them
-// are the same JSON number when their values are equal.
+// are the same JSON number when their values are equal. Describe names a
+// value in an error message, in the same words for every package.
 //
 // The package imports the standard library only, so that fieldpath, which
 // every other package builds on, stays light.
