@@ -62,7 +62,7 @@ func startControllers(t *testing.T, env *testenv.Env) (stop func()) {
 	datasets := &directcontroller.Reconciler{
 		Client: mgr.GetClient(),
 		Cloud:  &cloudapi.Client{BaseURL: cloud(t).URL(), Project: "health"},
-		Status: directstatus.NewWriter(mgr.GetClient(), directstatus.WithAPIReader(mgr.GetAPIReader())),
+		Status: directstatus.NewWriter(mgr.GetClient(), directstatus.ReadFrom(mgr.GetAPIReader())),
 	}
 	if err := datasets.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

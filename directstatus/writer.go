@@ -69,41 +69,45 @@ type Writer struct {
 	schemas sync.Map // schemaKey -> schema
 }
 
-// A WriterOption configures a Writer.
+// A WriterOption configures a Writer: WithClock, ConflictBackoff and
+// ReadFrom.
 type WriterOption interface {
-	applyWriter(w *Writer)
+	applyToWriter(*Writer)
 }
 
-type writerOptionFunc func(w *Writer)
+type clockOption struct{ c clock.PassiveClock }
 
-func (f writerOptionFunc) applyWriter(w *Writer) { f(w) }
-
-// WithClock sets the clock that stamps lastTransitionTime. The default is the
-// real clock.
-func WithClock(c clock.PassiveClock) WriterOption {
-	return writerOptionFunc(func(w *Writer) { w.setter = conditions.NewSetter(conditions.WithClock(c)) })
+func (o clockOption) applyToWriter(w *Writer) {
+	w.setter = conditions.NewSetter(conditions.WithClock(o.c))
 }
 
-// WithConflictBackoff sets how often, and after which waits, a write that
-// meets a conflict is retried. The default is client-go's retry.DefaultRetry.
-func WithConflictBackoff(b wait.Backoff) WriterOption {
-	return writerOptionFunc(func(w *Writer) { w.backoff = b })
-}
+// WithClock is an option that sets the clock that stamps
+// lastTransitionTime. The default is the real clock.
+func WithClock(c clock.PassiveClock) WriterOption { return clockOption{c} }
 
-// WithAPIReader sets the reader that reads an object again after a conflict.
-// With a controller-runtime manager's client, whose reads come from a cache
-// that may lag behind the write that caused the conflict, pass the manager's
-// GetAPIReader(). The default is the Writer's client.
-func WithAPIReader(r client.Reader) WriterOption {
-	return writerOptionFunc(func(w *Writer) { w.reader = r })
-}
+// ConflictBackoff is an option that sets how often, and after which waits, a
+// write that meets a conflict is retried. The default is client-go's
+// retry.DefaultRetry.
+type ConflictBackoff wait.Backoff
+
+func (b ConflictBackoff) applyToWriter(w *Writer) { w.backoff = wait.Backoff(b) }
+
+type readFrom struct{ r client.Reader }
+
+func (o readFrom) applyToWriter(w *Writer) { w.reader = o.r }
+
+// ReadFrom is an option that sets the reader that reads an object again
+// after a conflict. With a controller-runtime manager's client, whose reads
+// come from a cache that may lag behind the write that caused the conflict,
+// pass the manager's GetAPIReader(). The default is the Writer's client.
+func ReadFrom(r client.Reader) WriterOption { return readFrom{r} }
 
 // NewWriter returns a Writer that reads and writes objects with c.
 func NewWriter(c client.Client, opts ...WriterOption) *Writer {
 	w := &Writer{client: c, reader: c, backoff: retry.DefaultRetry}
 	for _, o := range opts {
 		if o != nil {
-			o.applyWriter(w)
+			o.applyToWriter(w)
 		}
 	}
 	if w.reader == nil {

@@ -53,7 +53,7 @@ func main() {
 			r := &controller.Reconciler{
 				Client: mgr.GetClient(),
 				Cloud:  &cloudapi.Client{BaseURL: cloud.URL(), Project: "demo"},
-				Status: directstatus.NewWriter(mgr.GetClient(), directstatus.WithAPIReader(mgr.GetAPIReader())),
+				Status: directstatus.NewWriter(mgr.GetClient(), directstatus.ReadFrom(mgr.GetAPIReader())),
 			}
 			return r.SetupWithManager(mgr)
 		},

@@ -275,7 +275,7 @@ func startManager(t *testing.T, env *testenv.Env, cloud *cloudapi.Client) {
 	r := &controller.Reconciler{
 		Client:     mgr.GetClient(),
 		Cloud:      cloud,
-		Status:     directstatus.NewWriter(mgr.GetClient(), directstatus.WithAPIReader(mgr.GetAPIReader())),
+		Status:     directstatus.NewWriter(mgr.GetClient(), directstatus.ReadFrom(mgr.GetAPIReader())),
 		SyncPeriod: syncPeriod,
 	}
 	require.NoError(t, r.SetupWithManager(mgr))

@@ -28,7 +28,7 @@ func startLongRunning(t *testing.T, env *testenv.Env, cloud *cloudapi.Client) (s
 	r := &controller.Reconciler{
 		Client:       mgr.GetClient(),
 		Cloud:        cloud,
-		Status:       directstatus.NewWriter(mgr.GetClient(), directstatus.WithAPIReader(mgr.GetAPIReader())),
+		Status:       directstatus.NewWriter(mgr.GetClient(), directstatus.ReadFrom(mgr.GetAPIReader())),
 		SyncPeriod:   syncPeriod,
 		LongRunning:  true,
 		PollInterval: 100 * time.Millisecond,

@@ -310,7 +310,7 @@ func setup(mgr manager.Manager, e *env) error {
 	r := &directcontroller.Reconciler{
 		Client: mgr.GetClient(),
 		Cloud:  &cloudapi.Client{BaseURL: e.cloud.URL(), Project: "tour"},
-		Status: directstatus.NewWriter(mgr.GetClient(), directstatus.WithAPIReader(mgr.GetAPIReader())),
+		Status: directstatus.NewWriter(mgr.GetClient(), directstatus.ReadFrom(mgr.GetAPIReader())),
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("cannot set up the direct controller: %w", err)
