@@ -178,7 +178,7 @@ func TestApply(t *testing.T) {
 		},
 		"ConditionCompositeOnly": {
 			reason: "A condition for the composite only is set with the XR's generation and recorded as owned, not listed for the claim; an empty message records no event.",
-			rsp:    rspOf(Normal("").WithConditionTrue("DatabaseReady", "Available").Build()),
+			rsp:    rspOf(Normal("").ConditionTrue("DatabaseReady", "Available").Build()),
 			xr:     composite(4, nil, nil, nil),
 			claim:  claimOf(2, nil, nil),
 			want: want{
@@ -192,7 +192,7 @@ func TestApply(t *testing.T) {
 		},
 		"ConditionToClaim": {
 			reason: "A condition for the claim is listed in claimConditions and carried to the claim with the claim's generation; the event goes to both.",
-			rsp:    rspOf(Normal("The database is available.").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
+			rsp:    rspOf(Normal("The database is available.").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
 			xr:     composite(4, nil, nil, nil),
 			claim:  claimOf(2, nil, nil),
 			want: want{
@@ -215,9 +215,9 @@ func TestApply(t *testing.T) {
 		"SeedImageNotFound": {
 			reason: "The seed's first scenario: DatabaseReady True, then a fatal ImageReady False for the claim; Synced goes False. Every condition is set, the one after the fatal result too, as Crossplane sets a response's conditions.",
 			rsp: rspOf(
-				Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
-				Fatal(errImage).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
-				Normal("").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
+				Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+				Fatal(errImage).ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+				Normal("").ConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
 			),
 			xr:    composite(1, nil, nil, nil),
 			claim: claimOf(1, nil, nil),
@@ -253,7 +253,7 @@ func TestApply(t *testing.T) {
 			reason: "A fatal result with a claim message, from a named step: the XR's Synced and event carry the detail as Crossplane words it, the condition and the claim's event the friendly message.",
 			step:   "check",
 			rsp: rspOf(
-				Fatal(errVault).WithConditionFalse("DatabaseReady", "InternalError").TargetCompositeAndClaim().WithClaimMessage(friendly).Build(),
+				Fatal(errVault).ConditionFalse("DatabaseReady", "InternalError").TargetCompositeAndClaim().WithClaimMessage(friendly).Build(),
 			),
 			xr:    composite(1, nil, nil, nil),
 			claim: claimOf(1, nil, nil),
@@ -282,8 +282,8 @@ func TestApply(t *testing.T) {
 		"FatalMarksWhatItDidNotSetUnknown": {
 			reason: "A fatal run removes nothing: AppReady, owned from the last run, becomes Unknown (FatalError) as in Crossplane, and stays listed for the claim; the record keeps it. BackupReady, which no result owns, is untouched.",
 			rsp: rspOf(
-				Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
-				Fatal(errImage).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+				Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+				Fatal(errImage).ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
 			),
 			xr: composite(2, []metav1.Condition{
 				cond("DatabaseReady", T, "Available", "", 1, earlier),
@@ -332,7 +332,7 @@ func TestApply(t *testing.T) {
 		},
 		"RemovesWhatItNoLongerSets": {
 			reason: "A run that is not fatal removes the types it owned and did not set, from the XR, claimConditions and so the claim; other controllers' conditions and claim types stay.",
-			rsp:    rspOf(Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
+			rsp:    rspOf(Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
 			xr: composite(3, []metav1.Condition{
 				cond("Ready", F, "Creating", "", 3, earlier),
 				cond("DatabaseReady", T, "Available", "", 3, earlier),
@@ -368,7 +368,7 @@ func TestApply(t *testing.T) {
 		},
 		"RetargetedToCompositeOnly": {
 			reason: "A type that was for the claim and is now for the composite only leaves claimConditions and the claim, but stays on the XR.",
-			rsp:    rspOf(Normal("").WithConditionFalse("AppReady", "Creating").Build()),
+			rsp:    rspOf(Normal("").ConditionFalse("AppReady", "Creating").Build()),
 			xr: composite(1, []metav1.Condition{cond("AppReady", F, "Creating", "", 1, earlier)},
 				[]string{"AppReady"}, []string{"AppReady"}),
 			claim: claimOf(1, []metav1.Condition{cond("AppReady", F, "Creating", "", 1, earlier)}, []string{"AppReady"}),
@@ -384,8 +384,8 @@ func TestApply(t *testing.T) {
 		"LastResultWins": {
 			reason: "Two results for one type: the last sets the condition and decides the target.",
 			rsp: rspOf(
-				Normal("").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
-				Normal("up").WithConditionTrue("AppReady", "Available").WithReason("AppUp").Build(),
+				Normal("").ConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
+				Normal("up").ConditionTrue("AppReady", "Available").WithReason("AppUp").Build(),
 			),
 			xr: composite(1, nil, nil, nil),
 			want: want{
@@ -400,8 +400,8 @@ func TestApply(t *testing.T) {
 		"StatusUnchangedKeepsTransitionTime": {
 			reason: "A new message or generation with the same status keeps lastTransitionTime; a new status stamps the clock's time.",
 			rsp: rspOf(
-				Normal("").WithConditionFalse("AppReady", "Creating").Build(),
-				Normal("").WithConditionUnknown("ImageReady", "Checking").Build(),
+				Normal("").ConditionFalse("AppReady", "Creating").Build(),
+				Normal("").ConditionUnknown("ImageReady", "Checking").Build(),
 			),
 			xr: composite(5, []metav1.Condition{
 				cond("AppReady", F, "Creating", "old message", 4, earlier),
@@ -421,8 +421,8 @@ func TestApply(t *testing.T) {
 		"Settled": {
 			reason: "Applying what the XR and claim already show changes nothing: the caller writes nothing.",
 			rsp: rspOf(
-				Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
-				Normal("").WithConditionFalse("AppReady", "Creating").Build(),
+				Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+				Normal("").ConditionFalse("AppReady", "Creating").Build(),
 			),
 			xr: composite(2, []metav1.Condition{
 				cond("Synced", T, "ReconcileSuccess", "", 2, earlier),
@@ -451,9 +451,9 @@ func TestApply(t *testing.T) {
 			step:   "check",
 			rsp: &resultsv1.Response{
 				Results: []*resultsv1.Result{
-					Normal("").WithConditionTrue("DatabaseReady", "Available").Build(),
-					Normal("all good").WithConditionTrue("Ready", "Available").Build(),
-					Normal("").WithConditionTrue("AppReady", "Available").Build(),
+					Normal("").ConditionTrue("DatabaseReady", "Available").Build(),
+					Normal("all good").ConditionTrue("Ready", "Available").Build(),
+					Normal("").ConditionTrue("AppReady", "Available").Build(),
 				},
 				Conditions: []*resultsv1.ResponseCondition{
 					{Type: "Synced", Status: resultsv1.Status_STATUS_TRUE, Reason: "Fine"},
@@ -551,7 +551,7 @@ func TestApply(t *testing.T) {
 		"OwnershipOff": {
 			reason: "With an empty RecordField nothing is recorded and nothing removed.",
 			opts:   []ApplierOption{RecordField{}},
-			rsp:    rspOf(Normal("").WithConditionTrue("DatabaseReady", "Available").Build()),
+			rsp:    rspOf(Normal("").ConditionTrue("DatabaseReady", "Available").Build()),
 			xr:     composite(1, []metav1.Condition{cond("ImageReady", T, "Available", "", 1, earlier)}, nil, []string{"ImageReady"}),
 			want: want{
 				out: Outcome{CompositeChanged: true},
@@ -670,7 +670,7 @@ func TestApplyBadInput(t *testing.T) {
 			wantMsg: "App default/app",
 		},
 	}
-	rsp := rspOf(Fatal(errors.New("boom")).WithConditionFalse("A", "B").TargetCompositeAndClaim().Build())
+	rsp := rspOf(Fatal(errors.New("boom")).ConditionFalse("A", "B").TargetCompositeAndClaim().Build())
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var before, beforeClaim *unstructured.Unstructured
@@ -706,9 +706,9 @@ func TestApplyBadInput(t *testing.T) {
 
 func TestApplyTwiceIsSettled(t *testing.T) {
 	rsp := rspOf(
-		Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
-		Normal("").WithConditionTrue("ImageReady", "Available").TargetCompositeAndClaim().Build(),
-		Normal("Waiting for the deployment to be available.").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
+		Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+		Normal("").ConditionTrue("ImageReady", "Available").TargetCompositeAndClaim().Build(),
+		Normal("Waiting for the deployment to be available.").ConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
 	)
 	xr, claim := composite(1, nil, nil, nil), claimOf(1, nil, nil)
 	a := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now)))
@@ -740,9 +740,9 @@ func requireSettled(t *testing.T, what string, got Outcome, xrBefore, xr, claimB
 // TestApplyReorderedIsSettled: the same results in another order (a function
 // that ranges over a map) change nothing, status.resultConditions included.
 func TestApplyReorderedIsSettled(t *testing.T) {
-	a := Normal("").WithConditionTrue("AReady", "Available").TargetCompositeOnly().Build()
-	b := Normal("").WithConditionTrue("BReady", "Available").TargetCompositeAndClaim().Build()
-	c := Normal("").WithConditionTrue("CReady", "Available").TargetCompositeOnly().Build()
+	a := Normal("").ConditionTrue("AReady", "Available").TargetComposite().Build()
+	b := Normal("").ConditionTrue("BReady", "Available").TargetCompositeAndClaim().Build()
+	c := Normal("").ConditionTrue("CReady", "Available").TargetComposite().Build()
 	xr, claim := composite(1, nil, nil, nil), claimOf(1, nil, nil)
 	applier := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now)))
 	_, err := applier.Apply(rspOf(a, b), xr, claim)

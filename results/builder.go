@@ -13,7 +13,7 @@ import (
 //
 //	r := results.Fatal(err).
 //		TargetCompositeAndClaim().
-//		WithConditionFalse("DatabaseReady", "Unauthorized").
+//		ConditionFalse("DatabaseReady", "Unauthorized").
 //		Build()
 //
 // A Builder does not validate; AddResult and the Applier do (see Validate).
@@ -57,9 +57,9 @@ func errorMessage(err error) string {
 	return err.Error()
 }
 
-// TargetCompositeOnly sends the result to the composite resource alone, which
+// TargetComposite sends the result to the composite resource alone, which
 // is also what a result without a target does.
-func (b *Builder) TargetCompositeOnly() *Builder {
+func (b *Builder) TargetComposite() *Builder {
 	return b.target(resultsv1.Target_TARGET_COMPOSITE_ONLY)
 }
 
@@ -77,22 +77,22 @@ func (b *Builder) target(t resultsv1.Target) *Builder {
 	return b
 }
 
-// WithConditionTrue makes the result set a condition of conditionType with
+// ConditionTrue makes the result set a condition of conditionType with
 // status True and the given reason; its message is the result's message.
-func (b *Builder) WithConditionTrue(conditionType, reason string) *Builder {
+func (b *Builder) ConditionTrue(conditionType, reason string) *Builder {
 	return b.condition(conditionType, resultsv1.Status_STATUS_TRUE, reason)
 }
 
-// WithConditionFalse makes the result set a condition of conditionType with
+// ConditionFalse makes the result set a condition of conditionType with
 // status False and the given reason; its message is the result's message.
-func (b *Builder) WithConditionFalse(conditionType, reason string) *Builder {
+func (b *Builder) ConditionFalse(conditionType, reason string) *Builder {
 	return b.condition(conditionType, resultsv1.Status_STATUS_FALSE, reason)
 }
 
-// WithConditionUnknown makes the result set a condition of conditionType
+// ConditionUnknown makes the result set a condition of conditionType
 // with status Unknown and the given reason; its message is the result's
 // message.
-func (b *Builder) WithConditionUnknown(conditionType, reason string) *Builder {
+func (b *Builder) ConditionUnknown(conditionType, reason string) *Builder {
 	return b.condition(conditionType, resultsv1.Status_STATUS_UNKNOWN, reason)
 }
 

@@ -22,7 +22,7 @@ func TestBuilder(t *testing.T) {
 		"SeedFatal": {
 			reason: "The seed's builder sketch: a fatal result for the claim that sets a False condition.",
 			build: func() *resultsv1.Result {
-				return Fatal(errDenied).TargetCompositeAndClaim().WithConditionFalse("DatabaseReady", "Unauthorized").Build()
+				return Fatal(errDenied).TargetCompositeAndClaim().ConditionFalse("DatabaseReady", "Unauthorized").Build()
 			},
 			want: &resultsv1.Result{
 				Severity:  resultsv1.Severity_SEVERITY_FATAL,
@@ -39,7 +39,7 @@ func TestBuilder(t *testing.T) {
 		"NormalTrue": {
 			reason: "Normal with a True condition aimed at the composite only.",
 			build: func() *resultsv1.Result {
-				return Normal("ready").WithConditionTrue("AppReady", "Available").TargetCompositeOnly().Build()
+				return Normal("ready").ConditionTrue("AppReady", "Available").TargetComposite().Build()
 			},
 			want: &resultsv1.Result{
 				Severity:  resultsv1.Severity_SEVERITY_NORMAL,
@@ -52,8 +52,8 @@ func TestBuilder(t *testing.T) {
 			reason: "Normalf formats; WithReason and WithClaimMessage set the optional fields; the last condition wins.",
 			build: func() *resultsv1.Result {
 				return Normalf("%d of %d replicas", 1, 3).
-					WithConditionFalse("AppReady", "Creating").
-					WithConditionUnknown("AppReady", "Scaling").
+					ConditionFalse("AppReady", "Creating").
+					ConditionUnknown("AppReady", "Scaling").
 					WithReason("Scaling").
 					WithClaimMessage("Scaling up.").
 					TargetCompositeAndClaim().
@@ -77,7 +77,7 @@ func TestBuilder(t *testing.T) {
 			reason: "Every method of a nil *Builder is a no-op and Build returns nil.",
 			build: func() *resultsv1.Result {
 				var b *Builder
-				return b.TargetCompositeAndClaim().WithConditionTrue("A", "B").WithReason("R").WithClaimMessage("m").Build()
+				return b.TargetCompositeAndClaim().ConditionTrue("A", "B").WithReason("R").WithClaimMessage("m").Build()
 			},
 			want: nil,
 		},
@@ -121,7 +121,7 @@ func TestAddResult(t *testing.T) {
 		"Reserved": {
 			reason:  "A result that would set Ready is rejected with ErrReservedType, and not added.",
 			rsp:     &resultsv1.Response{},
-			r:       Normal("x").WithConditionTrue("Ready", "Available").Build(),
+			r:       Normal("x").ConditionTrue("Ready", "Available").Build(),
 			want:    &resultsv1.Response{},
 			wantErr: ErrReservedType,
 		},
@@ -157,15 +157,15 @@ func TestValidate(t *testing.T) {
 	}{
 		"FatalWithCondition": {
 			reason: "The seed's fatal result is valid.",
-			r:      Fatal(errors.New("The image provided does not exist.")).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+			r:      Fatal(errors.New("The image provided does not exist.")).ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
 		},
 		"NormalConditionOnly": {
 			reason: "A normal result may set a condition without a message.",
-			r:      Normal("").WithConditionTrue("DatabaseReady", "Available").Build(),
+			r:      Normal("").ConditionTrue("DatabaseReady", "Available").Build(),
 		},
 		"QualifiedType": {
 			reason: "A prefixed condition type is fine.",
-			r:      Normal("").WithConditionTrue("example.com/DatabaseReady", "Available").Build(),
+			r:      Normal("").ConditionTrue("example.com/DatabaseReady", "Available").Build(),
 		},
 		"ClaimMessage": {
 			reason: "A claim message on a result for the claim is fine.",
@@ -178,25 +178,25 @@ func TestValidate(t *testing.T) {
 		},
 		"Ready": {
 			reason:       "Ready is reserved for the control plane.",
-			r:            Normal("x").WithConditionTrue("Ready", "Available").Build(),
+			r:            Normal("x").ConditionTrue("Ready", "Available").Build(),
 			wantReserved: true,
 			wantProblems: []string{`condition type "Ready" is reserved for the control plane`},
 		},
 		"Healthy": {
 			reason:       "Healthy is one of Crossplane's system condition types.",
-			r:            Normal("fine").WithConditionTrue("Healthy", "Fine").Build(),
+			r:            Normal("fine").ConditionTrue("Healthy", "Fine").Build(),
 			wantReserved: true,
 			wantProblems: []string{`condition type "Healthy" is reserved for the control plane`},
 		},
 		"Synced": {
 			reason:       "Synced is reserved for the control plane.",
-			r:            Fatal(errors.New("boom")).WithConditionFalse("Synced", "Broken").Build(),
+			r:            Fatal(errors.New("boom")).ConditionFalse("Synced", "Broken").Build(),
 			wantReserved: true,
 			wantProblems: []string{`condition type "Synced" is reserved for the control plane`},
 		},
 		"LowerCaseReadyIsNotReserved": {
 			reason: "Condition types are case-sensitive: ready is not Ready.",
-			r:      Normal("x").WithConditionTrue("ready", "Available").Build(),
+			r:      Normal("x").ConditionTrue("ready", "Available").Build(),
 		},
 		"UnspecifiedSeverity": {
 			reason:       "A result needs a severity.",
@@ -215,7 +215,7 @@ func TestValidate(t *testing.T) {
 		},
 		"WarningNoMessage": {
 			reason:       "So must a warning.",
-			r:            Warning(nil).WithConditionFalse("A", "B").Build(),
+			r:            Warning(nil).ConditionFalse("A", "B").Build(),
 			wantProblems: []string{"a warning result needs a message"},
 		},
 		"NormalEmpty": {
@@ -245,19 +245,19 @@ func TestValidate(t *testing.T) {
 		},
 		"ConditionBadTypeAndReason": {
 			reason: "conditions.Validate's rules apply to type and reason, all reported at once.",
-			r:      Normal("x").WithConditionFalse("App Ready", "").Build(),
+			r:      Normal("x").ConditionFalse("App Ready", "").Build(),
 			wantProblems: []string{
 				`invalid condition "App Ready"`, `name part "App Ready"`, "reason: must not be empty",
 			},
 		},
 		"ConditionMessageTooLong": {
 			reason:       "The result's message becomes the condition's, so it obeys the condition's limit.",
-			r:            Warning(errors.New(strings.Repeat("x", 32769))).WithConditionFalse("A", "B").Build(),
+			r:            Warning(errors.New(strings.Repeat("x", 32769))).ConditionFalse("A", "B").Build(),
 			wantProblems: []string{"message: must be at most 32768 bytes"},
 		},
 		"ClaimMessageTooLong": {
 			reason:       "So does the claim message.",
-			r:            Warning(errors.New("x")).WithConditionFalse("A", "B").TargetCompositeAndClaim().WithClaimMessage(strings.Repeat("x", 32769)).Build(),
+			r:            Warning(errors.New("x")).ConditionFalse("A", "B").TargetCompositeAndClaim().WithClaimMessage(strings.Repeat("x", 32769)).Build(),
 			wantProblems: []string{"claim_message: invalid condition"},
 		},
 		"ReservedAndMore": {
@@ -295,7 +295,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateDoesNotAllocate(t *testing.T) {
-	r := Fatal(errors.New("boom")).WithConditionFalse("ImageReady", "NotFound").WithReason("ImageNotFound").TargetCompositeAndClaim().WithClaimMessage("x").Build()
+	r := Fatal(errors.New("boom")).ConditionFalse("ImageReady", "NotFound").WithReason("ImageNotFound").TargetCompositeAndClaim().WithClaimMessage("x").Build()
 	if n := testing.AllocsPerRun(100, func() { _ = Validate(r) }); n != 0 {
 		t.Errorf("Validate of a valid result: want 0 allocations, got %v", n)
 	}

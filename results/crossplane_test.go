@@ -93,10 +93,10 @@ const (
 // Condition{type=1, status=2, reason=3, message=4, target=5}.
 func TestToCrossplaneWire(t *testing.T) {
 	rsp := rspOf(
-		Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
-		Fatal(errors.New(msgImage)).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
-		Warning(errors.New("slow registry")).WithReason("RegistrySlow").TargetCompositeOnly().Build(),
-		Fatal(errors.New(msgInternal)).WithConditionUnknown("AppReady", "InternalError").TargetCompositeAndClaim().WithClaimMessage(msgFriendly).Build(),
+		Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+		Fatal(errors.New(msgImage)).ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+		Warning(errors.New("slow registry")).WithReason("RegistrySlow").TargetComposite().Build(),
+		Fatal(errors.New(msgInternal)).ConditionUnknown("AppReady", "InternalError").TargetCompositeAndClaim().WithClaimMessage(msgFriendly).Build(),
 	)
 	b, err := proto.Marshal(ToCrossplane(rsp))
 	require.NoError(t, err)
@@ -171,23 +171,23 @@ func sortFields(in []field) map[protowire.Number][]field {
 func TestCrossplaneRoundTrip(t *testing.T) {
 	cases := map[string]*resultsv1.Response{
 		"ImageNotFound": rspOf(
-			Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
-			Fatal(errors.New(msgImage)).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+			Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+			Fatal(errors.New(msgImage)).ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
 		),
 		"Progressing": rspOf(
-			Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
-			Normal("").WithConditionTrue("ImageReady", "Available").TargetCompositeAndClaim().Build(),
-			Normal("Waiting for the deployment to be available.").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
+			Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+			Normal("").ConditionTrue("ImageReady", "Available").TargetCompositeAndClaim().Build(),
+			Normal("Waiting for the deployment to be available.").ConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
 			Normal("composed").Build(),
 		),
 		"InternalError": rspOf(
-			Fatal(errors.New(msgInternal)).WithConditionFalse("DatabaseReady", "InternalError").TargetCompositeAndClaim().WithClaimMessage(msgFriendly).Build(),
+			Fatal(errors.New(msgInternal)).ConditionFalse("DatabaseReady", "InternalError").TargetCompositeAndClaim().WithClaimMessage(msgFriendly).Build(),
 		),
 		"FatalNotLast": rspOf(
-			Normal("checked the database").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+			Normal("checked the database").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
 			Warning(errors.New("slow registry")).WithReason("RegistrySlow").Build(),
-			Fatal(errors.New(msgImage)).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
-			Normal("not recorded: after the fatal result").WithConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
+			Fatal(errors.New(msgImage)).ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+			Normal("not recorded: after the fatal result").ConditionFalse("AppReady", "Creating").TargetCompositeAndClaim().Build(),
 			Warning(errors.New("not recorded either")).Build(),
 		),
 	}

@@ -12,7 +12,7 @@
 //
 //	r := results.Fatal(errors.New("You are unauthorized to access this resource.")).
 //		TargetCompositeAndClaim().
-//		WithConditionFalse("DatabaseReady", "Unauthorized").
+//		ConditionFalse("DatabaseReady", "Unauthorized").
 //		Build()
 //
 // results.AddResult adds r to a resultsv1.Response, response.AddResult to a

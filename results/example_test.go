@@ -18,11 +18,11 @@ func Example() {
 
 	r := results.Fatal(errors.New("You are unauthorized to access this resource.")).
 		TargetCompositeAndClaim().
-		WithConditionFalse("DatabaseReady", "Unauthorized").
+		ConditionFalse("DatabaseReady", "Unauthorized").
 		Build()
 	fmt.Println(results.AddResult(rsp, r))
 
-	ready := results.Normal("all good").WithConditionTrue("Ready", "Available").Build()
+	ready := results.Normal("all good").ConditionTrue("Ready", "Available").Build()
 	fmt.Println(results.AddResult(rsp, ready))
 
 	fmt.Println(len(rsp.GetResults()), "result(s)")
@@ -46,9 +46,9 @@ func ExampleApplier_Apply() {
 	claim.SetGeneration(1)
 
 	rsp := &resultsv1.Response{Results: []*resultsv1.Result{
-		results.Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+		results.Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
 		results.Fatal(errors.New("The image provided does not exist or you are not authorized to use it.")).
-			WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
+			ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().Build(),
 	}}
 
 	a := results.NewApplier(nil) // a manager's GetEventRecorder("...") in a controller

@@ -28,15 +28,15 @@ func FuzzApply(f *testing.F) {
 		f.Add(b, []byte(status))
 	}
 	seed(rspOf(
-		Normal("").WithConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
-		Fatal(errors.New("image not found")).WithConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().WithClaimMessage("Not found.").Build(),
+		Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+		Fatal(errors.New("image not found")).ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim().WithClaimMessage("Not found.").Build(),
 	), `{}`)
 	seed(rspOf(
-		Normal("ready").WithConditionTrue("Ready", "Available").Build(),
+		Normal("ready").ConditionTrue("Ready", "Available").Build(),
 		Warning(errors.New("w")).WithReason("Slow").Build(),
 	), `{"conditions":[{"type":"Ready","status":"False","reason":"Creating"}],"resultConditions":["AppReady"]}`)
 	seed(rspOf(
-		Normal("").WithConditionFalse("Synced", "Broken").TargetCompositeAndClaim().Build(),
+		Normal("").ConditionFalse("Synced", "Broken").TargetCompositeAndClaim().Build(),
 	), `{"conditions":[{"type":"AppReady","status":"True","reason":"Available"}],"claimConditions":["AppReady","Ready"],"resultConditions":["AppReady","Synced"]}`)
 	seed(&resultsv1.Response{Results: []*resultsv1.Result{{Severity: 7, Target: 9, Condition: &resultsv1.Condition{Status: 5}}}}, `{"claimConditions":null}`)
 

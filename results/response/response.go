@@ -202,7 +202,7 @@ func (c *ConditionOption) WithMessage(message string) *ConditionOption {
 }
 
 // AddResult adds r, a result in package results' layout (results.Fatal(err).
-// WithConditionFalse(...).Build()), to rsp: a Crossplane result with its
+// ConditionFalse(...).Build()), to rsp: a Crossplane result with its
 // severity, message, reason and target and, when r sets a condition, a
 // condition with r's target and message (its claim message when r targets
 // the claim). A normal result with a condition and no message adds the

@@ -81,9 +81,9 @@ func composeNops(req *core.Request) *core.Response {
 	}
 	rsp := &resultsv1.Response{}
 	if ready == nopCount {
-		rsp.Results = append(rsp.Results, results.Normal("").WithConditionTrue(typeNops, "Available").TargetCompositeOnly().Build())
+		rsp.Results = append(rsp.Results, results.Normal("").ConditionTrue(typeNops, "Available").TargetComposite().Build())
 	} else {
-		rsp.Results = append(rsp.Results, results.Normalf("%d of %d NopResources are Ready.", ready, nopCount).WithConditionFalse(typeNops, "Creating").TargetCompositeOnly().Build())
+		rsp.Results = append(rsp.Results, results.Normalf("%d of %d NopResources are Ready.", ready, nopCount).ConditionFalse(typeNops, "Creating").TargetComposite().Build())
 	}
 	return &core.Response{Results: rsp, Desired: desired}
 }

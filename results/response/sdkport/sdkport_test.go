@@ -100,7 +100,9 @@ func TestSDKBody(t *testing.T) {
 }
 
 // TestSeedSketches: both sketches of the fn-claim-conditions design compile
-// and add a result and a condition in Crossplane's layout.
+// and add a result and a condition in Crossplane's layout. The builder
+// sketch's WithConditionFalse is spelled ConditionFalse, the name
+// function-sdk-go and the response package use.
 func TestSeedSketches(t *testing.T) {
 	claim := v1.Target_TARGET_COMPOSITE_AND_CLAIM
 	cases := map[string]struct {
@@ -126,7 +128,7 @@ func TestSeedSketches(t *testing.T) {
 				var messageUnauthorized = errors.New("You are unauthorized to access this resource.")
 				result := rb.Fatal(messageUnauthorized).
 					TargetCompositeAndClaim().
-					WithConditionFalse(databaseReady, reasonUnauthorized).
+					ConditionFalse(databaseReady, reasonUnauthorized).
 					Build()
 				response.AddResult(rsp, result)
 			},
