@@ -7,24 +7,24 @@ import (
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
 
-// A Option changes how FirstChangedField and ChangedFields compare.
+// An Option changes how FirstChangedField and ChangedFields compare:
+// Prefix, IgnorePaths, NilEqualsEmpty and ProtoJSONNames.
 type Option interface {
-	applyDiff(c *diffConfig)
+	applyToDiff(c *diffConfig)
 }
 
-type diffOptionFunc func(c *diffConfig)
+// Prefix is an option that is prepended to every path reported, e.g.
+// Prefix("spec") when diffing the struct that is an object's spec, so that a
+// change of its description is reported as spec.description. It is a field
+// path; a trailing "." is allowed ("spec." reads as "spec"). The default is
+// no prefix.
+type Prefix string
 
-func (f diffOptionFunc) applyDiff(c *diffConfig) { f(c) }
+func (p Prefix) applyToDiff(c *diffConfig) { c.prefixRaw = string(p) }
 
-// Prefix is prepended to every path reported, e.g. Prefix("spec") when
-// diffing the struct that is an object's spec, so that a change of its
-// description is reported as spec.description. It is a field path; a trailing
-// "." is allowed ("spec." reads as "spec"). The default is no prefix.
-func Prefix(path string) Option {
-	return diffOptionFunc(func(c *diffConfig) {
-		c.prefixRaw = path
-	})
-}
+type ignorePaths []string
+
+func (p ignorePaths) applyToDiff(c *diffConfig) { c.ignoreRaw = append(c.ignoreRaw, p...) }
 
 // IgnorePaths leaves the values at these field paths, and everything under
 // them, out of the comparison: status, metadata, output-only fields such as
@@ -33,11 +33,11 @@ func Prefix(path string) Option {
 // field, key or index: IgnorePaths("spec.nodePools[*].status"). A path that
 // is not a valid field path makes the diff return an error wrapping
 // fieldpath.ErrInvalidPath. IgnorePaths may be given more than once.
-func IgnorePaths(paths ...string) Option {
-	return diffOptionFunc(func(c *diffConfig) {
-		c.ignoreRaw = append(c.ignoreRaw, paths...)
-	})
-}
+func IgnorePaths(paths ...string) Option { return ignorePaths(paths) }
+
+type nilEqualsEmpty struct{}
+
+func (nilEqualsEmpty) applyToDiff(c *diffConfig) { c.nilEqualsEmpty = true }
 
 // NilEqualsEmpty makes a missing or nil value equal to an empty one: a nil
 // pointer, slice, map or interface, JSON null, a key missing from a map, or a
@@ -46,16 +46,16 @@ func IgnorePaths(paths ...string) Option {
 // value. Without it a nil value differs from every non-nil one, except for
 // struct fields tagged omitempty, whose nil and empty lists and maps encode
 // alike and so compare equal.
-func NilEqualsEmpty() Option {
-	return diffOptionFunc(func(c *diffConfig) { c.nilEqualsEmpty = true })
-}
+func NilEqualsEmpty() Option { return nilEqualsEmpty{} }
+
+type protoJSONNames struct{}
+
+func (protoJSONNames) applyToDiff(c *diffConfig) { c.protoJSONNames = true }
 
 // ProtoJSONNames names protobuf fields by their JSON names (nodePools) rather
 // than their proto names (node_pools), which is what a Kubernetes spec mapped
 // from a cloud API's messages uses.
-func ProtoJSONNames() Option {
-	return diffOptionFunc(func(c *diffConfig) { c.protoJSONNames = true })
-}
+func ProtoJSONNames() Option { return protoJSONNames{} }
 
 type diffConfig struct {
 	prefixRaw      string
@@ -71,7 +71,7 @@ func newDiffConfig(opts []Option) (*diffConfig, error) {
 	c := &diffConfig{}
 	for _, o := range opts {
 		if o != nil {
-			o.applyDiff(c)
+			o.applyToDiff(c)
 		}
 	}
 	if p := strings.TrimSuffix(c.prefixRaw, "."); p != "" {
