@@ -25,7 +25,8 @@ var (
 )
 
 // memReader is an in-memory, cache-like client.Reader of unstructured
-// objects: Get returns a deep copy, as controller-runtime's cache does.
+// objects: Get returns a deep copy, as controller-runtime's cache does, or
+// with client.UnsafeDisableDeepCopy the stored object itself.
 type memReader struct {
 	mu   sync.Mutex
 	objs map[objectKey]map[string]any
@@ -53,7 +54,7 @@ func (r *memReader) reads() int {
 	return r.gets
 }
 
-func (r *memReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+func (r *memReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gets++
@@ -68,6 +69,11 @@ func (r *memReader) Get(_ context.Context, key client.ObjectKey, obj client.Obje
 	o, ok := r.objs[objectKey{gvk: gvk, namespace: key.Namespace, name: key.Name}]
 	if !ok {
 		return apierrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}, key.Name)
+	}
+	var o2 client.GetOptions
+	if o2.ApplyOptions(opts); o2.UnsafeDisableDeepCopy != nil && *o2.UnsafeDisableDeepCopy {
+		u.Object = o
+		return nil
 	}
 	u.Object = runtime.DeepCopyJSON(o)
 	return nil

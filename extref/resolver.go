@@ -292,6 +292,8 @@ func (s *state) set(path string, v any) error {
 	if s.paved == nil {
 		s.paved = fieldpath.Pave(s.content)
 	}
+	// SetValue stores a copy of v, which may be part of a source that the
+	// reader's cache shares.
 	if err := s.paved.SetValue(path, v); err != nil {
 		return err
 	}
@@ -451,7 +453,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		if out.Values == nil {
 			out.Values = make(map[string]any)
 		}
-		out.Values[e.key] = v.v
+		out.Values[e.key] = jsonvalue.DeepCopy(v.v) // v may be the source's own
 		out.Resolved++
 		return
 	}
@@ -658,7 +660,9 @@ func decodeSecretData(v any) (any, error) {
 	return nil, fmt.Errorf("want base64 text, got %s", kindOf(v))
 }
 
-// get reads one source object.
+// get reads one source object. A cache hands over its own object rather
+// than a copy: the resolution only reads it, and copies what it writes to
+// the referencer or hands over in Outcome.Values.
 func (rs *resolution) get(key objectKey) readResult {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": key.apiVersion, "kind": key.gvk.Kind}}
 	ctx := rs.ctx
@@ -667,7 +671,7 @@ func (rs *resolution) get(key objectKey) readResult {
 		ctx, cancel = context.WithTimeout(ctx, rs.r.readTimeout)
 		defer cancel()
 	}
-	err := rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u)
+	err := rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u, client.UnsafeDisableDeepCopy)
 	switch {
 	case err == nil:
 	case apierrors.IsNotFound(err):

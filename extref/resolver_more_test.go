@@ -389,3 +389,32 @@ externalValues:
 		t.Errorf("a denied and an unavailable source: want one failure, denied and transient, got %v (transient %t)", out.Failed, transient(out.Failed))
 	}
 }
+
+// A cache hands the resolver its own objects: what Resolve writes to the
+// referencer, and what it hands over in Values, are copies, which the
+// caller and later external values may change without changing the source.
+func TestResolveLeavesSourcesAlone(t *testing.T) {
+	data := map[string]any{"region": "eu-west-1", "tags": map[string]any{"team": "a"}}
+	reader := newReader(configMap("team-a", "settings", data))
+	w := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data}
+  toFieldPath: spec.forProvider.settings
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
+  toFieldPath: spec.forProvider.settings.tags.region
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data}
+  makeAvailableAs: settings`)
+	out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+	require.NoError(t, err)
+	out.Values["settings"].(map[string]any)["tags"].(map[string]any)["changed"] = "by the caller"
+	unstructured.RemoveNestedField(w.Object, "spec", "forProvider", "settings", "region")
+
+	want := map[string]any{"region": "eu-west-1", "tags": map[string]any{"team": "a"}}
+	if diff := cmp.Diff(want, reader.objs[objectKey{gvk: configMapKind, namespace: "team-a", name: "settings"}]["data"]); diff != "" {
+		t.Errorf("the source after Resolve: -want, +got:\n%s", diff)
+	}
+	wantSettings := map[string]any{"tags": map[string]any{"team": "a", "region": "eu-west-1"}}
+	if diff := cmp.Diff(wantSettings, w.Object["spec"].(map[string]any)["forProvider"].(map[string]any)["settings"]); diff != "" {
+		t.Errorf("spec.forProvider.settings: -want, +got:\n%s", diff)
+	}
+}
