@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
@@ -40,20 +39,24 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 	sources := 0
 	if ev.FromObject != nil {
 		sources++
-		e.sources = []v1alpha1.ObjectFieldRef{*ev.FromObject}
-		if err := checkRef(*ev.FromObject); err != nil {
+		p, err := checkRef(*ev.FromObject)
+		if err != nil {
 			return nil, prefixed(".fromObject", err)
 		}
+		e.sources, e.paths = []v1alpha1.ObjectFieldRef{*ev.FromObject}, []*fieldpath.Path{p}
 	}
 	if ev.Combine != nil {
 		sources++
 		if len(ev.Combine) == 0 {
 			return nil, invalid(at(".combine"), "at least one source is required")
 		}
+		paths := make([]*fieldpath.Path, len(ev.Combine))
 		for j, s := range ev.Combine {
-			if err := checkRef(s); err != nil {
+			p, err := checkRef(s)
+			if err != nil {
 				return nil, prefixed(".combine["+strconv.Itoa(j)+"]", err)
 			}
+			paths[j] = p
 		}
 		if ev.Fmt == "" {
 			return nil, invalid(at(".fmt"), "combine needs fmt")
@@ -65,7 +68,7 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 		if err != nil {
 			return nil, invalid(at(".fmt"), "%v", err)
 		}
-		e.sources, e.format = ev.Combine, f
+		e.sources, e.paths, e.format = ev.Combine, paths, f
 	} else if ev.Fmt != "" {
 		return nil, invalid(at(".fmt"), "fmt needs combine")
 	}
@@ -79,6 +82,7 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 		}
 		e.sources = make([]v1alpha1.ObjectFieldRef, len(ev.Variables))
 		e.names = make([]string, len(ev.Variables))
+		e.paths = make([]*fieldpath.Path, len(ev.Variables))
 		for j, v := range ev.Variables {
 			p := func() string { return ".variables[" + strconv.Itoa(j) + "]" }
 			if !variableName.MatchString(v.Name) {
@@ -89,10 +93,11 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 					return nil, invalid(at(p()+".name"), "duplicate variable %q", v.Name)
 				}
 			}
-			if err := checkRef(v.FromRef); err != nil {
+			fp, err := checkRef(v.FromRef)
+			if err != nil {
 				return nil, prefixed(p()+".fromRef", err)
 			}
-			e.sources[j], e.names[j] = v.FromRef, v.Name
+			e.sources[j], e.names[j], e.paths[j] = v.FromRef, v.Name, fp
 		}
 		if len(ev.Template) > maxExpressionLength {
 			return nil, invalid(at(".template"), "longer than %d bytes", maxExpressionLength)
@@ -113,11 +118,11 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 	case ev.ToFieldPath != "" && ev.MakeAvailableAs != "":
 		return nil, invalid(at(""), "toFieldPath and makeAvailableAs are exclusive")
 	case ev.ToFieldPath != "":
-		metadata, err := r.checkTarget(ev.ToFieldPath)
-		if err != nil {
-			return nil, invalid(at(".toFieldPath"), "%q: %v", ev.ToFieldPath, err)
+		v := r.checkTarget(ev.ToFieldPath)
+		if v.err != nil {
+			return nil, invalid(at(".toFieldPath"), "%q: %v", ev.ToFieldPath, v.err)
 		}
-		e.target, e.metadata = ev.ToFieldPath, metadata
+		e.target, e.targetPath, e.metadata = ev.ToFieldPath, v.path, v.metadata
 	case ev.MakeAvailableAs != "":
 		e.key = ev.MakeAvailableAs
 	default:
@@ -157,51 +162,51 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 	return e, nil
 }
 
-// checkRef checks the fields of a source reference; the error's path is
-// relative to the reference.
-func checkRef(ref v1alpha1.ObjectFieldRef) *compileError {
+// checkRef checks the fields of a source reference, and compiles its field
+// path; the error's path is relative to the reference.
+func checkRef(ref v1alpha1.ObjectFieldRef) (*fieldpath.Path, *compileError) {
 	switch {
 	case ref.Version == "":
-		return invalid(".version", "version is required")
+		return nil, invalid(".version", "version is required")
 	case ref.Resource == "":
-		return invalid(".resource", "resource is required")
+		return nil, invalid(".resource", "resource is required")
 	case ref.Name == "":
-		return invalid(".name", "name is required")
+		return nil, invalid(".name", "name is required")
 	case ref.FieldPath == "":
-		return invalid(".fieldPath", "fieldPath is required")
+		return nil, invalid(".fieldPath", "fieldPath is required")
 	}
 	switch ref.SecretData {
 	case "", v1alpha1.SecretDataDecoded, v1alpha1.SecretDataBase64:
 	default:
-		return invalid(".secretData", "unsupported value %q (want Decoded or Base64)", ref.SecretData)
+		return nil, invalid(".secretData", "unsupported value %q (want Decoded or Base64)", ref.SecretData)
 	}
-	// A lookup in an empty object parses the path through fieldpath's
-	// cache, and rejects wildcards.
-	if _, err := fieldpath.Pave(nil).GetValue(ref.FieldPath); errors.Is(err, fieldpath.ErrInvalidPath) {
-		if strings.Contains(ref.FieldPath, "*") {
-			if segs, perr := fieldpath.Parse(ref.FieldPath); perr == nil && hasWildcard(segs) {
-				return invalid(".fieldPath", "%q: wildcards are not allowed", ref.FieldPath)
-			}
-		}
-		return invalid(".fieldPath", "%v", err)
+	p, err := fieldpath.Compile(ref.FieldPath)
+	if err != nil {
+		return nil, invalid(".fieldPath", "%v", err)
 	}
-	return checkVolatile(ref.FieldPath)
+	if hasWildcard(p.Segments()) {
+		return nil, invalid(".fieldPath", "%q: wildcards are not allowed", ref.FieldPath)
+	}
+	if err := checkVolatile(ref.FieldPath); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // checkTarget checks that a target lies under spec, outside the external
-// values themselves, or is a single label or annotation. Verdicts are
-// cached, since the same few targets are checked on every reconcile.
-// It also reports whether the target is a label or an annotation, decided
-// from the parsed path (metadata.labels[x] and metadata[labels][x] alike),
-// which takes only strings.
-func (r *Resolver) checkTarget(target string) (metadata bool, err error) {
+// values themselves, or is a single label or annotation, and compiles it.
+// Verdicts are cached, since the same few targets are checked on every
+// reconcile. It also reports whether the target is a label or an
+// annotation, decided from the parsed path (metadata.labels[x] and
+// metadata[labels][x] alike), which takes only strings.
+func (r *Resolver) checkTarget(target string) targetVerdict {
 	r.mu.RLock()
 	v, ok := r.targets[target]
 	r.mu.RUnlock()
 	if ok {
-		return v.metadata, v.err
+		return v
 	}
-	v.metadata, v.err = r.target(target)
+	v = r.target(target)
 	if len(target) <= 256 {
 		r.mu.Lock()
 		if r.targets == nil || len(r.targets) >= maxMappings {
@@ -210,22 +215,24 @@ func (r *Resolver) checkTarget(target string) (metadata bool, err error) {
 		r.targets[target] = v
 		r.mu.Unlock()
 	}
-	return v.metadata, v.err
+	return v
 }
 
 // targetVerdict is what checkTarget found of a target.
 type targetVerdict struct {
-	metadata bool // a label or an annotation
+	path     *fieldpath.Path // when err is nil
+	metadata bool            // a label or an annotation
 	err      error
 }
 
-func (r *Resolver) target(target string) (metadata bool, err error) {
-	segs, err := fieldpath.Parse(target)
+func (r *Resolver) target(target string) targetVerdict {
+	p, err := fieldpath.Compile(target)
 	if err != nil {
-		return false, err
+		return targetVerdict{err: err}
 	}
+	segs := p.Segments()
 	if hasWildcard(segs) {
-		return false, errors.New("wildcards are not allowed")
+		return targetVerdict{err: errors.New("wildcards are not allowed")}
 	}
 	field := func(i int, name string) bool {
 		return i < len(segs) && segs[i].Type == fieldpath.SegmentField && (name == "" || segs[i].Field == name)
@@ -233,16 +240,16 @@ func (r *Resolver) target(target string) (metadata bool, err error) {
 	switch {
 	case field(0, "metadata"):
 		if len(segs) == 3 && (field(1, "labels") || field(1, "annotations")) && field(2, "") {
-			return true, nil
+			return targetVerdict{path: p, metadata: true}
 		}
-		return false, errors.New("the only metadata a value may be written to is one label or annotation")
+		return targetVerdict{err: errors.New("the only metadata a value may be written to is one label or annotation")}
 	case field(0, "spec") && len(segs) >= 2:
 		if overlaps(segs, r.pathSegs) {
-			return false, fmt.Errorf("overlaps %s, where the external values are", r.path)
+			return targetVerdict{err: fmt.Errorf("overlaps %s, where the external values are", r.path)}
 		}
-		return false, nil
+		return targetVerdict{path: p}
 	}
-	return false, errors.New("a value may be written only under spec, or to a label or an annotation")
+	return targetVerdict{err: errors.New("a value may be written only under spec, or to a label or an annotation")}
 }
 
 func hasWildcard(segs fieldpath.Segments) bool {

@@ -44,12 +44,14 @@ type Resolver struct {
 	reader      client.Reader
 	mapper      meta.RESTMapper
 	path        string
+	listPath    *fieldpath.Path // nil when path is invalid
 	pathSegs    fieldpath.Segments
 	policy      SourcePolicy
 	review      *AccessReview
 	watcher     *Watcher
 	readTimeout time.Duration
 	templates   templateCache
+	entries     entryCache
 
 	// mappings caches the RESTMapper's answers for resources it knows,
 	// which cost more than the rest of a settled Resolve. An entry is
@@ -75,7 +77,8 @@ type Path string
 func (p Path) applyToResolver(r *Resolver) { r.path = string(p) }
 
 // ReadTimeout is an option that bounds each read of a source; it defaults
-// to DefaultReadTimeout.
+// to DefaultReadTimeout. The reads of one Resolve share a bound while at
+// least half of it is left.
 type ReadTimeout time.Duration
 
 func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duration(t) }
@@ -97,7 +100,10 @@ func NewResolver(reader client.Reader, mapper meta.RESTMapper, policy SourcePoli
 	for _, o := range opts {
 		o.applyToResolver(r)
 	}
-	r.pathSegs, _ = fieldpath.Parse(r.path) // checked again by Resolve, which reports the error
+	// An invalid path is parsed again by Resolve, which reports the error.
+	if p, err := fieldpath.Compile(r.path); err == nil {
+		r.listPath, r.pathSegs = p, p.Segments()
+	}
 	return r
 }
 
@@ -145,7 +151,7 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 	if err != nil {
 		return out, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: %w", ErrInvalid, err)}
 	}
-	if r.pathSegs == nil {
+	if r.listPath == nil {
 		_, err := fieldpath.Parse(r.path)
 		return out, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: the resolver's path: %w", ErrInvalid, err)}
 	}
@@ -165,8 +171,30 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 		namespace: obj.GetNamespace(),
 		state:     state{content: content, owned: typed},
 	}
+	key := referencerKey{gvk: obj.GetObjectKind().GroupVersionKind(), NamespacedName: rs.ref}
+	cached := r.entries.get(key)
+	var update []compiled // cached with the entries compiled now, once there are any
 	for i, item := range list {
-		rs.resolve(i, item, &out)
+		e := lookup(cached, i, item)
+		if e == nil {
+			var cerr *compileError
+			if e, cerr = r.compile(i, item); cerr != nil {
+				out.Failed = append(out.Failed, &ReferenceError{Path: cerr.path, Index: i, Err: cerr.err})
+				continue
+			}
+			if update == nil {
+				update = make([]compiled, len(list))
+				copy(update, cached)
+			}
+			update[i] = compiled{item: jsonvalue.DeepCopy(item), entry: e}
+		}
+		rs.resolve(i, e, &out)
+	}
+	if rs.cancelRead != nil {
+		rs.cancelRead()
+	}
+	if update != nil {
+		r.entries.put(key, update)
 	}
 	r.track(obj, rs.watched)
 	switch len(out.Failed) {
@@ -228,7 +256,7 @@ func decodeInto(content map[string]any, obj client.Object) error {
 
 // list decodes the external values at the resolver's path.
 func (r *Resolver) list(content map[string]any) ([]any, error) {
-	raw, err := fieldpath.Pave(content).GetValue(r.path)
+	raw, err := r.listPath.Get(content)
 	if fieldpath.IsNotFound(err) || (err == nil && raw == nil) {
 		return nil, nil
 	}
@@ -271,30 +299,18 @@ func (f failures) Unwrap() []error {
 // content is copied before the first change, unless it is already a copy.
 type state struct {
 	content map[string]any
-	paved   *fieldpath.Paved // of content, made on first use
 	owned   bool
 	changed bool
 }
 
-func (s *state) get(path string) (any, error) {
-	if s.paved == nil {
-		s.paved = fieldpath.Pave(s.content)
-	}
-	return s.paved.GetValue(path)
-}
-
-func (s *state) set(path string, v any) error {
+func (s *state) set(path *fieldpath.Path, v any) error {
 	if !s.owned {
 		s.content = jsonvalue.DeepCopy(s.content).(map[string]any)
-		s.paved = nil
 		s.owned = true
 	}
-	if s.paved == nil {
-		s.paved = fieldpath.Pave(s.content)
-	}
-	// SetValue stores a copy of v, which may be part of a source that the
+	// Set stores a copy of v, which may be part of a source that the
 	// reader's cache shares.
-	if err := s.paved.SetValue(path, v); err != nil {
+	if err := path.Set(s.content, v); err != nil {
 		return err
 	}
 	s.changed = true
@@ -303,14 +319,16 @@ func (s *state) set(path string, v any) error {
 
 // A resolution is one Resolve call in progress.
 type resolution struct {
-	r         *Resolver
-	ctx       context.Context
-	ref       types.NamespacedName // the referencer
-	namespace string               // the referencer's
-	state     state
-	mappings  []resourceMapping // few, so slices beat maps
-	objects   []objectRead
-	watched   []watchKey
+	r          *Resolver
+	ctx        context.Context
+	readCtx    context.Context // ctx bounded by the read timeout, once made
+	cancelRead context.CancelFunc
+	ref        types.NamespacedName // the referencer
+	namespace  string               // the referencer's
+	state      state
+	mappings   []resourceMapping // few, so slices beat maps
+	objects    []objectRead
+	watched    []watchKey
 }
 
 type resourceMapping struct {
@@ -324,9 +342,11 @@ type objectRead struct {
 }
 
 type mapping struct {
-	gvk        schema.GroupVersionKind
-	apiVersion string
-	namespaced bool
+	gvk schema.GroupVersionKind
+	// apiVersion and kind are gvk's, made once as the values of the
+	// object that a read fills.
+	apiVersion, kind any
+	namespaced       bool
 	// resource is the canonical (plural, lower-case) resource the mapper
 	// maps the one written to: "secrets" for "secret", "Secrets" or
 	// "SECRET". The policy, the access review, the watch and messages use
@@ -336,24 +356,25 @@ type mapping struct {
 }
 
 type objectKey struct {
-	gvk        schema.GroupVersionKind
-	apiVersion string // of gvk
-	namespace  string
-	name       string
+	gvk       schema.GroupVersionKind
+	namespace string
+	name      string
 }
 
 type readResult struct {
-	content *fieldpath.Paved
+	content map[string]any
 	err     error
 }
 
 // entry is a checked external value.
 type entry struct {
 	sources    []v1alpha1.ObjectFieldRef
-	names      []string // variable names, for a template
-	format     *format  // for combine
+	paths      []*fieldpath.Path // the sources' field paths
+	names      []string          // variable names, for a template
+	format     *format           // for combine
 	template   *compiledTemplate
 	target     string
+	targetPath *fieldpath.Path
 	metadata   bool   // target is a label or an annotation
 	key        string // makeAvailableAs
 	always     bool
@@ -361,14 +382,10 @@ type entry struct {
 	transforms []transform
 }
 
-// resolve resolves external value i, recording the result in out.
-func (rs *resolution) resolve(i int, item any, out *Outcome) {
+// resolve resolves external value i, checked as e, recording the result in
+// out.
+func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 	path := func(suffix string) string { return rs.r.path + "[" + strconv.Itoa(i) + "]" + suffix }
-	e, err := rs.r.compile(i, item)
-	if err != nil {
-		out.Failed = append(out.Failed, &ReferenceError{Path: err.path, Index: i, Err: err.err})
-		return
-	}
 	fail := func(rerr *ReferenceError) {
 		rerr.Index = i
 		// A malformed value (ErrInvalid) fails whatever its policy, since
@@ -382,7 +399,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 	}
 
 	if e.target != "" && !e.always {
-		cur, err := rs.state.get(e.target)
+		cur, err := e.targetPath.Get(rs.state.content)
 		if err == nil && !empty(cur) {
 			out.Present++
 			return
@@ -395,7 +412,7 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 	secret := e.key != "" // an obscure value is secret whatever its sources
 	var failed []*ReferenceError
 	for j, src := range e.sources {
-		v, fromSecret, rerr := rs.read(src)
+		v, fromSecret, rerr := rs.read(src, e.paths[j])
 		secret = secret || fromSecret
 		if rerr != nil {
 			switch {
@@ -461,11 +478,11 @@ func (rs *resolution) resolve(i int, item any, out *Outcome) {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
 		return
 	}
-	if cur, err := rs.state.get(e.target); err == nil && jsonvalue.Equal(cur, v.v) {
+	if cur, err := e.targetPath.Get(rs.state.content); err == nil && jsonvalue.Equal(cur, v.v) {
 		out.Resolved++
 		return
 	}
-	if err := rs.state.set(e.target, v.v); err != nil {
+	if err := rs.state.set(e.targetPath, v.v); err != nil {
 		// fieldpath's errors name the target's current content, not the
 		// value being written.
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
@@ -548,7 +565,7 @@ func validUTF8(v any) bool {
 
 // read returns the value of one source field and whether it comes from a
 // Secret, or why it has none; the caller sets the error's Path.
-func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (v any, secret bool, _ *ReferenceError) {
+func (rs *resolution) read(ref v1alpha1.ObjectFieldRef, path *fieldpath.Path) (v any, secret bool, _ *ReferenceError) {
 	src := Source{Group: ref.Group, Version: ref.Version, Resource: ref.Resource, Namespace: ref.Namespace, Name: ref.Name, FieldPath: ref.FieldPath}
 	fail := func(err error) (any, bool, *ReferenceError) {
 		s := src
@@ -586,7 +603,7 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (v any, secret bool, _ *
 		}
 	}
 
-	key := objectKey{gvk: m.gvk, apiVersion: m.apiVersion, namespace: src.Namespace, name: src.Name}
+	key := objectKey{gvk: m.gvk, namespace: src.Namespace, name: src.Name}
 	rs.watch(watchKey{gk: m.gvk.GroupKind(), gvk: m.gvk, namespace: src.Namespace, name: src.Name})
 	var res readResult
 	found := false
@@ -597,7 +614,7 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (v any, secret bool, _ *
 		}
 	}
 	if !found {
-		res = rs.get(key)
+		res = rs.get(key, m)
 		if meta.IsNoMatchError(res.err) {
 			rs.r.forget(gvr)
 		}
@@ -606,7 +623,7 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef) (v any, secret bool, _ *
 	if res.err != nil {
 		return fail(res.err)
 	}
-	v, err := res.content.GetValue(src.FieldPath)
+	v, err := path.Get(res.content)
 	if err != nil {
 		if secret {
 			// fieldpath's errors quote the values on the way.
@@ -660,18 +677,12 @@ func decodeSecretData(v any) (any, error) {
 	return nil, fmt.Errorf("want base64 text, got %s", kindOf(v))
 }
 
-// get reads one source object. A cache hands over its own object rather
-// than a copy: the resolution only reads it, and copies what it writes to
-// the referencer or hands over in Outcome.Values.
-func (rs *resolution) get(key objectKey) readResult {
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": key.apiVersion, "kind": key.gvk.Kind}}
-	ctx := rs.ctx
-	if rs.r.readTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, rs.r.readTimeout)
-		defer cancel()
-	}
-	err := rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u, client.UnsafeDisableDeepCopy)
+// get reads one source object, of mapping m. A cache hands over its own
+// object rather than a copy: the resolution only reads it, and copies what
+// it writes to the referencer or hands over in Outcome.Values.
+func (rs *resolution) get(key objectKey, m mapping) readResult {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": m.apiVersion, "kind": m.kind}}
+	err := rs.r.reader.Get(rs.readContext(), types.NamespacedName{Namespace: key.namespace, Name: key.name}, u, sharedRead...)
 	switch {
 	case err == nil:
 	case apierrors.IsNotFound(err):
@@ -679,7 +690,27 @@ func (rs *resolution) get(key objectKey) readResult {
 	case err != nil:
 		return readResult{err: fmt.Errorf("cannot read the source: %w", err)}
 	}
-	return readResult{content: fieldpath.Pave(u.Object)}
+	return readResult{content: u.Object}
+}
+
+// sharedRead are the options of a read of a source.
+var sharedRead = []client.GetOption{client.UnsafeDisableDeepCopy}
+
+// readContext returns the context for the next read, bounded by the read
+// timeout. Reads share a bounded context while at least half the timeout is
+// left, so that each has at least half of it and at most all of it.
+func (rs *resolution) readContext() context.Context {
+	if rs.r.readTimeout <= 0 {
+		return rs.ctx
+	}
+	if rs.readCtx != nil {
+		if d, _ := rs.readCtx.Deadline(); time.Until(d) >= rs.r.readTimeout/2 {
+			return rs.readCtx
+		}
+		rs.cancelRead()
+	}
+	rs.readCtx, rs.cancelRead = context.WithTimeout(rs.ctx, rs.r.readTimeout)
+	return rs.readCtx
 }
 
 // mapping maps a resource to its kind and scope, refreshing a resettable
@@ -740,7 +771,7 @@ func (r *Resolver) lookup(gvr schema.GroupVersionResource) mapping {
 	if resource.Resource == "" {
 		return mapping{err: fmt.Errorf("cannot map resource %s: the RESTMapper gives no resource for %s", gvr.GroupResource(), gvk)}
 	}
-	return mapping{gvk: gvk, apiVersion: gvk.GroupVersion().String(), namespaced: rm.Scope.Name() == meta.RESTScopeNameNamespace, resource: resource}
+	return mapping{gvk: gvk, apiVersion: gvk.GroupVersion().String(), kind: gvk.Kind, namespaced: rm.Scope.Name() == meta.RESTScopeNameNamespace, resource: resource}
 }
 
 func mappingError(gvr schema.GroupVersionResource, err error) error {
