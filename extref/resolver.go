@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -159,19 +160,20 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 	if err != nil {
 		return out, err
 	}
+	ref := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	if len(list) == 0 {
-		r.track(obj, nil)
+		r.track(ref, nil)
 		return out, nil
 	}
 
 	rs := resolution{
 		r:         r,
 		ctx:       ctx,
-		ref:       types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()},
-		namespace: obj.GetNamespace(),
+		ref:       ref,
+		namespace: ref.Namespace,
 		state:     state{content: content, owned: typed},
 	}
-	key := referencerKey{gvk: obj.GetObjectKind().GroupVersionKind(), NamespacedName: rs.ref}
+	key := referencerKey{gvk: obj.GetObjectKind().GroupVersionKind(), NamespacedName: ref}
 	cached := r.entries.get(key)
 	var update []compiled // cached with the entries compiled now, once there are any
 	for i, item := range list {
@@ -186,7 +188,7 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 				update = make([]compiled, len(list))
 				copy(update, cached)
 			}
-			update[i] = compiled{item: jsonvalue.DeepCopy(item), entry: e}
+			update[i] = compiled{item: freeze(item), entry: e}
 		}
 		rs.resolve(i, e, &out)
 	}
@@ -196,7 +198,7 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 	if update != nil {
 		r.entries.put(key, update)
 	}
-	r.track(obj, rs.watched)
+	r.track(ref, rs.watched)
 	switch len(out.Failed) {
 	case 0:
 	case 1:
@@ -380,6 +382,8 @@ type entry struct {
 	always     bool
 	optional   bool
 	transforms []transform
+
+	last atomic.Pointer[rendering] // the template's last output
 }
 
 // resolve resolves external value i, checked as e, recording the result in
@@ -444,14 +448,23 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 		}
 		v = value{v: s, secret: secret}
 	case e.template != nil:
-		data := make(map[string]any, len(values))
-		for j, name := range e.names {
-			data[name] = values[j].v
+		s, ok := "", false
+		if !secret {
+			s, ok = e.rendered(values)
 		}
-		s, err := execute(e.template, data, secret)
-		if err != nil {
-			fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrTransform, seal(err, secret))})
-			return
+		if !ok {
+			data := make(map[string]any, len(values))
+			for j, name := range e.names {
+				data[name] = values[j].v
+			}
+			var err error
+			if s, err = execute(e.template, data, secret); err != nil {
+				fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrTransform, seal(err, secret))})
+				return
+			}
+			if !secret {
+				e.remember(values, s)
+			}
 		}
 		v = value{v: s, secret: secret}
 	default:
@@ -797,8 +810,8 @@ func (rs *resolution) watch(k watchKey) {
 	rs.r.watcher.expect(rs.ref, k)
 }
 
-func (r *Resolver) track(obj client.Object, keys []watchKey) {
+func (r *Resolver) track(ref types.NamespacedName, keys []watchKey) {
 	if r.watcher != nil {
-		r.watcher.track(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}, keys)
+		r.watcher.track(ref, keys)
 	}
 }

@@ -1,0 +1,118 @@
+package extref
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
+)
+
+func TestFrozenEqual(t *testing.T) {
+	values := []any{
+		nil, "", "a", true, false, int64(1), float64(1), 1.5,
+		map[string]any{}, map[string]any(nil), map[string]any{"a": "b"}, map[string]any{"a": "c"},
+		map[string]any{"b": "b"}, map[string]any{"a": "b", "c": nil}, map[string]any{"a": map[string]any{"x": []any{"y"}}},
+		map[string]any{"a": map[string]any{"x": []any{"z"}}},
+		[]any{}, []any(nil), []any{"a"}, []any{"a", "b"}, []any{"b", "a"}, []any{map[string]any{"a": int64(2)}},
+		[]any{map[string]any{"a": float64(2)}},
+	}
+	for _, a := range values {
+		f := freeze(a)
+		for _, b := range values {
+			if got, want := f.equal(b), jsonvalue.Equal(a, b); got != want {
+				t.Errorf("freeze(%#v).equal(%#v): want %v (as jsonvalue.Equal), got %v", a, b, want, got)
+			}
+		}
+	}
+}
+
+// A Resolver keeps each referencer's checked external values between
+// calls: a change to them, even made in place to the same object, is seen
+// on the next Resolve, and so is a change to a template's variables.
+func TestResolveSeesChangedExternalValues(t *testing.T) {
+	reader := newReader(configMap("team-a", "settings", map[string]any{"region": "eu-west-1", "zone": "a"}))
+	r := NewResolver(reader, testMapper(), SourcePolicy{})
+	w := widget(t, "team-a", "w", `
+externalValues:
+- variables:
+  - {name: region, fromRef: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}}
+  template: "{{ .region }}-1"
+  toFieldPath: spec.forProvider.region
+  policy: {resolve: Always}`)
+	resolve := func(want map[string]any) {
+		t.Helper()
+		_, err := r.Resolve(context.Background(), w)
+		require.NoError(t, err)
+		got, _, _ := unstructured.NestedMap(w.Object, "spec", "forProvider")
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("spec.forProvider: -want, +got:\n%s", diff)
+		}
+	}
+	resolve(map[string]any{"region": "eu-west-1-1"})
+	resolve(map[string]any{"region": "eu-west-1-1"})
+
+	reader.put(configMap("team-a", "settings", map[string]any{"region": "us-east-1", "zone": "a"}))
+	resolve(map[string]any{"region": "us-east-1-1"})
+
+	// Resolve replaces the content it changes: edit the referencer's own.
+	ev := func() map[string]any {
+		return w.Object["spec"].(map[string]any)["externalValues"].([]any)[0].(map[string]any)
+	}
+	ev()["template"] = "{{ .region }}-2"
+	resolve(map[string]any{"region": "us-east-1-2"})
+
+	ev()["variables"].([]any)[0].(map[string]any)["fromRef"].(map[string]any)["fieldPath"] = "data.zone"
+	resolve(map[string]any{"region": "a-2"})
+
+	ev()["toFieldPath"] = "spec.forProvider.zone"
+	resolve(map[string]any{"region": "a-2", "zone": "a-2"})
+
+	// A value that no longer compiles fails, and compiles again once fixed.
+	ev()["toFieldPath"] = "status.zone"
+	_, err := r.Resolve(context.Background(), w)
+	require.ErrorIs(t, err, ErrInvalid)
+	ev()["toFieldPath"] = "spec.forProvider.zone"
+	reader.put(configMap("team-a", "settings", map[string]any{"region": "us-east-1", "zone": "b"}))
+	resolve(map[string]any{"region": "a-2", "zone": "b-2"})
+}
+
+// blockingReader's reads wait until their context is done, and record how
+// long they waited.
+type blockingReader struct {
+	memReader
+	waited []time.Duration
+}
+
+func (r *blockingReader) Get(ctx context.Context, _ client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
+	start := time.Now()
+	<-ctx.Done()
+	r.waited = append(r.waited, time.Since(start))
+	return ctx.Err()
+}
+
+// Each read is bounded by ReadTimeout and has at least half of it, though
+// the reads of one Resolve share a bound.
+func TestResolveReadTimeout(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	reader := &blockingReader{}
+	w := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, name: a, fieldPath: data.x}
+  toFieldPath: spec.forProvider.a
+- fromObject: {version: v1, resource: configmaps, name: b, fieldPath: data.x}
+  toFieldPath: spec.forProvider.b`)
+	_, err := NewResolver(reader, testMapper(), SourcePolicy{}, ReadTimeout(timeout)).Resolve(context.Background(), w)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Len(t, reader.waited, 2)
+	for i, d := range reader.waited {
+		if d < timeout/2 || d > 10*timeout {
+			t.Errorf("read %d waited %v: want between %v and %v", i, d, timeout/2, 10*timeout)
+		}
+	}
+}
