@@ -59,8 +59,11 @@ type Env struct {
 	cluster *localcluster.Cluster
 }
 
-// Option configures the package's control plane.
-type Option func(*settings)
+// An Option configures the package's control plane: CRDDirs, CRDs and
+// WithScheme.
+type Option interface {
+	applyToSettings(*settings)
+}
 
 type settings struct {
 	crdDirs []string
@@ -68,25 +71,31 @@ type settings struct {
 	schemes []func(*runtime.Scheme) error
 }
 
+type crdDirs []string
+
+func (d crdDirs) applyToSettings(s *settings) { s.crdDirs = append(s.crdDirs, d...) }
+
 // CRDDirs installs the CRDs (YAML or JSON) found in dirs before the first test
 // uses the control plane. A missing directory is an error.
-func CRDDirs(dirs ...string) Option {
-	return func(s *settings) { s.crdDirs = append(s.crdDirs, dirs...) }
-}
+func CRDDirs(dirs ...string) Option { return crdDirs(dirs) }
+
+type crdFS []fs.FS
+
+func (f crdFS) applyToSettings(s *settings) { s.crdFS = append(s.crdFS, f...) }
 
 // CRDs installs the CRDs in the top-level YAML and JSON files of each file
 // system, e.g. the embed.FS of a package's crds folder, so that a test
 // needs no path relative to its directory. They are installed after those of
 // CRDDirs.
-func CRDs(fsys ...fs.FS) Option {
-	return func(s *settings) { s.crdFS = append(s.crdFS, fsys...) }
-}
+func CRDs(fsys ...fs.FS) Option { return crdFS(fsys) }
+
+type schemes []func(*runtime.Scheme) error
+
+func (a schemes) applyToSettings(s *settings) { s.schemes = append(s.schemes, a...) }
 
 // WithScheme adds types to the scheme of Env.Client, e.g. a package's
 // generated AddToScheme.
-func WithScheme(add ...func(*runtime.Scheme) error) Option {
-	return func(s *settings) { s.schemes = append(s.schemes, add...) }
-}
+func WithScheme(add ...func(*runtime.Scheme) error) Option { return schemes(add) }
 
 var pkg struct {
 	settings settings
@@ -99,7 +108,7 @@ var pkg struct {
 // started, before exiting with their status.
 func Main(m *testing.M, opts ...Option) {
 	for _, o := range opts {
-		o(&pkg.settings)
+		o.applyToSettings(&pkg.settings)
 	}
 	code := m.Run()
 	if pkg.env != nil {
