@@ -439,29 +439,30 @@ func TestTemplateRenderBudget(t *testing.T) {
 	max := MaxOutputSize
 	a, b := strings.Repeat("a", max), strings.Repeat("b", max-1)
 	cases := map[string]struct {
+		reason string
 		text   string
 		refuse bool
 	}{
-		"TwoResults":              {text: `{{ $x := upper .a }}{{ upper .a }}`},
-		"TwoResultsAndOneMore":    {text: `{{ $x := upper .a }}{{ $y := upper .a }}{{ upper "c" }}`, refuse: true},
-		"ResultAndCopy":           {text: `{{ upper .b }}!`},
-		"ResultsAndCopyExactly":   {text: `{{ $x := upper "c" }}{{ upper .b }}!`},
-		"ResultsAndCopyOneOver":   {text: `{{ $x := upper "cc" }}{{ upper .b }}!`, refuse: true},
-		"TwoResultsAndCopy":       {text: `{{ $x := upper .a }}{{ upper .b }}!`, refuse: true},
-		"ValuesAreNotCharged":     {text: `{{ .a }}{{ $x := .a }}{{ $y := trim .a }}{{ $z := default "" .a }}`},
-		"HalfResultsAndTheirCopy": {text: `{{ upper (slice .a 0 524288) }}{{ lower (slice .a 0 524288) }}`},
+		"TwoResults":              {reason: "Two results of MaxOutputSize, the second the output itself, fill the budget.", text: `{{ $x := upper .a }}{{ upper .a }}`},
+		"TwoResultsAndOneMore":    {reason: "A third result, of one byte, exceeds it.", text: `{{ $x := upper .a }}{{ $y := upper .a }}{{ upper "c" }}`, refuse: true},
+		"ResultAndCopy":           {reason: "A result and the output it is copied into fit.", text: `{{ upper .b }}!`},
+		"ResultsAndCopyExactly":   {reason: "Results and output of exactly the budget fit.", text: `{{ $x := upper "c" }}{{ upper .b }}!`},
+		"ResultsAndCopyOneOver":   {reason: "One byte more does not: the output would be copied past the budget.", text: `{{ $x := upper "cc" }}{{ upper .b }}!`, refuse: true},
+		"TwoResultsAndCopy":       {reason: "Two results and their copy exceed it.", text: `{{ $x := upper .a }}{{ upper .b }}!`, refuse: true},
+		"ValuesAreNotCharged":     {reason: "Values, and functions that return part of them, cost nothing.", text: `{{ .a }}{{ $x := .a }}{{ $y := trim .a }}{{ $z := default "" .a }}`},
+		"HalfResultsAndTheirCopy": {reason: "Two results of half MaxOutputSize and their copy fit.", text: `{{ upper (slice .a 0 524288) }}{{ lower (slice .a 0 524288) }}`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			out, err := execute(mustTemplate(tc.text), map[string]any{"a": a, "b": b}, false)
 			if tc.refuse {
 				if !errors.Is(err, errRenderTooLarge) || !errors.Is(err, errTooLarge) {
-					t.Errorf("want %v, got %d bytes, %v", errRenderTooLarge, len(out), err)
+					t.Errorf("%s\nwant %v, got %d bytes, %v", tc.reason, errRenderTooLarge, len(out), err)
 				}
 				return
 			}
 			if err != nil {
-				t.Errorf("want an output, got %v", err)
+				t.Errorf("%s\nwant an output, got %v", tc.reason, err)
 			}
 		})
 	}

@@ -289,6 +289,7 @@ func parseTemplate(text string) (*compiledTemplate, error) {
 	emitOutput(t.Tree, t.Root)
 	return &compiledTemplate{t: t}, nil
 }
+
 func checkNode(tree *parse.Tree, n parse.Node) error {
 	switch n := n.(type) {
 	case *parse.ListNode:
@@ -354,7 +355,8 @@ func emitOutput(tree *parse.Tree, n parse.Node) {
 	}
 }
 
-// execute renders t with data, bounded by MaxOutputSize. When a variable
+// execute renders t with data, its output bounded by MaxOutputSize and its
+// function results and output together by maxRenderSize. When a variable
 // is secret, an error keeps text/template's position and the message of
 // this package's functions (*valueErrors), but not text/template's own
 // messages, which may quote a value (index out of range: 123456789012).
@@ -408,7 +410,7 @@ func (t *compiledTemplate) render() *render {
 		return r
 	}
 	r := &render{}
-	c, _ := t.t.Clone() // Clone fails only for a template already executed by html/template
+	c, _ := t.t.Clone() // text/template's Clone does not fail
 	r.t = c.Funcs(r.funcs())
 	return r
 }
