@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/conflict"
 )
 
 // Finalizer is put on claims so that their cluster-scoped XR, which cannot
@@ -51,7 +52,7 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	}
 	if controllerutil.AddFinalizer(claim, Finalizer) {
 		if err := r.client.Update(ctx, claim); err != nil {
-			return reconcile.Result{}, ignoreConflict(fmt.Errorf("cannot add a finalizer to App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
+			return reconcile.Result{}, conflict.Ignore(fmt.Errorf("cannot add a finalizer to App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
 		}
 	}
 	before := claim.DeepCopy()
@@ -69,7 +70,7 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		}
 		return reconcile.Result{}, r.writeStatus(ctx, before, claim)
 	case err != nil:
-		return reconcile.Result{}, ignoreConflict(err)
+		return reconcile.Result{}, conflict.Ignore(err)
 	}
 
 	if _, err := r.setter.Propagate(xr, claim); err != nil {
@@ -160,7 +161,7 @@ func (r *ClaimReconciler) delete(ctx context.Context, claim *unstructured.Unstru
 	}
 	controllerutil.RemoveFinalizer(claim, Finalizer)
 	if err := r.client.Update(ctx, claim); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("cannot remove the finalizer of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err)
+		return conflict.Ignore(fmt.Errorf("cannot remove the finalizer of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
 	}
 	return nil
 }
@@ -177,7 +178,7 @@ func (r *ClaimReconciler) writeStatus(ctx context.Context, before, claim *unstru
 		return nil
 	}
 	if err := r.client.Status().Update(ctx, claim); err != nil {
-		return ignoreConflict(fmt.Errorf("cannot update the status of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
+		return conflict.Ignore(fmt.Errorf("cannot update the status of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
 	}
 	return nil
 }

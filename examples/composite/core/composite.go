@@ -21,6 +21,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/conflict"
 	"github.com/ctrlkit/ctrlkit/results"
 )
 
@@ -132,12 +133,12 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 
 	if !equality.Semantic.DeepEqual(before.Object["status"], xr.Object["status"]) {
 		if err := r.client.Status().Update(ctx, xr); err != nil {
-			return reconcile.Result{}, ignoreConflict(fmt.Errorf("cannot update the status of XApp %s: %w", xr.GetName(), err))
+			return reconcile.Result{}, conflict.Ignore(fmt.Errorf("cannot update the status of XApp %s: %w", xr.GetName(), err))
 		}
 	}
 	if claimChanged {
 		if err := r.client.Status().Update(ctx, claim); err != nil {
-			return reconcile.Result{}, ignoreConflict(fmt.Errorf("cannot update the status of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
+			return reconcile.Result{}, conflict.Ignore(fmt.Errorf("cannot update the status of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
 		}
 	}
 	return reconcile.Result{RequeueAfter: r.poll}, applyErr
@@ -321,15 +322,4 @@ func newObject(gvk schema.GroupVersionKind) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
 	return u
-}
-
-// ignoreConflict drops a conflict: the object changed since it was read, and
-// the watch event of that change brings it back to the queue, so the
-// reconcile runs again on the new version and nothing is lost. Any other
-// error is returned.
-func ignoreConflict(err error) error {
-	if kerrors.IsConflict(err) {
-		return nil
-	}
-	return err
 }

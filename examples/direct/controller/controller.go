@@ -36,6 +36,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/directstatus"
 	"github.com/ctrlkit/ctrlkit/examples/direct/cloudapi"
 	"github.com/ctrlkit/ctrlkit/examples/direct/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/conflict"
 	"github.com/ctrlkit/ctrlkit/fielddiff"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
@@ -97,7 +98,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if controllerutil.AddFinalizer(ds, Finalizer) {
 		if err := r.Client.Update(ctx, ds); err != nil {
-			return ctrl.Result{}, fmt.Errorf("cannot add the finalizer: %w", err)
+			return ctrl.Result{}, conflict.Ignore(fmt.Errorf("cannot add the finalizer: %w", err))
 		}
 	}
 
@@ -195,10 +196,7 @@ func (r *Reconciler) delete(ctx context.Context, ds *v1alpha1.Dataset, id string
 		return err
 	}
 	controllerutil.RemoveFinalizer(ds, Finalizer)
-	if err := r.Client.Update(ctx, ds); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	return nil
+	return conflict.Ignore(client.IgnoreNotFound(r.Client.Update(ctx, ds)))
 }
 
 // firstChange is the first field of desired that the cloud dataset does

@@ -11,12 +11,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"reflect"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/examples/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/conflict"
 	"github.com/ctrlkit/ctrlkit/extref"
 )
 
@@ -61,7 +61,6 @@ func Setup(mgr manager.Manager, o Options) error {
 	w := extref.NewWatcher(mgr.GetCache())
 	subnets := &subnetReconciler{
 		client:   mgr.GetClient(),
-		api:      mgr.GetAPIReader(),
 		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), policy, extref.WithWatcher(w)),
 		watcher:  w,
 		recorder: mgr.GetEventRecorder("subnet"),
@@ -89,17 +88,16 @@ func (r *vpcReconciler) Reconcile(ctx context.Context, req reconcile.Request) (r
 		Type: conditions.TypeReady, Status: metav1.ConditionTrue, Reason: conditions.ReasonAvailable,
 		Message: "VPC " + vpc.Status.AtProvider.VPCID + " exists", ObservedGeneration: vpc.Generation,
 	})
-	if reflect.DeepEqual(before, &vpc.Status) {
+	if equality.Semantic.DeepEqual(before, &vpc.Status) {
 		return reconcile.Result{}, nil
 	}
-	return reconcile.Result{}, r.client.Status().Update(ctx, vpc)
+	return reconcile.Result{}, conflict.Ignore(r.client.Status().Update(ctx, vpc))
 }
 
 // subnetReconciler resolves a Subnet's external values, writes them when
 // they changed, and "creates" the subnet once it has what it needs.
 type subnetReconciler struct {
 	client   client.Client
-	api      client.Reader // the API server, after a conflict
 	resolver *extref.Resolver
 	watcher  *extref.Watcher
 	recorder events.EventRecorder
@@ -107,22 +105,14 @@ type subnetReconciler struct {
 }
 
 func (r *subnetReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	// A conflict means the cache was behind our last write: read again,
-	// from the API server, and redo the work.
-	var reader client.Reader = r.client
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s := &v1alpha1.Subnet{}
-		if err := reader.Get(ctx, req.NamespacedName, s); err != nil {
-			return err
+	s := &v1alpha1.Subnet{}
+	if err := r.client.Get(ctx, req.NamespacedName, s); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.watcher.Forget(req.NamespacedName)
 		}
-		reader = r.api
-		return r.reconcile(ctx, s)
-	})
-	if apierrors.IsNotFound(err) {
-		r.watcher.Forget(req.NamespacedName)
-		return reconcile.Result{}, nil
+		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	return reconcile.Result{}, err
+	return reconcile.Result{}, conflict.Ignore(r.reconcile(ctx, s))
 }
 
 func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) error {
@@ -151,7 +141,7 @@ func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) er
 	ready, progress := r.observe(s, out, resolveErr)
 	r.setter.Set(&s.Status.Conditions, ready)
 	r.setter.SetProgress(&s.Status.Conditions, s.Generation, progress, ready.Reason, ready.Message)
-	if reflect.DeepEqual(before, &s.Status) {
+	if equality.Semantic.DeepEqual(before, &s.Status) {
 		return nil
 	}
 	if err := r.client.Status().Update(ctx, s); err != nil {

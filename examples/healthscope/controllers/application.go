@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/conflict"
 	"github.com/ctrlkit/ctrlkit/scopes"
 )
 
@@ -344,7 +345,7 @@ func (r *ApplicationReconciler) writeStatus(ctx context.Context, app *v1alpha1.A
 		return nil
 	}
 	app.Status = status
-	return r.client.Status().Update(ctx, app)
+	return conflict.Ignore(r.client.Status().Update(ctx, app))
 }
 
 // placementsOf flattens recorded workload statuses.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/conflict"
 	"github.com/ctrlkit/ctrlkit/scopes"
 )
 
@@ -97,7 +98,7 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	if !equality.Semantic.DeepEqual(hs.Status, status) {
 		hs.Status = status
 		if err := r.client.Status().Update(ctx, hs); err != nil {
-			return reconcile.Result{}, err
+			return reconcile.Result{}, conflict.Ignore(err)
 		}
 	}
 	// A workload that does not exist yet is seen through its kind's watch;
