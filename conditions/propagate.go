@@ -27,16 +27,18 @@ type PropagateOption interface {
 	applyToPropagate(propagateOptions) propagateOptions
 }
 
-// RecordField is the path of fields from the claim's root, e.g.
-// RecordField{"status", "propagatedConditionTypes"}, where Propagate records
-// the condition types it propagated, so that it can remove them once the
-// composite resource no longer lists them, even after a restart. The default
-// is status.claimConditions. The claim's schema must have the field (a list
-// of strings) or the API server prunes it; keep it under status, so that the
+// RecordField is the path of fields from an object's root, e.g.
+// RecordField{"status", "propagatedConditionTypes"}, where a writer records
+// the condition types it set, so that it can remove them once it no longer
+// sets them, even after a restart. As an option of Propagate it is the
+// claim's record of the types propagated (default status.claimConditions);
+// results.WithRecordField takes it for the composite's record of the types
+// that results set. The object's schema must have the field (a list of
+// strings) or the API server prunes it; keep it under status, so that the
 // write through the status subresource that saves the conditions saves the
-// record too. An empty RecordField keeps no record, for a claim whose schema
-// has no field for it (Crossplane generates none): a type the XR no longer
-// lists then stays on the claim, as Crossplane's claim reconciler leaves it.
+// record too. An empty RecordField keeps no record, for a schema with no
+// field for it (Crossplane generates none): Propagate then leaves a type the
+// XR no longer lists on the claim, as Crossplane's claim reconciler does.
 type RecordField []string
 
 func (f RecordField) applyToPropagate(p propagateOptions) propagateOptions {

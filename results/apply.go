@@ -85,19 +85,17 @@ type ApplierOption interface {
 	applyToApplier(*Applier)
 }
 
-// RecordField is the path of fields from the composite resource's root, e.g.
-// RecordField{"status", "resultConditions"} (the default), where the Applier
-// records the condition types that results set, so that on the next run it
-// can remove the ones no result sets any more, even after a restart. The
-// composite's schema must have the field (a list of strings) or the API
-// server prunes it and every run writes it again; on an XR whose schema
-// lacks it (Crossplane generates none), use an empty RecordField. An empty
-// RecordField turns ownership off, as in Crossplane: conditions that results
-// set are then never removed, and a fatal run sets every other condition to
-// Unknown.
-type RecordField []string
+type recordOption conditions.RecordField
 
-func (f RecordField) applyToApplier(a *Applier) { a.record = f }
+func (f recordOption) applyToApplier(a *Applier) { a.record = f }
+
+// WithRecordField makes the Applier record the condition types that results
+// set at f on the composite resource (see conditions.RecordField), instead of
+// status.resultConditions, so that on the next run it removes the ones no
+// result sets any more. An empty f turns ownership off, as in Crossplane:
+// conditions that results set are then never removed, and a fatal run sets
+// every other condition to Unknown.
+func WithRecordField(f conditions.RecordField) ApplierOption { return recordOption(f) }
 
 // ClaimConditionsField is the path of fields from the composite resource's
 // root where the Applier always lists the condition types its claim shows,
@@ -218,7 +216,7 @@ type Outcome struct {
 //     nothing.
 //
 // Ownership: the condition types that results set are recorded (see
-// RecordField). When the run was not fatal, a type set on the previous run
+// WithRecordField). When the run was not fatal, a type set on the previous run
 // and not on this one is removed from xr and from the claim's list. When it
 // was fatal, such a type is set to Unknown with ReasonFatalError and
 // MessageFatalError; without a record on xr, every condition this run did not

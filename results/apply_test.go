@@ -310,7 +310,7 @@ func TestApply(t *testing.T) {
 		},
 		"FatalWithoutRecordMarksEveryOtherUnknown": {
 			reason: "With ownership off, a fatal run sets every condition it did not set to Unknown but the system's, as Crossplane does.",
-			opts:   []ApplierOption{RecordField{}},
+			opts:   []ApplierOption{WithRecordField(nil)},
 			rsp:    rspOf(Fatal(errImage).Build()),
 			xr: composite(2, []metav1.Condition{
 				cond("Ready", T, "Available", "", 1, earlier),
@@ -549,8 +549,8 @@ func TestApply(t *testing.T) {
 			},
 		},
 		"OwnershipOff": {
-			reason: "With an empty RecordField nothing is recorded and nothing removed.",
-			opts:   []ApplierOption{RecordField{}},
+			reason: "With an empty record field nothing is recorded and nothing removed.",
+			opts:   []ApplierOption{WithRecordField(nil)},
 			rsp:    rspOf(Normal("").ConditionTrue("DatabaseReady", "Available").Build()),
 			xr:     composite(1, []metav1.Condition{cond("ImageReady", T, "Available", "", 1, earlier)}, nil, []string{"ImageReady"}),
 			want: want{

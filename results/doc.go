@@ -47,7 +47,7 @@
 // the claim. What Crossplane accepts never fails the run; what cannot be
 // applied (a system condition type such as Ready, an invalid type) is skipped
 // with a Warning event. Beyond Crossplane, a condition that results stop
-// setting is removed (see RecordField), and a claim message keeps an
+// setting is removed (see WithRecordField), and a claim message keeps an
 // internal error's detail off the claim. Applier.Apply has the rules;
 // docs/design/results.md the differences from Crossplane and their reasons.
 //
