@@ -103,7 +103,16 @@ var boundedCalls = map[string]func() func() (string, error){
 		return func() (string, error) { return execute(t, d, false) }
 	},
 	"template/upper-1MiB-and-text": func() func() (string, error) {
+		// The result and the output it is copied into fit maxRenderSize.
+		t, d := mustTemplate(`{{ upper .a }}!`), map[string]any{"a": oneMiB("a")[:maxRenderSize/2-1]}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/over-limit-upper-1MiB-and-text": func() func() (string, error) {
 		t, d := mustTemplate(`{{ upper .a }}!`), map[string]any{"a": oneMiB("a")[:1<<20-1]}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/over-limit-upper-then-b64dec": func() func() (string, error) {
+		t, d := mustTemplate(`{{ $u := upper .a }}{{ b64dec .b }}`), map[string]any{"a": oneMiB("a")[:1<<19], "b": oneMiB("YWJj")}
 		return func() (string, error) { return execute(t, d, false) }
 	},
 	"template/256-actions-of-4KiB": func() func() (string, error) {
@@ -152,21 +161,12 @@ func mustTemplate(text string) *compiledTemplate {
 	return t
 }
 
-// renderBookkeeping is what text/template allocates to render a template
-// besides values: a few hundred bytes per action, and a clone of the
-// template for a render that finds none to reuse.
-const renderBookkeeping = 16 << 10
-
 // TestBoundedAllocation checks that no template function, format call or
 // template render on 1 MiB of input allocates more than twice
-// MaxOutputSize (and a render's bookkeeping), whether its output fits or
-// not.
+// MaxOutputSize, whether its output fits or not.
 func TestBoundedAllocation(t *testing.T) {
 	for name, setup := range boundedCalls {
 		limit := uint64(2 * MaxOutputSize)
-		if strings.HasPrefix(name, "template/") {
-			limit += renderBookkeeping
-		}
 		t.Run(name, func(t *testing.T) {
 			call := setup()
 			var out string
@@ -436,21 +436,22 @@ func TestTemplateConcurrentRenders(t *testing.T) {
 // TestTemplateRenderBudget checks that the results of a render's
 // functions and its output take at most maxRenderSize in all, exactly.
 func TestTemplateRenderBudget(t *testing.T) {
-	max := MaxOutputSize
-	a, b := strings.Repeat("a", max), strings.Repeat("b", max-1)
+	// Two results of h bytes fill the budget.
+	h := maxRenderSize / 2
+	a, b := strings.Repeat("a", h), strings.Repeat("b", h-1)
 	cases := map[string]struct {
 		reason string
 		text   string
 		refuse bool
 	}{
-		"TwoResults":              {reason: "Two results of MaxOutputSize, the second the output itself, fill the budget.", text: `{{ $x := upper .a }}{{ upper .a }}`},
+		"TwoResults":              {reason: "Two results of half the budget, the second the output itself, fill it.", text: `{{ $x := upper .a }}{{ upper .a }}`},
 		"TwoResultsAndOneMore":    {reason: "A third result, of one byte, exceeds it.", text: `{{ $x := upper .a }}{{ $y := upper .a }}{{ upper "c" }}`, refuse: true},
 		"ResultAndCopy":           {reason: "A result and the output it is copied into fit.", text: `{{ upper .b }}!`},
 		"ResultsAndCopyExactly":   {reason: "Results and output of exactly the budget fit.", text: `{{ $x := upper "c" }}{{ upper .b }}!`},
 		"ResultsAndCopyOneOver":   {reason: "One byte more does not: the output would be copied past the budget.", text: `{{ $x := upper "cc" }}{{ upper .b }}!`, refuse: true},
 		"TwoResultsAndCopy":       {reason: "Two results and their copy exceed it.", text: `{{ $x := upper .a }}{{ upper .b }}!`, refuse: true},
 		"ValuesAreNotCharged":     {reason: "Values, and functions that return part of them, cost nothing.", text: `{{ .a }}{{ $x := .a }}{{ $y := trim .a }}{{ $z := default "" .a }}`},
-		"HalfResultsAndTheirCopy": {reason: "Two results of half MaxOutputSize and their copy fit.", text: `{{ upper (slice .a 0 524288) }}{{ lower (slice .a 0 524288) }}`},
+		"HalfResultsAndTheirCopy": {reason: "Two results of a quarter of the budget and their copy fit.", text: fmt.Sprintf(`{{ upper (slice .a 0 %d) }}{{ lower (slice .a 0 %[1]d) }}`, h/2)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

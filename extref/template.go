@@ -56,8 +56,15 @@ var errTooLarge error = &valueError{msg: fmt.Sprintf("output exceeds %d bytes", 
 // maxRenderSize is the most bytes the results of a render's functions and
 // its output, when built from parts, may take in all: without it, a
 // template of 4 KiB holding 250 variables of upper of 1 MiB would hold
-// 250 MiB.
-const maxRenderSize = 2 * MaxOutputSize
+// 250 MiB. It leaves renderReserve of 2 × MaxOutputSize to text/template's
+// own bookkeeping, so that a whole render stays within 2 × MaxOutputSize.
+const maxRenderSize = 2*MaxOutputSize - renderReserve
+
+// renderReserve is what text/template allocates to render a template besides
+// values: a few hundred bytes per action of a template (whose length is
+// bounded), and a clone of the template for a render that finds none to
+// reuse.
+const renderReserve = 16 << 10
 
 // errRenderTooLarge is the error of a render that would exceed
 // maxRenderSize.
@@ -424,7 +431,7 @@ func (r *render) funcs() template.FuncMap {
 			return r.call(func(limit int) (string, error) { return b64enc(s, limit) })
 		},
 		"b64dec": func(s string) (string, error) {
-			return r.call(func(limit int) (string, error) { return b64dec(s, limit) })
+			return r.callCosting(2, func(limit int) (string, error) { return b64dec(s, limit) })
 		},
 		"upper": func(s string) (string, error) {
 			return r.call(func(limit int) (string, error) { return mapRunes(s, unicode.ToUpper, limit) })
@@ -458,7 +465,14 @@ func (r *render) funcs() template.FuncMap {
 // copied), and charges the result to r. When that limit, lower than
 // MaxOutputSize, refuses the result, the error says so.
 func (r *render) call(f func(limit int) (string, error)) (string, error) {
-	limit := min(MaxOutputSize, maxRenderSize-r.spent-r.size)
+	return r.callCosting(1, f)
+}
+
+// callCosting is call for a function that allocates cost times its result
+// (b64dec decodes into a buffer of its own before making the string): the
+// limit keeps all of that within maxRenderSize, and all of it is charged.
+func (r *render) callCosting(cost int, f func(limit int) (string, error)) (string, error) {
+	limit := min(MaxOutputSize, (maxRenderSize-r.spent-r.size)/cost)
 	s, err := f(max(limit, 0))
 	if err != nil {
 		if limit < MaxOutputSize && errors.Is(err, errTooLarge) {
@@ -467,7 +481,7 @@ func (r *render) call(f func(limit int) (string, error)) (string, error) {
 		}
 		return "", err
 	}
-	r.spent += len(s)
+	r.spent += cost * len(s)
 	return s, nil
 }
 
