@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -326,6 +327,50 @@ func TestSetReadyRereadFails(t *testing.T) {
 				t.Errorf("the object passed in after a failed re-read: -before, +after:\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWriterOptions: ConflictBackoff bounds the attempts of a write that
+// keeps meeting conflicts, and ReadFrom's reader, not the client, reads the
+// object again after each.
+func TestWriterOptions(t *testing.T) {
+	scheme := runtime.NewScheme()
+	require.NoError(t, v1alpha1.AddToScheme(scheme))
+	gr := v1alpha1.GroupVersion.WithResource("widgets").GroupResource()
+	obj := &v1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Name: "opts", Namespace: "default", Generation: 1}}
+	var writes, clientReads, readerReads atomic.Int32
+	c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(scheme).Build(), interceptor.Funcs{
+		SubResourceUpdate: func(_ context.Context, _ client.Client, _ string, obj client.Object, _ ...client.SubResourceUpdateOption) error {
+			writes.Add(1)
+			return apierrors.NewConflict(gr, obj.GetName(), errors.New("the object has been modified"))
+		},
+		Get: func(_ context.Context, _ client.WithWatch, key client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
+			clientReads.Add(1)
+			return apierrors.NewNotFound(gr, key.Name)
+		},
+	})
+	reader := interceptor.NewClient(fake.NewClientBuilder().WithScheme(scheme).WithObjects(obj.DeepCopy()).Build(), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			readerReads.Add(1)
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+	w := directstatus.NewWriter(c,
+		directstatus.ConflictBackoff(wait.Backoff{Steps: 3, Duration: time.Millisecond}),
+		directstatus.ReadFrom(reader))
+
+	_, err := w.SetReady(context.Background(), obj, directstatus.Updating("spec.size"))
+	if !apierrors.IsConflict(err) {
+		t.Errorf("SetReady: want the last conflict, got %v", err)
+	}
+	if got := writes.Load(); got != 3 {
+		t.Errorf("writes: want 3 (ConflictBackoff's Steps), got %d", got)
+	}
+	if got := readerReads.Load(); got == 0 {
+		t.Errorf("reads through ReadFrom's reader: want some, got none")
+	}
+	if got := clientReads.Load(); got != 0 {
+		t.Errorf("reads through the client: want none, got %d", got)
 	}
 }
 
