@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // Keys of a condition in unstructured content, as metav1.Condition's JSON
@@ -68,12 +69,8 @@ func (s Setter) SetUnstructured(u *unstructured.Unstructured, c metav1.Condition
 	if err := Validate(c); err != nil {
 		return false, fmt.Errorf("cannot set condition %s on %s: %w", quote(c.Type), describe(u), err)
 	}
-	status, list, err := conditionList(u.Object)
 	var buf [16]metav1.Condition
-	var conds []metav1.Condition
-	if err == nil {
-		conds, err = parseEntries(list, buf[:0])
-	}
+	status, list, conds, err := readConditions(u.Object, buf[:0])
 	if err != nil {
 		return false, fmt.Errorf("cannot set condition %s on %s: %w", quote(c.Type), describe(u), err)
 	}
@@ -101,12 +98,8 @@ func RemoveUnstructured(u *unstructured.Unstructured, conditionType string) (rem
 	if u == nil {
 		return false, ErrNilObject
 	}
-	status, list, err := conditionList(u.Object)
 	var buf [16]metav1.Condition
-	var conds []metav1.Condition
-	if err == nil {
-		conds, err = parseEntries(list, buf[:0])
-	}
+	status, list, conds, err := readConditions(u.Object, buf[:0])
 	if err != nil {
 		return false, fmt.Errorf("cannot remove condition %s from %s: %w", quote(conditionType), describe(u), err)
 	}
@@ -141,6 +134,16 @@ func conditionList(obj map[string]any) (status map[string]any, list []any, err e
 	default:
 		return nil, nil, malformed("status.conditions: must be a list, not %s", jsonKind(v))
 	}
+}
+
+// readConditions returns obj's status map, its conditions list and the
+// conditions parsed from it, appended to dst.
+func readConditions(obj map[string]any, dst []metav1.Condition) (status map[string]any, list []any, conds []metav1.Condition, err error) {
+	if status, list, err = conditionList(obj); err != nil {
+		return nil, nil, nil, err
+	}
+	conds, err = parseEntries(list, dst)
+	return status, list, conds, err
 }
 
 // parseEntries appends the conditions of list to dst. It reports the first
@@ -213,7 +216,7 @@ func parseEntry(i int, e any) (metav1.Condition, error) {
 		return c, malformed("status.conditions[%d].lastTransitionTime: must be a string, not %s", i, jsonKind(v))
 	}
 	if gen := m[keyObservedGeneration]; gen != nil {
-		g, ok := toInt64(gen)
+		g, ok := jsonvalue.WholeInt64(gen)
 		switch {
 		case ok:
 		case jsonKind(gen) == "a number":
@@ -314,27 +317,6 @@ func optionalString(i int, key string, v any) (string, error) {
 	}
 }
 
-// toInt64 converts the integer representations that decoded JSON uses.
-func toInt64(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case int:
-		return int64(n), true
-	case int32:
-		return int64(n), true
-	case float64:
-		if n != math.Trunc(n) || n < math.MinInt64 || n >= math.MaxInt64 {
-			return 0, false
-		}
-		return int64(n), true
-	case json.Number:
-		g, err := n.Int64()
-		return g, err == nil
-	}
-	return 0, false
-}
-
 // jsonKind names the JSON kind of a value of unstructured content.
 func jsonKind(v any) string {
 	switch v.(type) {
@@ -348,7 +330,7 @@ func jsonKind(v any) string {
 		return "an object"
 	case []any:
 		return "a list"
-	case int64, int, int32, float64, json.Number:
+	case int64, float64, int, int8, int16, int32, uint, uint8, uint16, uint32, uint64, float32, json.Number:
 		return "a number"
 	}
 	return fmt.Sprintf("a %T", v)
