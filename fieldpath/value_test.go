@@ -219,3 +219,16 @@ func TestValidNumber(t *testing.T) {
 		}
 	}
 }
+
+func FuzzValidNumber(f *testing.F) {
+	for _, s := range []string{"0", "-1.5e-3", "01", "1.", "1e+", "0x10", " 1", "1 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := s != "" && (s[0] == '-' || '0' <= s[0] && s[0] <= '9') &&
+			strings.TrimSpace(s) == s && json.Valid([]byte(s))
+		if got := validNumber(s); got != want {
+			t.Fatalf("validNumber(%q) = %t, encoding/json says %t", s, got, want)
+		}
+	})
+}
