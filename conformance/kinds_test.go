@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlkit/ctrlkit/directstatus"
 	"github.com/ctrlkit/ctrlkit/examples/composite/core"
@@ -46,7 +47,10 @@ func TestMain(m *testing.M) {
 // function is called.
 func startControllers(t *testing.T, env *testenv.Env) (stop func()) {
 	t.Helper()
-	mgr := newManager(t, env)
+	mgr, err := manager.New(env.Config, env.ManagerOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := nop.Setup(mgr, nop.Options{MaxConcurrentReconciles: 4}); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +71,7 @@ func startControllers(t *testing.T, env *testenv.Env) (stop func()) {
 	if err := datasets.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	return runManager(t, mgr)
+	return testenv.StartManager(t, mgr)
 }
 
 const nopReady = `spec:

@@ -51,16 +51,6 @@ func newObject(gvk schema.GroupVersionKind, namespace, name string) *unstructure
 	return u
 }
 
-// newNamespace creates a namespace named prefix plus a random suffix, so that
-// a test can run twice against one API server (-count=2).
-func newNamespace(t *testing.T, env *testenv.Env, prefix string) string {
-	t.Helper()
-	ns := newObject(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, "", "")
-	ns.SetGenerateName(prefix + "-")
-	require.NoError(t, env.Client.Create(context.Background(), ns))
-	return ns.GetName()
-}
-
 // applyDefinition creates a cluster-scoped definition, or replaces the spec
 // of the one that exists.
 func applyDefinition(t *testing.T, env *testenv.Env, kind, name string, spec map[string]any) {
@@ -143,7 +133,7 @@ func (c *countingClient) Patch(ctx context.Context, obj client.Object, patch cli
 func TestSeedEndToEnd(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "seed")
+	ns := env.Namespace(t, "seed")
 
 	seed, err := os.ReadFile("testdata/seed.yaml")
 	require.NoError(t, err)
@@ -238,7 +228,7 @@ func decode(in any, out any) error {
 func TestDemoScope(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "demo")
+	ns := env.Namespace(t, "demo")
 	applyDefinition(t, env, "ScopeDefinition", "demoscopes.demo.oam.dev", map[string]any{
 		"workloadRefPath": "spec.TargetEndpoints",
 		"definitionRef":   map[string]any{"name": "demoscopes.demo.oam.dev"},
@@ -278,7 +268,7 @@ func TestDemoScope(t *testing.T) {
 func TestConcurrentWriters(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "writers")
+	ns := env.Namespace(t, "writers")
 	applyDefinition(t, env, "ScopeDefinition", "healthscopes.core.oam.dev", map[string]any{"workloadRefPath": "spec.workloadRefs", "allowComponentOverlap": true})
 	// The scope starts with a reference that half of the writers remove while
 	// the others add theirs.
@@ -355,7 +345,7 @@ func contention(t *testing.T, processes int) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	ns := newNamespace(t, env, "contention")
+	ns := env.Namespace(t, "contention")
 	applyDefinition(t, env, "ScopeDefinition", "healthscopes.core.oam.dev", map[string]any{"workloadRefPath": "spec.workloadRefs", "allowComponentOverlap": true})
 	scope := newObject(healthScope, ns, "busy")
 	scope.SetAnnotations(map[string]string{"keep": "me"})
@@ -460,7 +450,7 @@ var cmpSortRefs = cmp.Transformer("sort", func(in []scopes.WorkloadRef) []string
 func TestPatchDefinitions(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "defs")
+	ns := env.Namespace(t, "defs")
 	web := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}
 
 	// PlainScope has no definition yet.
@@ -560,7 +550,7 @@ func deleteDefinition(t *testing.T, env *testenv.Env, name string) {
 func TestRefusedPaths(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "paths")
+	ns := env.Namespace(t, "paths")
 	web := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u1"}
 	db := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db"}
 
@@ -643,8 +633,8 @@ func TestRefusedPaths(t *testing.T) {
 func TestOverlap(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "overlap")
-	other := newNamespace(t, env, "overlap-other")
+	ns := env.Namespace(t, "overlap")
+	other := env.Namespace(t, "overlap-other")
 	applyDefinition(t, env, "ScopeDefinition", "demoscopes.demo.oam.dev", map[string]any{"workloadRefPath": "spec.TargetEndpoints", "allowComponentOverlap": false})
 	t.Cleanup(func() {
 		applyDefinition(t, env, "ScopeDefinition", "demoscopes.demo.oam.dev", map[string]any{"workloadRefPath": "spec.TargetEndpoints"})
@@ -690,8 +680,8 @@ func TestOverlap(t *testing.T) {
 func TestChildResourcesAPIServer(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "children")
-	other := newNamespace(t, env, "children-other")
+	ns := env.Namespace(t, "children")
+	other := env.Namespace(t, "children-other")
 
 	workload := newObject(exampleWorkload, ns, "w")
 	require.NoError(t, env.Client.Create(ctx, workload))
@@ -740,7 +730,7 @@ func TestChildResourcesAPIServer(t *testing.T) {
 func TestDefinitionByLabel(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := newNamespace(t, env, "bylabel")
+	ns := env.Namespace(t, "bylabel")
 	applyDefinition(t, env, "WorkloadDefinition", "bylabel-webservice", map[string]any{
 		"definitionRef":      map[string]any{"name": "deployments.apps"},
 		"childResourceKinds": []any{map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet"}},
