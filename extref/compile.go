@@ -200,20 +200,12 @@ func checkRef(ref v1alpha1.ObjectFieldRef) (*fieldpath.Path, *compileError) {
 // annotation, decided from the parsed path (metadata.labels[x] and
 // metadata[labels][x] alike), which takes only strings.
 func (r *Resolver) checkTarget(target string) targetVerdict {
-	r.mu.RLock()
-	v, ok := r.targets[target]
-	r.mu.RUnlock()
-	if ok {
+	if v, ok := cacheGet(&r.mu, &r.targets, target); ok {
 		return v
 	}
-	v = r.target(target)
+	v := r.target(target)
 	if len(target) <= 256 {
-		r.mu.Lock()
-		if r.targets == nil || len(r.targets) >= maxMappings {
-			r.targets = make(map[string]targetVerdict)
-		}
-		r.targets[target] = v
-		r.mu.Unlock()
+		cachePut(&r.mu, &r.targets, target, v)
 	}
 	return v
 }

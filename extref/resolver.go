@@ -62,7 +62,7 @@ type Resolver struct {
 	targets  map[string]targetVerdict // checkTarget's verdicts
 }
 
-// maxMappings bounds the mapping cache; it is cleared when full.
+// maxMappings bounds the mapping and target caches; each is cleared when full.
 const maxMappings = 1024
 
 // A ResolverOption configures a Resolver.
@@ -740,22 +740,34 @@ func (rs *resolution) mapping(gvr schema.GroupVersionResource) mapping {
 }
 
 func (r *Resolver) mapResource(gvr schema.GroupVersionResource) mapping {
-	r.mu.RLock()
-	m, ok := r.mappings[gvr]
-	r.mu.RUnlock()
-	if ok {
+	if m, ok := cacheGet(&r.mu, &r.mappings, gvr); ok {
 		return m
 	}
-	m = r.lookup(gvr)
+	m := r.lookup(gvr)
 	if m.err == nil {
-		r.mu.Lock()
-		if r.mappings == nil || len(r.mappings) >= maxMappings {
-			r.mappings = make(map[schema.GroupVersionResource]mapping)
-		}
-		r.mappings[gvr] = m
-		r.mu.Unlock()
+		cachePut(&r.mu, &r.mappings, gvr, m)
 	}
 	return m
+}
+
+// cacheGet returns the answer for k in *cache, read under mu.
+func cacheGet[K comparable, V any](mu *sync.RWMutex, cache *map[K]V, k K) (V, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	v, ok := (*cache)[k]
+	return v, ok
+}
+
+// cachePut stores v for k in *cache under mu. A cache that holds maxMappings
+// answers starts over, so that a stream of distinct keys cannot grow it
+// without bound.
+func cachePut[K comparable, V any](mu *sync.RWMutex, cache *map[K]V, k K, v V) {
+	mu.Lock()
+	defer mu.Unlock()
+	if *cache == nil || len(*cache) >= maxMappings {
+		*cache = make(map[K]V)
+	}
+	(*cache)[k] = v
 }
 
 // forget drops a cached mapping.
