@@ -27,10 +27,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
@@ -159,25 +157,16 @@ func start(t *testing.T, gvk schema.GroupVersionKind, o Options, logger ...logr.
 	selector := labels.SelectorFromSet(labels.Set{testLabel: h.label})
 	referencers := &unstructured.Unstructured{}
 	referencers.SetGroupVersionKind(gvk)
-	mgr, err := manager.New(h.writes.wrap(env.Config), manager.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Cache:      cache.Options{SyncPeriod: ptr.To(10 * time.Hour), ByObject: map[client.Object]cache.ByObject{referencers: {Label: selector}}},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		Logger:     append(logger, log.Log)[0],
-	})
+	mo := env.ManagerOptions()
+	mo.Cache = cache.Options{SyncPeriod: ptr.To(10 * time.Hour), ByObject: map[client.Object]cache.ByObject{referencers: {Label: selector}}}
+	mo.Logger = append(logger, log.Log)[0]
+	mgr, err := manager.New(h.writes.wrap(env.Config), mo)
 	require.NoError(t, err)
 	o.Name = "extref-" + h.label
 	r, err := newReconciler(mgr, gvk, o)
 	require.NoError(t, err)
 	require.NoError(t, r.controller(mgr).Complete(h.reconciles.wrap(r)))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
+	testenv.StartManager(t, mgr)
 	return h
 }
 

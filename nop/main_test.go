@@ -15,14 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
@@ -145,12 +142,9 @@ func startManagerOn(t testing.TB, env *testenv.Env, test string, o Options, twea
 	requests = &requestCounter{}
 	cfg := requests.wrap(env.Config)
 	cfg.QPS = -1 // as controller-runtime's config.GetConfig: no client-side rate limit
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		Cache:      cache.Options{DefaultLabelSelector: labels.SelectorFromSet(labels.Set{testLabel: test})},
-	})
+	mo := env.ManagerOptions()
+	mo.Cache = cache.Options{DefaultLabelSelector: labels.SelectorFromSet(labels.Set{testLabel: test})}
+	mgr, err := ctrl.NewManager(cfg, mo)
 	require.NoError(t, err)
 	if tweak == nil {
 		require.NoError(t, Setup(mgr, o))
@@ -163,19 +157,7 @@ func startManagerOn(t testing.TB, env *testenv.Env, test string, o Options, twea
 	for _, add := range extra {
 		require.NoError(t, add(mgr))
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("manager: %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
+	stop = testenv.StartManager(t, mgr)
 	return stop, requests
 }
 
