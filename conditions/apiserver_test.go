@@ -146,7 +146,9 @@ func TestPropagateAgainstAPIServer(t *testing.T) {
 	// First pass: DatabaseReady and ImageReady reach the claim, with the
 	// claim's generation; Ready and Synced do not.
 	got, wrote := propagate(ctx, t, c, xr, claim)
-	require.True(t, wrote, "the first pass should write the claim")
+	if !wrote {
+		t.Errorf("the first pass should write the claim")
+	}
 	gen := got.GetGeneration()
 	want := []metav1.Condition{
 		claimReady,
@@ -182,7 +184,9 @@ func TestPropagateAgainstAPIServer(t *testing.T) {
 	// Propagate that ImageReady was its own.
 	setStatus(ctx, t, c, xr, map[string]any{"claimConditions": []any{"DatabaseReady"}})
 	got, wrote = propagate(ctx, t, c, xr, claim)
-	require.True(t, wrote, "dropping a type should write the claim")
+	if !wrote {
+		t.Errorf("dropping a type should write the claim")
+	}
 	if diff := cmp.Diff(want[:2], conditionsOf(t, got), condCmp...); diff != "" {
 		t.Errorf("claim conditions after ImageReady was dropped: -want, +got:\n%s", diff)
 	}
@@ -195,7 +199,9 @@ func TestPropagateAgainstAPIServer(t *testing.T) {
 	cl.Object["spec"] = map[string]any{"engine": "mysql"}
 	require.NoError(t, c.Update(ctx, cl))
 	got, wrote = propagate(ctx, t, c, xr, claim)
-	require.True(t, wrote, "a new claim generation should write the claim")
+	if !wrote {
+		t.Errorf("a new claim generation should write the claim")
+	}
 	require.Greater(t, got.GetGeneration(), gen)
 	if og := conditions.Get(conditionsOf(t, got), "DatabaseReady").ObservedGeneration; og != got.GetGeneration() {
 		t.Errorf("DatabaseReady observedGeneration: want the claim's generation %d, got %d", got.GetGeneration(), og)
@@ -205,7 +211,9 @@ func TestPropagateAgainstAPIServer(t *testing.T) {
 	// the record field goes, and the claim's Ready stays.
 	setStatus(ctx, t, c, xr, map[string]any{"conditions": []any{xrCond("Ready", "True", "Available", "")}})
 	got, wrote = propagate(ctx, t, c, xr, claim)
-	require.True(t, wrote)
+	if !wrote {
+		t.Errorf("a dropped record field should write the claim")
+	}
 	if diff := cmp.Diff([]metav1.Condition{claimReady}, conditionsOf(t, got), condCmp...); diff != "" {
 		t.Errorf("claim conditions after the XR lost DatabaseReady: -want, +got:\n%s", diff)
 	}
@@ -213,7 +221,9 @@ func TestPropagateAgainstAPIServer(t *testing.T) {
 		t.Errorf("status.claimConditions: want none once nothing is propagated, got %v", r)
 	}
 	_, wrote = propagate(ctx, t, c, xr, claim)
-	require.False(t, wrote, "a settled claim should not be written")
+	if wrote {
+		t.Errorf("a settled claim should not be written")
+	}
 }
 
 func TestPropagateCrossplaneFieldAgainstAPIServer(t *testing.T) {
@@ -234,13 +244,17 @@ func TestPropagateCrossplaneFieldAgainstAPIServer(t *testing.T) {
 	create(ctx, t, c, claim)
 
 	got, wrote := propagate(ctx, t, c, xr, claim)
-	require.True(t, wrote)
+	if !wrote {
+		t.Errorf("the first pass should write the claim")
+	}
 	want := []metav1.Condition{{Type: "CacheReady", Status: metav1.ConditionUnknown, Reason: "Provisioning", ObservedGeneration: got.GetGeneration()}}
 	if diff := cmp.Diff(want, conditionsOf(t, got), condCmp...); diff != "" {
 		t.Errorf("claim conditions from claimConditionTypes: -want, +got:\n%s", diff)
 	}
 	_, wrote = propagate(ctx, t, c, xr, claim)
-	require.False(t, wrote, "a settled claim should not be written")
+	if wrote {
+		t.Errorf("a settled claim should not be written")
+	}
 }
 
 // TestSetUnstructuredAgainstAPIServer writes conditions set with
@@ -277,7 +291,9 @@ func TestSetUnstructuredAgainstAPIServer(t *testing.T) {
 	}
 	changed, err := conditions.SetUnstructured(u, ready)
 	require.NoError(t, err)
-	require.True(t, changed)
+	if !changed {
+		t.Errorf("SetUnstructured of a new condition: want changed, got unchanged")
+	}
 	require.NoError(t, c.Status().Update(ctx, u))
 
 	back := get(ctx, t, c, claim)
@@ -293,7 +309,9 @@ func TestSetUnstructuredAgainstAPIServer(t *testing.T) {
 	}
 	changed, err = conditions.SetUnstructured(back, ready)
 	require.NoError(t, err)
-	require.False(t, changed, "setting the condition read back should change nothing")
+	if changed {
+		t.Errorf("setting the condition read back should change nothing")
+	}
 
 	// The API server also rejects what Validate rejects: a list with a
 	// repeated type (list-type map), here written around this package.
@@ -322,7 +340,9 @@ func TestObjectAgainstAPIServer(t *testing.T) {
 	t.Cleanup(func() { _ = c.Delete(context.Background(), w) })
 
 	ready := metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Available", ObservedGeneration: w.Generation}
-	require.True(t, conditions.SetObject(typedWidget{w}, ready))
+	if !conditions.SetObject(typedWidget{w}, ready) {
+		t.Errorf("SetObject of a new condition: want changed, got unchanged")
+	}
 	require.NoError(t, c.Status().Update(ctx, w))
 
 	got := &v1alpha1.Widget{}
@@ -330,6 +350,10 @@ func TestObjectAgainstAPIServer(t *testing.T) {
 	if diff := cmp.Diff([]metav1.Condition{ready}, got.Status.Conditions, condCmp...); diff != "" {
 		t.Errorf("typed conditions read back: -want, +got:\n%s", diff)
 	}
-	require.False(t, conditions.SetObject(typedWidget{got}, ready), "setting the condition read back should change nothing")
-	require.False(t, got.Status.Conditions[0].LastTransitionTime.IsZero())
+	if conditions.SetObject(typedWidget{got}, ready) {
+		t.Errorf("setting the condition read back should change nothing")
+	}
+	if got.Status.Conditions[0].LastTransitionTime.IsZero() {
+		t.Errorf("the condition read back has no lastTransitionTime")
+	}
 }

@@ -44,7 +44,9 @@ func TestRecreateLeavesOthersAlone(t *testing.T) {
 	t.Log(err)
 	got := &v1alpha1.NopResource{}
 	require.NoError(t, env.Client.Get(ctx, key, got))
-	require.Equal(t, users.UID, got.UID, "the user's object is left alone")
+	if got.UID != users.UID {
+		t.Errorf("UID: want %s (the user's object is left alone), got %s", users.UID, got.UID)
+	}
 	require.NoError(t, env.Client.Delete(ctx, got))
 
 	// The provider-nop example's name is not the sample's.
@@ -56,7 +58,9 @@ func TestRecreateLeavesOthersAlone(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, key, first))
 	require.NoError(t, s.recreate(ctx, env.Client), "the sample of an earlier run")
 	require.NoError(t, env.Client.Get(ctx, key, got))
-	require.NotEqual(t, first.UID, got.UID, "the earlier sample is replaced")
+	if got.UID == first.UID {
+		t.Errorf("UID: %s, the earlier sample's; want a new object (the earlier sample is replaced)", got.UID)
+	}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(example), example), "default/example is left alone")
 }
 

@@ -2,6 +2,7 @@ package tour
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,13 +32,21 @@ func TestClean(t *testing.T) {
 	require.NoError(t, labelling.Create(ctx, held))
 	require.NoError(t, c.Create(ctx, theirs))
 	t.Cleanup(func() { _ = c.Delete(context.Background(), theirs) })
-	require.Equal(t, CreatedBy, ours.GetLabels()[LabelCreatedBy], "Create labels the object as the tour's")
+	if got := ours.GetLabels()[LabelCreatedBy]; got != CreatedBy {
+		t.Errorf("label %s after Create: want %q (the tour's), got %q", LabelCreatedBy, CreatedBy, got)
+	}
 
 	n, err := clean(ctx, labelling, time.Second)
 	require.Error(t, err, "a finalizer holds a Secret past the timeout")
-	require.Contains(t, err.Error(), "Secret default/clean-held (finalizers "+hold+")")
-	require.Equal(t, 2, n)
-	require.True(t, apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(ours), object("ConfigMap", ""))), "the tour's ConfigMap is gone")
+	if want := "Secret default/clean-held (finalizers " + hold + ")"; !strings.Contains(err.Error(), want) {
+		t.Errorf("cleanup error: want it to name %q, got %v", want, err)
+	}
+	if n != 2 {
+		t.Errorf("objects deleted: want 2, got %d", n)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(ours), object("ConfigMap", "")); !apierrors.IsNotFound(err) {
+		t.Errorf("the tour's ConfigMap: want it gone, got %v", err)
+	}
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(theirs), object("ConfigMap", "")), "a ConfigMap without the label stays")
 
 	// Without its finalizer the Secret goes, and nothing is left.
@@ -46,8 +55,12 @@ func TestClean(t *testing.T) {
 	require.NoError(t, c.Update(ctx, held))
 	n, err = clean(ctx, labelling, 10*time.Second)
 	require.NoError(t, err)
-	require.Zero(t, n)
-	require.True(t, apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(held), object("Secret", ""))), "the tour's Secret is gone")
+	if n != 0 {
+		t.Errorf("objects deleted: want 0, got %d", n)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(held), object("Secret", "")); !apierrors.IsNotFound(err) {
+		t.Errorf("the tour's Secret: want it gone, got %v", err)
+	}
 }
 
 // object returns an empty core object of kind in namespace default.
