@@ -714,7 +714,9 @@ func TestApplyTwiceIsSettled(t *testing.T) {
 	a := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now)))
 	first, err := a.Apply(rsp, xr, claim)
 	require.NoError(t, err)
-	require.True(t, first.CompositeChanged && first.ClaimChanged, "the first run changes both")
+	if !first.CompositeChanged || !first.ClaimChanged {
+		t.Errorf("first Apply(): got CompositeChanged %t, ClaimChanged %t, want both true", first.CompositeChanged, first.ClaimChanged)
+	}
 
 	xrBefore, claimBefore := xr.DeepCopy(), claim.DeepCopy()
 	second, err := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now.Add(time.Hour)))).Apply(rsp, xr, claim)
@@ -758,5 +760,7 @@ func TestApplyReorderedIsSettled(t *testing.T) {
 	require.NoError(t, err)
 	owned, _, err := unstructured.NestedStringSlice(xr.Object, "status", "resultConditions")
 	require.NoError(t, err)
-	require.Equal(t, []string{"BReady", "CReady"}, owned)
+	if diff := cmp.Diff([]string{"BReady", "CReady"}, owned); diff != "" {
+		t.Errorf("Apply() of new results: status.resultConditions: -want, +got:\n%s", diff)
+	}
 }

@@ -85,10 +85,14 @@ func requireSameBytes(t *testing.T, want, got *v1.RunFunctionResponse) {
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 		t.Errorf("response: -want, +got:\n%s", diff)
 	}
-	require.Equal(t, wb, gb, "marshalled response")
+	if diff := cmp.Diff(wb, gb); diff != "" {
+		t.Errorf("marshalled response: -want, +got:\n%s", diff)
+	}
 	back := &v1.RunFunctionResponse{}
 	require.NoError(t, proto.Unmarshal(gb, back))
-	require.True(t, proto.Equal(want, back), "the marshalled response decodes to what the SDK returns")
+	if diff := cmp.Diff(want, back, protocmp.Transform()); diff != "" {
+		t.Errorf("marshalled response decoded: -want (SDK), +got:\n%s", diff)
+	}
 }
 
 func TestSDKBody(t *testing.T) {
