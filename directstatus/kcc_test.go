@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -142,20 +143,28 @@ func TestKCCShapedCRDSettles(t *testing.T) {
 			op, err := w.StartUpdate(ctx, get(t, name), "spec.size")
 			require.NoError(t, err)
 			require.NoError(t, op.Succeeded(ctx))
-			require.Equal(t, int64(2), c.writes.Load(), "Updating and UpToDate are two writes")
+			if got := c.writes.Load(); got != 2 {
+				t.Errorf("status writes after an update: got %d, want 2 (Updating and UpToDate)", got)
+			}
 
 			// Settled: three reconciles, each from a fresh read, write nothing.
 			for i := range 3 {
 				written, err := w.SetReady(ctx, get(t, name), directstatus.UpToDate())
 				require.NoError(t, err)
-				require.False(t, written, "reconcile %d of a settled object wrote", i)
+				if written {
+					t.Errorf("SetReady(UpToDate) reconcile %d of a settled object: got written, want no write", i)
+				}
 			}
 			// Nor does a new Writer, which has learned nothing yet.
 			restarted := directstatus.NewWriter(c, directstatus.WithClock(clk))
 			written, err := restarted.SetReady(ctx, get(t, name), directstatus.UpToDate())
 			require.NoError(t, err)
-			require.False(t, written, "a new Writer wrote a settled object")
-			require.Equal(t, int64(2), c.writes.Load())
+			if written {
+				t.Errorf("SetReady(UpToDate) by a new Writer of a settled object: got written, want no write")
+			}
+			if got := c.writes.Load(); got != 2 {
+				t.Errorf("status writes after settled reconciles: got %d, want 2", got)
+			}
 
 			// A spec change bumps the generation: one write records it in
 			// status.observedGeneration, then the object is settled again.
@@ -167,18 +176,24 @@ func TestKCCShapedCRDSettles(t *testing.T) {
 				_, err := wr.SetReady(ctx, get(t, name), directstatus.UpToDate())
 				require.NoError(t, err)
 			}
-			require.Equal(t, int64(3), c.writes.Load(), "a new generation takes exactly one write")
+			if got := c.writes.Load(); got != 3 {
+				t.Errorf("status writes after a new generation: got %d, want 3 (exactly one more)", got)
+			}
 
 			got := &KCCWidget{}
 			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
-			require.NotNil(t, got.Status.ObservedGeneration)
-			require.Equal(t, got.Generation, *got.Status.ObservedGeneration)
-			require.Len(t, got.Status.Conditions, 1)
-			ready := got.Status.Conditions[0]
-			require.Equal(t, kccCondition{
+			if got.Status.ObservedGeneration == nil {
+				t.Errorf("status.observedGeneration: got none, want %d", got.Generation)
+			} else if *got.Status.ObservedGeneration != got.Generation {
+				t.Errorf("status.observedGeneration: got %d, want %d", *got.Status.ObservedGeneration, got.Generation)
+			}
+			want := []kccCondition{{
 				Type: "Ready", Status: corev1.ConditionTrue, Reason: directstatus.ReasonUpToDate,
 				Message: "Resource is up to date", LastTransitionTime: t0.Format(time.RFC3339),
-			}, ready)
+			}}
+			if diff := cmp.Diff(want, got.Status.Conditions); diff != "" {
+				t.Errorf("status.conditions: -want, +got:\n%s", diff)
+			}
 		})
 	}
 }

@@ -99,7 +99,9 @@ func TestSetReadyTyped(t *testing.T) {
 
 	written, err := w.SetReady(ctx, obj, directstatus.Updating("spec.size"))
 	require.NoError(t, err)
-	require.True(t, written, "the first Updating must be written")
+	if !written {
+		t.Errorf("first SetReady(Updating): got no write, want written")
+	}
 
 	got := &v1alpha1.Widget{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
@@ -152,7 +154,9 @@ func TestSetReadyTyped(t *testing.T) {
 	require.Equal(t, int64(2), got.Generation)
 	written, err = w.SetReady(ctx, got, directstatus.UpToDate(directstatus.OperationID("op-1")))
 	require.NoError(t, err)
-	require.True(t, written, "a new generation must be written")
+	if !written {
+		t.Errorf("SetReady(UpToDate) of a new generation: got no write, want written")
+	}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
 	if got.Status.ObservedGeneration != 2 || conditions.Get(got.Status.Conditions, "Ready").ObservedGeneration != 2 {
 		t.Errorf("observedGeneration: want 2 at the root and in Ready, got %d and %d", got.Status.ObservedGeneration, conditions.Get(got.Status.Conditions, "Ready").ObservedGeneration)
@@ -175,7 +179,9 @@ func TestSetReadyUnstructured(t *testing.T) {
 
 	written, err := w.SetReady(ctx, u, directstatus.UpdateFailure("spec.size", errors.New("quota exceeded")))
 	require.NoError(t, err)
-	require.True(t, written)
+	if !written {
+		t.Errorf("SetReady(UpdateFailure) of an unstructured object: got no write, want written")
+	}
 
 	got := &v1alpha1.Widget{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(typed), got))
@@ -217,7 +223,9 @@ func TestSetReadyWholeFloatObservedGeneration(t *testing.T) {
 	u := readUnstructured(t, env, typed)
 	written, err := w.SetReady(ctx, u, directstatus.UpToDate())
 	require.NoError(t, err)
-	require.True(t, written)
+	if !written {
+		t.Errorf("first SetReady(UpToDate): got no write, want written")
+	}
 
 	require.NoError(t, unstructured.SetNestedField(u.Object, float64(u.GetGeneration()), "status", "observedGeneration"))
 	before := c.writes.Load()
@@ -247,7 +255,9 @@ func TestSetReadyConflict(t *testing.T) {
 
 	written, err := w.SetReady(ctx, stale, directstatus.UpToDate())
 	require.NoError(t, err)
-	require.True(t, written)
+	if !written {
+		t.Errorf("SetReady(UpToDate) of a stale object: got no write, want written")
+	}
 	if got := c.writes.Load(); got != 2 {
 		t.Errorf("status writes: want 2 (a conflict, then the retry), got %d", got)
 	}
@@ -316,7 +326,9 @@ func TestSetReadyRereadFails(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			before := tc.withoutStatus(tc.obj)
 			written, err := w.SetReady(context.Background(), tc.obj, directstatus.Updating("spec.size"))
-			require.False(t, written)
+			if written {
+				t.Errorf("SetReady after a conflict whose re-read finds nothing: got written, want no write")
+			}
 			if !apierrors.IsNotFound(err) {
 				t.Errorf("SetReady: want an error wrapping the re-read's NotFound, got %v", err)
 			}
@@ -390,8 +402,12 @@ func TestSetReadyGenerationChanged(t *testing.T) {
 	require.Equal(t, int64(2), obj.Generation)
 
 	written, err := w.SetReady(ctx, stale, directstatus.Updating("spec.size"))
-	require.ErrorIs(t, err, directstatus.ErrGenerationChanged)
-	require.False(t, written)
+	if !errors.Is(err, directstatus.ErrGenerationChanged) {
+		t.Errorf("SetReady of a stale generation: got error %v, want ErrGenerationChanged", err)
+	}
+	if written {
+		t.Errorf("SetReady of a stale generation: got written, want no write")
+	}
 	got := &v1alpha1.Widget{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
 	if len(got.Status.Conditions) != 0 || got.Status.ObservedGeneration != 0 {
@@ -457,7 +473,9 @@ func TestReconcilePattern(t *testing.T) {
 	require.NoError(t, env.Client.Update(ctx, obj))
 	cloudErr := errors.New("size huge is not available")
 	err := reconcile(cloudErr)
-	require.ErrorIs(t, err, cloudErr, "Failed returns the cause, for the reconciler's backoff")
+	if !errors.Is(err, cloudErr) {
+		t.Errorf("reconcile of a failing call: got error %v, want the cause %v (for the reconciler's backoff)", err, cloudErr)
+	}
 	// The retry succeeds.
 	require.NoError(t, reconcile(nil))
 
