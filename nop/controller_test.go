@@ -185,7 +185,9 @@ func TestDeletion(t *testing.T) {
 	got := waitForCondition(t, env.Client, held, "Ready", metav1.ConditionFalse, ReasonDeleting)
 	require.NotNil(t, got.DeletionTimestamp)
 	holdUntil := got.DeletionTimestamp.Add(2 * time.Second)
-	require.Contains(t, conditions.Get(got.Status.Conditions, "Ready").Message, "deletion is held by spec.forProvider.deleteAfter (2s) until")
+	if !strings.Contains(conditions.Get(got.Status.Conditions, "Ready").Message, "deletion is held by spec.forProvider.deleteAfter (2s) until") {
+		t.Errorf("conditions.Get(got.Status.Conditions, \"Ready\").Message = %q, want it to contain %q", conditions.Get(got.Status.Conditions, "Ready").Message, "deletion is held by spec.forProvider.deleteAfter (2s) until")
+	}
 	waitForGone(t, env.Client, held)
 	if gone := time.Now(); gone.Before(holdUntil) {
 		t.Errorf("held: gone at %s, before deletionTimestamp + deleteAfter = %s", gone.Format(time.StampMilli), holdUntil.Format(time.StampMilli))
@@ -214,8 +216,12 @@ func TestDeletion(t *testing.T) {
 	// that the status write is accepted.
 	got = waitForCondition(t, env.Client, long, "Synced", metav1.ConditionFalse, ReasonDeleteFailed)
 	msg := conditions.Get(got.Status.Conditions, "Synced").Message
-	require.LessOrEqual(t, len(msg), conditions.MaxMessageLength)
-	require.True(t, strings.HasPrefix(msg, "cannot delete: xx") && strings.HasSuffix(msg, "x..."), "message cut: %.40q...%q", msg, msg[len(msg)-10:])
+	if len(msg) > conditions.MaxMessageLength {
+		t.Errorf("len(msg) = %v, want at most %v", len(msg), conditions.MaxMessageLength)
+	}
+	if !(strings.HasPrefix(msg, "cannot delete: xx") && strings.HasSuffix(msg, "x...")) {
+		t.Errorf("message cut: %.40q...%q", msg, msg[len(msg)-10:])
+	}
 	require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"forProvider":{"deleteError":null}}}`))))
 	waitForGone(t, env.Client, long)
 }
@@ -250,7 +256,9 @@ func TestDeletingSeenByWatcher(t *testing.T) {
 		require.NoError(t, env.Client.Create(ctx, n))
 		cleanup(t, env.Client, n)
 		got := waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
-		require.Equal(t, []string{Finalizer}, got.Finalizers, "%s: the finalizer from the first reconcile", n.Name)
+		if diff := cmp.Diff([]string{Finalizer}, got.Finalizers); diff != "" {
+			t.Errorf("%s: the finalizer from the first reconcile: -want, +got:\n%s", n.Name, diff)
+		}
 		require.NoError(t, env.Client.Delete(ctx, n))
 	}
 
@@ -323,7 +331,9 @@ func TestSettledObjectTakesNoWrites(t *testing.T) {
 	if diff := cmp.Diff(obj.Spec, got.Spec, cmp.Comparer(sameJSON)); diff != "" {
 		t.Errorf("spec after status writes: -want, +got:\n%s", diff)
 	}
-	require.Equal(t, test, got.Labels[testLabel])
+	if diff := cmp.Diff(test, got.Labels[testLabel]); diff != "" {
+		t.Errorf("got.Labels[testLabel]: -want, +got:\n%s", diff)
+	}
 	want := v1alpha1.NopResourceObservation{
 		Fields:             &runtime.RawExtension{Raw: []byte(`{"a":true,"b":{"c":[1,2.5,"x"]}}`)},
 		PatchReceiverField: "patched",
@@ -337,7 +347,9 @@ func TestSettledObjectTakesNoWrites(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"username": b64("admin"), "endpoint": b64("nop.example.org")}, data); diff != "" {
 		t.Errorf("connection secret data: -want, +got:\n%s", diff)
 	}
-	require.True(t, metav1.IsControlledBy(secret, got), "the connection secret is controlled by its resource")
+	if !metav1.IsControlledBy(secret, got) {
+		t.Errorf("the connection secret is controlled by its resource")
+	}
 	stop()
 
 	// The next reconcile of the settled object writes nothing.
@@ -351,7 +363,9 @@ func TestSettledObjectTakesNoWrites(t *testing.T) {
 		t.Helper()
 		res, err := r.Reconcile(ctx, req)
 		require.NoError(t, err)
-		require.Zero(t, res.RequeueAfter, "nothing is left to schedule")
+		if res.RequeueAfter != 0 {
+			t.Errorf("nothing is left to schedule: RequeueAfter = %v, want 0", res.RequeueAfter)
+		}
 	}
 	rv, secretRV := got.ResourceVersion, secret.GetResourceVersion()
 	reconcileOnce()
@@ -360,8 +374,12 @@ func TestSettledObjectTakesNoWrites(t *testing.T) {
 	}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(secret), secret))
-	require.Equal(t, rv, got.ResourceVersion, "resourceVersion of the settled object")
-	require.Equal(t, secretRV, secret.GetResourceVersion(), "resourceVersion of the connection secret")
+	if diff := cmp.Diff(rv, got.ResourceVersion); diff != "" {
+		t.Errorf("resourceVersion of the settled object: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(secretRV, secret.GetResourceVersion()); diff != "" {
+		t.Errorf("resourceVersion of the connection secret: -want, +got:\n%s", diff)
+	}
 
 	// A spec change (a mirrored field, an entry removed) takes one write,
 	// and the reconcile after it none.
@@ -374,10 +392,18 @@ func TestSettledObjectTakesNoWrites(t *testing.T) {
 		t.Errorf("a spec change took %d writes, want exactly 1 status write: %s", counter.writes.Load(), counter)
 	}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
-	require.Equal(t, int64(2), got.Status.ObservedGeneration)
-	require.Equal(t, "patched again", got.Status.AtProvider.PatchReceiverField)
-	require.True(t, conditionsHave(got.Status.Conditions, "Synced", "True", ReasonReconcileSuccess), "Synced's entry was removed, so Synced is the default: %s", describe(got.Status))
-	require.Equal(t, int64(2), conditions.Get(got.Status.Conditions, "Ready").ObservedGeneration)
+	if diff := cmp.Diff(int64(2), got.Status.ObservedGeneration); diff != "" {
+		t.Errorf("got.Status.ObservedGeneration: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff("patched again", got.Status.AtProvider.PatchReceiverField); diff != "" {
+		t.Errorf("got.Status.AtProvider.PatchReceiverField: -want, +got:\n%s", diff)
+	}
+	if !conditionsHave(got.Status.Conditions, "Synced", "True", ReasonReconcileSuccess) {
+		t.Errorf("Synced's entry was removed, so Synced is the default: %s", describe(got.Status))
+	}
+	if diff := cmp.Diff(int64(2), conditions.Get(got.Status.Conditions, "Ready").ObservedGeneration); diff != "" {
+		t.Errorf("conditions.Get(got.Status.Conditions, \"Ready\").ObservedGeneration: -want, +got:\n%s", diff)
+	}
 	counter.writes.Store(0)
 	reconcileOnce()
 	if n := counter.writes.Load(); n != 0 {
@@ -402,7 +428,9 @@ func TestRestartMidSchedule(t *testing.T) {
 	cleanup(t, env.Client, n)
 	select {
 	case first := <-landed:
-		require.Equal(t, 0, first.Entry)
+		if diff := cmp.Diff(0, first.Entry); diff != "" {
+			t.Errorf("first.Entry: -want, +got:\n%s", diff)
+		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("entry 0 did not land")
 	}
@@ -415,7 +443,9 @@ func TestRestartMidSchedule(t *testing.T) {
 	})
 	got := &v1alpha1.NopResource{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
-	require.True(t, conditions.IsFalse(got.Status.Conditions, "Ready"), "no controller ran: %s", describe(got.Status))
+	if !conditions.IsFalse(got.Status.Conditions, "Ready") {
+		t.Errorf("no controller ran: %s", describe(got.Status))
+	}
 
 	startManager(t, test, o)
 	for _, want := range []struct {
@@ -428,9 +458,15 @@ func TestRestartMidSchedule(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatalf("entry %d (%s) did not land", want.entry, want.typ)
 		}
-		require.Equal(t, want.entry, tr.Entry)
-		require.Equal(t, want.typ, tr.Condition.Type)
-		require.True(t, tr.Condition.LastTransitionTime.Equal(&metav1.Time{Time: tr.Due}), "lastTransitionTime %s, want the deadline %s", tr.Condition.LastTransitionTime, tr.Due)
+		if diff := cmp.Diff(want.entry, tr.Entry); diff != "" {
+			t.Errorf("tr.Entry: -want, +got:\n%s", diff)
+		}
+		if diff := cmp.Diff(want.typ, tr.Condition.Type); diff != "" {
+			t.Errorf("tr.Condition.Type: -want, +got:\n%s", diff)
+		}
+		if !tr.Condition.LastTransitionTime.Equal(&metav1.Time{Time: tr.Due}) {
+			t.Errorf("lastTransitionTime %s, want the deadline %s", tr.Condition.LastTransitionTime, tr.Due)
+		}
 		if tr.Lateness() < 0 {
 			t.Errorf("entry %d landed %s before its deadline", tr.Entry, -tr.Lateness())
 		}
@@ -469,9 +505,15 @@ func TestInvalidSpec(t *testing.T) {
 			t.Errorf("%s: reason %s, generation %d of %d; message -want, +got:\n%s", typ, c.Reason, c.ObservedGeneration, got.Generation, diff)
 		}
 	}
-	require.True(t, conditions.IsFalse(got.Status.Conditions, "Ready"), "Ready no longer claims True for a generation not reconciled")
-	require.True(t, conditions.IsTrue(got.Status.Conditions, TypeStalled))
-	require.Equal(t, got.Generation, got.Status.ObservedGeneration)
+	if !conditions.IsFalse(got.Status.Conditions, "Ready") {
+		t.Errorf("Ready no longer claims True for a generation not reconciled")
+	}
+	if !conditions.IsTrue(got.Status.Conditions, TypeStalled) {
+		t.Errorf("conditions.IsTrue(got.Status.Conditions, TypeStalled): want true, got false")
+	}
+	if diff := cmp.Diff(got.Generation, got.Status.ObservedGeneration); diff != "" {
+		t.Errorf("got.Status.ObservedGeneration: -want, +got:\n%s", diff)
+	}
 	waitForEvent(t, env.Client, "invalid", ReasonInvalidSpec, msg)
 
 	// Fixing the spec brings the schedule back; Stalled is removed, and
@@ -540,10 +582,14 @@ func TestForeignSecret(t *testing.T) {
 	if diff := cmp.Diff(msg, conditions.Get(got.Status.Conditions, "Synced").Message); diff != "" {
 		t.Errorf("Synced message: -want, +got:\n%s", diff)
 	}
-	require.True(t, conditions.IsTrue(got.Status.Conditions, "Ready"), "the schedule goes on: %s", describe(got.Status))
+	if !conditions.IsTrue(got.Status.Conditions, "Ready") {
+		t.Errorf("the schedule goes on: %s", describe(got.Status))
+	}
 	waitForEvent(t, env.Client, "foreign", ReasonConnectionSecretFailed, msg)
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(foreign), foreign))
-	require.Equal(t, rv, foreign.GetResourceVersion(), "the foreign secret is left alone")
+	if diff := cmp.Diff(rv, foreign.GetResourceVersion()); diff != "" {
+		t.Errorf("the foreign secret is left alone: -want, +got:\n%s", diff)
+	}
 }
 
 // TestAdmission: the CRDs accept the design's sample unchanged but for its

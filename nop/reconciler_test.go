@@ -300,17 +300,25 @@ func TestStaleCacheSkipped(t *testing.T) {
 
 	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
 	require.NoError(t, err)
-	require.Equal(t, staleRetry, res.RequeueAfter)
+	if diff := cmp.Diff(staleRetry, res.RequeueAfter); diff != "" {
+		t.Errorf("res.RequeueAfter: -want, +got:\n%s", diff)
+	}
 	got := &v1alpha1.NopResource{}
 	require.NoError(t, c.Get(context.Background(), key, got))
-	require.Equal(t, obj.ResourceVersion, got.ResourceVersion, "nothing written")
+	if diff := cmp.Diff(obj.ResourceVersion, got.ResourceVersion); diff != "" {
+		t.Errorf("nothing written: -want, +got:\n%s", diff)
+	}
 
 	r.written.Forget(key)
 	res, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
 	require.NoError(t, err)
-	require.Zero(t, res.RequeueAfter)
+	if res.RequeueAfter != 0 {
+		t.Errorf("RequeueAfter = %v, want 0", res.RequeueAfter)
+	}
 	require.NoError(t, c.Get(context.Background(), key, got))
-	require.Len(t, got.Status.Conditions, 2, "the schedule applies once the cache caught up")
+	if len(got.Status.Conditions) != 2 {
+		t.Errorf("the schedule applies once the cache caught up: want 2 conditions, got %s", describe(got.Status))
+	}
 }
 
 // padded is a NopResource whose spec.forProvider.fields, mirrored to the
@@ -352,26 +360,46 @@ func TestStatusSizeLimit(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(o), o))
 	}
-	require.Equal(t, MaxStatusBytes, jsonSize(&at.Status), "the status at the limit is written whole")
-	require.True(t, conditionsHave(at.Status.Conditions, "Synced", "True", ReasonReconcileSuccess), describe(at.Status))
-	require.Nil(t, conditions.Get(at.Status.Conditions, TypeStalled))
+	if diff := cmp.Diff(MaxStatusBytes, jsonSize(&at.Status)); diff != "" {
+		t.Errorf("the status at the limit is written whole: -want, +got:\n%s", diff)
+	}
+	if !conditionsHave(at.Status.Conditions, "Synced", "True", ReasonReconcileSuccess) {
+		t.Errorf("conditionsHave(at.Status.Conditions, \"Synced\", \"True\", ReasonReconcileSuccess): want true, got false: %s", describe(at.Status))
+	}
+	if conditions.Get(at.Status.Conditions, TypeStalled) != nil {
+		t.Errorf("conditions.Get(at.Status.Conditions, TypeStalled) = %v, want nil", conditions.Get(at.Status.Conditions, TypeStalled))
+	}
 
 	for _, typ := range []string{"Ready", "Synced"} {
-		require.True(t, conditionsHave(past.Status.Conditions, typ, "False", ReasonStatusTooLarge), describe(past.Status))
+		if !conditionsHave(past.Status.Conditions, typ, "False", ReasonStatusTooLarge) {
+			t.Errorf("conditionsHave(past.Status.Conditions, typ, \"False\", ReasonStatusTooLarge): want true, got false: %s", describe(past.Status))
+		}
 	}
-	require.True(t, conditionsHave(past.Status.Conditions, TypeStalled, "True", ReasonStatusTooLarge), describe(past.Status))
+	if !conditionsHave(past.Status.Conditions, TypeStalled, "True", ReasonStatusTooLarge) {
+		t.Errorf("conditionsHave(past.Status.Conditions, TypeStalled, \"True\", ReasonStatusTooLarge): want true, got false: %s", describe(past.Status))
+	}
 	msg := conditions.Get(past.Status.Conditions, TypeStalled).Message
-	require.Contains(t, msg, fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1))
-	require.Nil(t, past.Status.AtProvider.Fields, "the status holds nothing that could make it too large")
-	require.Less(t, jsonSize(&past.Status), 4096)
+	if !strings.Contains(msg, fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1)) {
+		t.Errorf("msg = %q, want it to contain %q", msg, fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1))
+	}
+	if past.Status.AtProvider.Fields != nil {
+		t.Errorf("the status holds nothing that could make it too large: past.Status.AtProvider.Fields = %v, want nil", past.Status.AtProvider.Fields)
+	}
+	if jsonSize(&past.Status) >= 4096 {
+		t.Errorf("jsonSize(&past.Status) = %v, want less than %v", jsonSize(&past.Status), 4096)
+	}
 
 	// Stalled until the spec changes: no write, no requeue.
 	rv := past.ResourceVersion
 	res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(past)})
 	require.NoError(t, err)
-	require.Zero(t, res)
+	if diff := cmp.Diff(ctrl.Result{}, res); diff != "" {
+		t.Errorf("Reconcile result: -want, +got:\n%s", diff)
+	}
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(past), past))
-	require.Equal(t, rv, past.ResourceVersion, "nothing written while the spec is unchanged")
+	if diff := cmp.Diff(rv, past.ResourceVersion); diff != "" {
+		t.Errorf("nothing written while the spec is unchanged: -want, +got:\n%s", diff)
+	}
 
 	// A smaller spec (a new generation) is reconciled again; Stalled goes.
 	past.Spec.ForProvider.Fields = &runtime.RawExtension{Raw: []byte(`{"pad":"x"}`)}
@@ -380,9 +408,15 @@ func TestStatusSizeLimit(t *testing.T) {
 	_, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(past)})
 	require.NoError(t, err)
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(past), past))
-	require.Nil(t, conditions.Get(past.Status.Conditions, TypeStalled), describe(past.Status))
-	require.True(t, conditionsHave(past.Status.Conditions, "Synced", "True", ReasonReconcileSuccess), describe(past.Status))
-	require.NotNil(t, past.Status.AtProvider.Fields)
+	if conditions.Get(past.Status.Conditions, TypeStalled) != nil {
+		t.Errorf("%s: conditions.Get(past.Status.Conditions, TypeStalled) = %v, want nil", describe(past.Status), conditions.Get(past.Status.Conditions, TypeStalled))
+	}
+	if !conditionsHave(past.Status.Conditions, "Synced", "True", ReasonReconcileSuccess) {
+		t.Errorf("conditionsHave(past.Status.Conditions, \"Synced\", \"True\", ReasonReconcileSuccess): want true, got false: %s", describe(past.Status))
+	}
+	if past.Status.AtProvider.Fields == nil {
+		t.Errorf("status.atProvider.fields is nil, want the spec's fields mirrored again")
+	}
 }
 
 // TestStatusSizeLimitCountsTheWholeSchedule: a schedule whose conditions,
@@ -404,10 +438,16 @@ func TestStatusSizeLimitCountsTheWholeSchedule(t *testing.T) {
 	r, c := newFakeReconciler(t, clocktesting.NewFakePassiveClock(t0.Add(30*time.Second)), obj)
 	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
 	require.NoError(t, err)
-	require.Zero(t, res, "no requeue: nothing changes until the spec does")
+	if diff := cmp.Diff(ctrl.Result{}, res); diff != "" {
+		t.Errorf("no requeue: nothing changes until the spec does: -want, +got:\n%s", diff)
+	}
 	require.NoError(t, c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
-	require.True(t, conditionsHave(obj.Status.Conditions, TypeStalled, "True", ReasonStatusTooLarge), describe(obj.Status))
-	require.Nil(t, conditions.Get(obj.Status.Conditions, "T00"), "no scheduled condition is written")
+	if !conditionsHave(obj.Status.Conditions, TypeStalled, "True", ReasonStatusTooLarge) {
+		t.Errorf("conditionsHave(obj.Status.Conditions, TypeStalled, \"True\", ReasonStatusTooLarge): want true, got false: %s", describe(obj.Status))
+	}
+	if conditions.Get(obj.Status.Conditions, "T00") != nil {
+		t.Errorf("no scheduled condition is written: conditions.Get(obj.Status.Conditions, \"T00\") = %v, want nil", conditions.Get(obj.Status.Conditions, "T00"))
+	}
 }
 
 // conditionsHave says whether conds hold a condition of type typ with status

@@ -283,7 +283,9 @@ func TestParseSpec(t *testing.T) {
 				if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
 					t.Errorf("%s\nerror: -want, +got:\n%s", tc.reason, diff)
 				}
-				require.ErrorIs(t, err, ErrInvalidSpec)
+				if !errors.Is(err, ErrInvalidSpec) {
+					t.Errorf("err = %v, want %v", err, ErrInvalidSpec)
+				}
 				return
 			}
 			require.NoError(t, err, tc.reason)

@@ -3,6 +3,7 @@ package nop
 import (
 	"context"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
 	"strings"
 	"testing"
 	"time"
@@ -60,13 +61,19 @@ func TestStatusTooLargeAPIServer(t *testing.T) {
 	}
 
 	got := waitForCondition(t, env.Client, at, "Synced", metav1.ConditionTrue, ReasonReconcileSuccess)
-	require.Equal(t, MaxStatusBytes, jsonSize(&got.Status), "the status at the limit is stored whole")
-	require.Nil(t, conditions.Get(got.Status.Conditions, TypeStalled))
+	if diff := cmp.Diff(MaxStatusBytes, jsonSize(&got.Status)); diff != "" {
+		t.Errorf("the status at the limit is stored whole: -want, +got:\n%s", diff)
+	}
+	if conditions.Get(got.Status.Conditions, TypeStalled) != nil {
+		t.Errorf("conditions.Get(got.Status.Conditions, TypeStalled) = %v, want nil", conditions.Get(got.Status.Conditions, TypeStalled))
+	}
 
 	for _, o := range []*v1alpha1.NopResource{past, hostile, etcd} {
 		got := waitForCondition(t, env.Client, o, TypeStalled, metav1.ConditionTrue, ReasonStatusTooLarge)
 		for _, typ := range []string{"Ready", "Synced"} {
-			require.True(t, conditionsHave(got.Status.Conditions, typ, "False", ReasonStatusTooLarge), "%s: %s", o.Name, describe(got.Status))
+			if !conditionsHave(got.Status.Conditions, typ, "False", ReasonStatusTooLarge) {
+				t.Errorf("%s: %s", o.Name, describe(got.Status))
+			}
 		}
 		t.Logf("%s: %s", o.Name, conditions.Get(got.Status.Conditions, TypeStalled).Message)
 	}
@@ -75,18 +82,26 @@ func TestStatusTooLargeAPIServer(t *testing.T) {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(o), got))
 		return conditions.Get(got.Status.Conditions, TypeStalled).Message
 	}
-	require.Contains(t, msg(past), fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1))
-	require.Contains(t, msg(etcd), "the API server refused it as too large")
+	if !strings.Contains(msg(past), fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1)) {
+		t.Errorf("msg(past) = %q, want it to contain %q", msg(past), fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1))
+	}
+	if !strings.Contains(msg(etcd), "the API server refused it as too large") {
+		t.Errorf("msg(etcd) = %q, want it to contain %q", msg(etcd), "the API server refused it as too large")
+	}
 
 	// Settled: no request at all, also for the one etcd refused.
 	requests.reset()
 	time.Sleep(3 * time.Second)
-	require.Zero(t, requests.writes.Load(), "requests while stalled: %s", requests)
+	if n := requests.writes.Load(); n != 0 {
+		t.Errorf("writes while stalled: want 0, got %d: %s", n, requests)
+	}
 
 	// A spec change is reconciled again.
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(etcd), etcd))
 	etcd.Spec.ForProvider.Fields = &runtime.RawExtension{Raw: []byte(`{"pad":"small"}`)}
 	require.NoError(t, env.Client.Update(ctx, etcd))
 	got = waitForCondition(t, env.Client, etcd, "Ready", metav1.ConditionTrue, ReasonScheduled)
-	require.Nil(t, conditions.Get(got.Status.Conditions, TypeStalled), describe(got.Status))
+	if conditions.Get(got.Status.Conditions, TypeStalled) != nil {
+		t.Errorf("%s: conditions.Get(got.Status.Conditions, TypeStalled) = %v, want nil", describe(got.Status), conditions.Get(got.Status.Conditions, TypeStalled))
+	}
 }

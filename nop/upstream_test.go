@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/google/go-cmp/cmp"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +54,9 @@ func TestUpstreamManifests(t *testing.T) {
 
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "crossplane-system"}}}
 	if err := env.Client.Create(ctx, ns); err != nil {
-		require.True(t, strings.Contains(err.Error(), "already exists"), "%v", err)
+		if !strings.Contains(err.Error(), "already exists") {
+			t.Fatalf("create namespace crossplane-system: %v", err)
+		}
 	}
 
 	upstream, err := filepath.Glob("testdata/upstream/*.yaml")
@@ -125,10 +129,14 @@ func TestUpstreamManifests(t *testing.T) {
 					}
 					return ok, fmt.Sprintf("observedGeneration %d of %d, %v", og, got.GetGeneration(), conds)
 				})
-				require.Contains(t, got.GetFinalizers(), Finalizer)
+				if !slices.Contains(got.GetFinalizers(), Finalizer) {
+					t.Errorf("got.GetFinalizers() = %q, want it to contain %q", got.GetFinalizers(), Finalizer)
+				}
 				if typed.Spec.PublishConnectionDetailsTo != nil {
 					conds, _ := conditions.FromUnstructured(got)
-					require.Equal(t, notePublish, conditions.Get(conds, "Synced").Message)
+					if diff := cmp.Diff(notePublish, conditions.Get(conds, "Synced").Message); diff != "" {
+						t.Errorf("conditions.Get(conds, \"Synced\").Message: -want, +got:\n%s", diff)
+					}
 				}
 
 				// Deleted: Ready=False (Deleting) before it goes. A finalizer
