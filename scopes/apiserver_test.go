@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -181,7 +182,9 @@ func TestSeedEndToEnd(t *testing.T) {
 		}
 	}
 	reconcileAppConfig()
-	require.Equal(t, int64(1), cc.patches.Load(), "one patch for one scope")
+	if diff := cmp.Diff(int64(1), cc.patches.Load()); diff != "" {
+		t.Errorf("one patch for one scope: -want, +got:\n%s", diff)
+	}
 
 	scope := get(t, env, healthScope, ns, "example-health-scope")
 	want := []scopes.WorkloadRef{{APIVersion: "oam.dev/v1alpha2", Kind: "example-workload", Name: "my-example-workload"}}
@@ -192,8 +195,12 @@ func TestSeedEndToEnd(t *testing.T) {
 	// A second reconcile writes nothing, although the reference it adds
 	// carries a UID that the scope's schema prunes.
 	reconcileAppConfig()
-	require.Equal(t, int64(1), cc.patches.Load(), "a settled reconcile sends no patch")
-	require.Equal(t, scope.GetResourceVersion(), get(t, env, healthScope, ns, "example-health-scope").GetResourceVersion())
+	if diff := cmp.Diff(int64(1), cc.patches.Load()); diff != "" {
+		t.Errorf("a settled reconcile sends no patch: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(scope.GetResourceVersion(), get(t, env, healthScope, ns, "example-health-scope").GetResourceVersion()); diff != "" {
+		t.Errorf("get(t, env, healthScope, ns, \"example-health-scope\").GetResourceVersion(): -want, +got:\n%s", diff)
+	}
 
 	// The workload's controller creates a Deployment; an unrelated one exists too.
 	workload := get(t, env, exampleWorkload, ns, "my-example-workload")
@@ -205,12 +212,22 @@ func TestSeedEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, located, 1)
 	l := located[0]
-	require.Equal(t, want[0], l.Ref)
-	require.Equal(t, workload.GetUID(), l.Workload.GetUID())
-	require.Equal(t, "example-workload.oam.dev", l.Definition.GetName())
+	if diff := cmp.Diff(want[0], l.Ref); diff != "" {
+		t.Errorf("l.Ref: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(workload.GetUID(), l.Workload.GetUID()); diff != "" {
+		t.Errorf("l.Workload.GetUID(): -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff("example-workload.oam.dev", l.Definition.GetName()); diff != "" {
+		t.Errorf("l.Definition.GetName(): -want, +got:\n%s", diff)
+	}
 	require.Len(t, l.Children, 1)
-	require.Equal(t, "Deployment", l.Children[0].GetKind())
-	require.Equal(t, "my-example-workload", l.Children[0].GetName())
+	if diff := cmp.Diff("Deployment", l.Children[0].GetKind()); diff != "" {
+		t.Errorf("l.Children[0].GetKind(): -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff("my-example-workload", l.Children[0].GetName()); diff != "" {
+		t.Errorf("l.Children[0].GetName(): -want, +got:\n%s", diff)
+	}
 }
 
 // decode converts JSON content into out.
@@ -244,11 +261,15 @@ func TestDemoScope(t *testing.T) {
 
 	got, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{a, b, c}})
 	require.NoError(t, err)
-	require.Equal(t, scopes.Patched{Path: "spec.TargetEndpoints", Changed: true}, got)
+	if diff := cmp.Diff(scopes.Patched{Path: "spec.TargetEndpoints", Changed: true}, got); diff != "" {
+		t.Errorf("got: -want, +got:\n%s", diff)
+	}
 
 	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{b}, Add: []scopes.WorkloadRef{a}})
 	require.NoError(t, err)
-	require.Equal(t, scopes.Patched{Path: "spec.TargetEndpoints", Changed: true}, got)
+	if diff := cmp.Diff(scopes.Patched{Path: "spec.TargetEndpoints", Changed: true}, got); diff != "" {
+		t.Errorf("got: -want, +got:\n%s", diff)
+	}
 
 	scope = get(t, env, demoScope, ns, "demo-scope")
 	wantSpec := map[string]any{
@@ -301,7 +322,9 @@ func TestConcurrentWriters(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmpSortRefs); diff != "" {
 		t.Errorf("references after %d concurrent writers: -want, +got:\n%s", writers, diff)
 	}
-	require.LessOrEqual(t, cc.patches.Load()-cc.conflicts.Load(), int64(writers), "concurrent writers share patches")
+	if cc.patches.Load()-cc.conflicts.Load() > int64(writers) {
+		t.Errorf("concurrent writers share patches: cc.patches.Load()-cc.conflicts.Load() = %v, want at most %v", cc.patches.Load()-cc.conflicts.Load(), int64(writers))
+	}
 	t.Logf("%d writers: %d patches, %d conflicts retried", writers, cc.patches.Load(), cc.conflicts.Load())
 
 	// Half remove theirs while the other half add theirs again (no change for them).
@@ -325,8 +348,12 @@ func TestConcurrentWriters(t *testing.T) {
 	if diff := cmp.Diff(odd, got, cmpSortRefs); diff != "" {
 		t.Errorf("references after concurrent removals: -want, +got:\n%s", diff)
 	}
-	require.LessOrEqual(t, cc.patches.Load()-cc.conflicts.Load(), int64(writers/2), "only the removals write")
-	require.Equal(t, int64(5), get(t, env, healthScope, ns, "busy").Object["spec"].(map[string]any)["probe-timeout"], "other fields are kept")
+	if cc.patches.Load()-cc.conflicts.Load() > int64(writers/2) {
+		t.Errorf("only the removals write: cc.patches.Load()-cc.conflicts.Load() = %v, want at most %v", cc.patches.Load()-cc.conflicts.Load(), int64(writers/2))
+	}
+	if diff := cmp.Diff(int64(5), get(t, env, healthScope, ns, "busy").Object["spec"].(map[string]any)["probe-timeout"]); diff != "" {
+		t.Errorf("other fields are kept: -want, +got:\n%s", diff)
+	}
 }
 
 // TestContention: 50 writers at once, each adding 10 references to one
@@ -407,17 +434,25 @@ func contention(t *testing.T, processes int) {
 
 	got := get(t, env, healthScope, ns, "busy")
 	gotRefs := refs(t, got, "spec.workloadRefs")
-	require.Len(t, gotRefs, writers*(adds-removes), "no reference lost or written twice")
+	if len(gotRefs) != writers*(adds-removes) {
+		t.Errorf("no reference lost or written twice: want %d references, got %d", writers*(adds-removes), len(gotRefs))
+	}
 	if diff := cmp.Diff(want, gotRefs, cmpSortRefs); diff != "" {
 		t.Errorf("references after %d writers: -want, +got:\n%s", writers, diff)
 	}
-	require.Equal(t, int64(5), got.Object["spec"].(map[string]any)["probe-timeout"], "other fields are kept")
-	require.Equal(t, map[string]string{"keep": "me"}, got.GetAnnotations())
+	if diff := cmp.Diff(int64(5), got.Object["spec"].(map[string]any)["probe-timeout"]); diff != "" {
+		t.Errorf("other fields are kept: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"keep": "me"}, got.GetAnnotations()); diff != "" {
+		t.Errorf("got.GetAnnotations(): -want, +got:\n%s", diff)
+	}
 	var patches, conflicts int64
 	for _, cc := range clients {
 		patches, conflicts = patches+cc.patches.Load(), conflicts+cc.conflicts.Load()
 	}
-	require.LessOrEqual(t, patches-conflicts, int64(writers*(adds+removes)), "concurrent calls share patches")
+	if patches-conflicts > int64(writers*(adds+removes)) {
+		t.Errorf("concurrent calls share patches: patches-conflicts = %v, want at most %v", patches-conflicts, int64(writers*(adds+removes)))
+	}
 
 	var all []time.Duration
 	for _, l := range latencies {
@@ -433,7 +468,9 @@ func contention(t *testing.T, processes int) {
 	cc := &countingClient{Client: env.Client}
 	_, err = scopes.PatchWorkloadRefs(ctx, cc, env.Mapper, ref, scopes.Change{Add: want[:1]})
 	require.NoError(t, err)
-	require.Zero(t, cc.patches.Load(), "a settled scope takes no write")
+	if n := cc.patches.Load(); n != 0 {
+		t.Errorf("a settled scope takes no write: want 0 patches, got %d", n)
+	}
 }
 
 var cmpSortRefs = cmp.Transformer("sort", func(in []scopes.WorkloadRef) []string {
@@ -461,13 +498,19 @@ func TestPatchDefinitions(t *testing.T) {
 	deleteDefinition(t, env, "plainscopes.test.ctrlkit.dev")
 
 	_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{web}})
-	require.ErrorIs(t, err, scopes.ErrDefinitionNotFound)
-	require.Contains(t, err.Error(), "cannot patch the workload references of PlainScope "+ns+"/plain: it has no ScopeDefinition")
+	if !errors.Is(err, scopes.ErrDefinitionNotFound) {
+		t.Errorf("err = %v, want %v", err, scopes.ErrDefinitionNotFound)
+	}
+	if err == nil || !strings.Contains(err.Error(), "cannot patch the workload references of PlainScope "+ns+"/plain: it has no ScopeDefinition") {
+		t.Errorf("err = %v, want it to contain %q", err, "cannot patch the workload references of PlainScope "+ns+"/plain: it has no ScopeDefinition")
+	}
 
 	// With AtPath, no definition is needed.
 	got, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{web}}, scopes.AtPath("spec.refs"))
 	require.NoError(t, err)
-	require.Equal(t, scopes.Patched{Path: "spec.refs", Changed: true}, got)
+	if diff := cmp.Diff(scopes.Patched{Path: "spec.refs", Changed: true}, got); diff != "" {
+		t.Errorf("got: -want, +got:\n%s", diff)
+	}
 
 	// A definition that declares no path opts out: nothing is written.
 	applyDefinition(t, env, "ScopeDefinition", "plainscopes.test.ctrlkit.dev", map[string]any{"allowComponentOverlap": true})
@@ -475,39 +518,61 @@ func TestPatchDefinitions(t *testing.T) {
 	db := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db"}
 	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db}})
 	require.NoError(t, err)
-	require.Equal(t, scopes.Patched{}, got)
-	require.Equal(t, rv, get(t, env, plainScope, ns, "plain").GetResourceVersion(), "an opted-out scope is not written")
+	if diff := cmp.Diff(scopes.Patched{}, got); diff != "" {
+		t.Errorf("got: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(rv, get(t, env, plainScope, ns, "plain").GetResourceVersion()); diff != "" {
+		t.Errorf("an opted-out scope is not written: -want, +got:\n%s", diff)
+	}
 
 	// The definition's path (OAM's field name) is used.
 	applyDefinition(t, env, "ScopeDefinition", "plainscopes.test.ctrlkit.dev", map[string]any{"workloadRefsPath": "spec.refs"})
 	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db, web}})
 	require.NoError(t, err)
-	require.Equal(t, scopes.Patched{Path: "spec.refs", Changed: true}, got)
-	require.Equal(t, []scopes.WorkloadRef{web, db}, refs(t, get(t, env, plainScope, ns, "plain"), "spec.refs"))
+	if diff := cmp.Diff(scopes.Patched{Path: "spec.refs", Changed: true}, got); diff != "" {
+		t.Errorf("got: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]scopes.WorkloadRef{web, db}, refs(t, get(t, env, plainScope, ns, "plain"), "spec.refs")); diff != "" {
+		t.Errorf("refs(t, get(t, env, plainScope, ns, \"plain\"), \"spec.refs\"): -want, +got:\n%s", diff)
+	}
 
 	// No change, no write.
 	rv = get(t, env, plainScope, ns, "plain").GetResourceVersion()
 	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db}, Remove: []scopes.WorkloadRef{{APIVersion: "v1", Kind: "Service", Name: "absent"}}})
 	require.NoError(t, err)
-	require.Equal(t, scopes.Patched{Path: "spec.refs"}, got)
-	require.Equal(t, rv, get(t, env, plainScope, ns, "plain").GetResourceVersion())
+	if diff := cmp.Diff(scopes.Patched{Path: "spec.refs"}, got); diff != "" {
+		t.Errorf("got: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(rv, get(t, env, plainScope, ns, "plain").GetResourceVersion()); diff != "" {
+		t.Errorf("get(t, env, plainScope, ns, \"plain\").GetResourceVersion(): -want, +got:\n%s", diff)
+	}
 
 	// A malformed value at the path is reported and left alone.
 	bad := newObject(plainScope, ns, "bad")
 	bad.Object["spec"] = map[string]any{"refs": "a.b.c"}
 	require.NoError(t, env.Client.Create(ctx, bad))
 	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scopes.ScopeRef{APIVersion: "test.ctrlkit.dev/v1", Kind: "PlainScope", Namespace: ns, Name: "bad"}, scopes.Change{Add: []scopes.WorkloadRef{db}})
-	require.ErrorIs(t, err, scopes.ErrMalformed)
-	require.Contains(t, err.Error(), `spec.refs holds a string ("a.b.c")`)
-	require.Equal(t, "a.b.c", get(t, env, plainScope, ns, "bad").Object["spec"].(map[string]any)["refs"])
+	if !errors.Is(err, scopes.ErrMalformed) {
+		t.Errorf("err = %v, want %v", err, scopes.ErrMalformed)
+	}
+	if err == nil || !strings.Contains(err.Error(), `spec.refs holds a string ("a.b.c")`) {
+		t.Errorf("err = %v, want it to contain %q", err, `spec.refs holds a string ("a.b.c")`)
+	}
+	if diff := cmp.Diff("a.b.c", get(t, env, plainScope, ns, "bad").Object["spec"].(map[string]any)["refs"]); diff != "" {
+		t.Errorf("get(t, env, plainScope, ns, \"bad\").Object[\"spec\"].(map[string]any)[\"refs\"]: -want, +got:\n%s", diff)
+	}
 
 	// A scope that does not exist: adding fails, removing has nothing to do.
 	missing := scopes.ScopeRef{APIVersion: "test.ctrlkit.dev/v1", Kind: "PlainScope", Namespace: ns, Name: "missing"}
 	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, missing, scopes.Change{Add: []scopes.WorkloadRef{db}})
-	require.True(t, apierrors.IsNotFound(err), "want NotFound, got %v", err)
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("want NotFound, got %v", err)
+	}
 	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, missing, scopes.Change{Remove: []scopes.WorkloadRef{db}})
 	require.NoError(t, err)
-	require.False(t, got.Changed)
+	if got.Changed {
+		t.Errorf("got.Changed: want false, got true")
+	}
 
 	// A kind that is not installed: removing has nothing to do, with or
 	// without a recorded path.
@@ -516,9 +581,13 @@ func TestPatchDefinitions(t *testing.T) {
 	require.NoError(t, err)
 	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, gone, scopes.Change{Remove: []scopes.WorkloadRef{db}})
 	require.NoError(t, err)
-	require.Equal(t, scopes.Patched{}, got)
+	if diff := cmp.Diff(scopes.Patched{}, got); diff != "" {
+		t.Errorf("got: -want, +got:\n%s", diff)
+	}
 	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, gone, scopes.Change{Add: []scopes.WorkloadRef{db}})
-	require.True(t, meta.IsNoMatchError(err), "want a no-match error, got %v", err)
+	if !meta.IsNoMatchError(err) {
+		t.Errorf("want a no-match error, got %v", err)
+	}
 
 	// Once the definition is gone, removal succeeds: without a path it
 	// writes nothing (the reference stays in a scope nobody reads), with
@@ -527,12 +596,20 @@ func TestPatchDefinitions(t *testing.T) {
 	rv = get(t, env, plainScope, ns, "plain").GetResourceVersion()
 	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{web}})
 	require.NoError(t, err)
-	require.Equal(t, scopes.Patched{}, got)
-	require.Equal(t, rv, get(t, env, plainScope, ns, "plain").GetResourceVersion(), "nothing is written without a path")
+	if diff := cmp.Diff(scopes.Patched{}, got); diff != "" {
+		t.Errorf("got: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(rv, get(t, env, plainScope, ns, "plain").GetResourceVersion()); diff != "" {
+		t.Errorf("nothing is written without a path: -want, +got:\n%s", diff)
+	}
 	got, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{web}}, scopes.AtPath("spec.refs"))
 	require.NoError(t, err)
-	require.True(t, got.Changed)
-	require.Equal(t, []scopes.WorkloadRef{db}, refs(t, get(t, env, plainScope, ns, "plain"), "spec.refs"))
+	if !got.Changed {
+		t.Errorf("got.Changed: want true, got false")
+	}
+	if diff := cmp.Diff([]scopes.WorkloadRef{db}, refs(t, get(t, env, plainScope, ns, "plain"), "spec.refs")); diff != "" {
+		t.Errorf("refs(t, get(t, env, plainScope, ns, \"plain\"), \"spec.refs\"): -want, +got:\n%s", diff)
+	}
 }
 
 func deleteDefinition(t *testing.T, env *testenv.Env, name string) {
@@ -583,9 +660,15 @@ func TestRefusedPaths(t *testing.T) {
 	for path, why := range refusedByOption {
 		for _, change := range []scopes.Change{{Add: []scopes.WorkloadRef{web}}, {Remove: []scopes.WorkloadRef{db}}} {
 			_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, change, scopes.AtPath(path))
-			require.ErrorIs(t, err, scopes.ErrInvalidRefPath, path)
-			require.ErrorContains(t, err, fmt.Sprintf("path %q of option AtPath is refused", path))
-			require.ErrorContains(t, err, why)
+			if !errors.Is(err, scopes.ErrInvalidRefPath) {
+				t.Errorf("%s: err = %v, want %v", path, err, scopes.ErrInvalidRefPath)
+			}
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("path %q of option AtPath is refused", path)) {
+				t.Errorf("err = %v, want it to contain %q", err, fmt.Sprintf("path %q of option AtPath is refused", path))
+			}
+			if err == nil || !strings.Contains(err.Error(), why) {
+				t.Errorf("err = %v, want it to contain %q", err, why)
+			}
 		}
 	}
 
@@ -597,15 +680,27 @@ func TestRefusedPaths(t *testing.T) {
 	} {
 		applyDefinition(t, env, "ScopeDefinition", "plainscopes.test.ctrlkit.dev", map[string]any{"workloadRefPath": path})
 		_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{web}})
-		require.ErrorIs(t, err, scopes.ErrInvalidRefPath, path)
-		require.ErrorContains(t, err, fmt.Sprintf("path %q of ScopeDefinition plainscopes.test.ctrlkit.dev (spec.workloadRefPath) is refused", path))
-		require.ErrorContains(t, err, why)
+		if !errors.Is(err, scopes.ErrInvalidRefPath) {
+			t.Errorf("%s: err = %v, want %v", path, err, scopes.ErrInvalidRefPath)
+		}
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("path %q of ScopeDefinition plainscopes.test.ctrlkit.dev (spec.workloadRefPath) is refused", path)) {
+			t.Errorf("err = %v, want it to contain %q", err, fmt.Sprintf("path %q of ScopeDefinition plainscopes.test.ctrlkit.dev (spec.workloadRefPath) is refused", path))
+		}
+		if err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("err = %v, want it to contain %q", err, why)
+		}
 		_, err = scopes.Locate(ctx, env.Client, env.Mapper, get(t, env, plainScope, ns, "shapes"))
-		require.ErrorIs(t, err, scopes.ErrInvalidRefPath, path)
+		if !errors.Is(err, scopes.ErrInvalidRefPath) {
+			t.Errorf("%s: err = %v, want %v", path, err, scopes.ErrInvalidRefPath)
+		}
 	}
 	after := get(t, env, plainScope, ns, "shapes")
-	require.Equal(t, before.GetResourceVersion(), after.GetResourceVersion(), "a refused path writes nothing")
-	require.Equal(t, before.Object, after.Object)
+	if diff := cmp.Diff(before.GetResourceVersion(), after.GetResourceVersion()); diff != "" {
+		t.Errorf("a refused path writes nothing: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(before.Object, after.Object); diff != "" {
+		t.Errorf("after.Object: -want, +got:\n%s", diff)
+	}
 
 	// A list inside an array element, and a list created where none was.
 	_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{db, web}}, scopes.AtPath("spec.groups[1].refs"))
@@ -625,8 +720,12 @@ func TestRefusedPaths(t *testing.T) {
 	if diff := cmp.Diff(want, after.Object["spec"]); diff != "" {
 		t.Errorf("spec: -want, +got:\n%s", diff)
 	}
-	require.Equal(t, before.Object["metadata"].(map[string]any)["annotations"], after.Object["metadata"].(map[string]any)["annotations"])
-	require.Equal(t, before.GetOwnerReferences(), after.GetOwnerReferences())
+	if diff := cmp.Diff(before.Object["metadata"].(map[string]any)["annotations"], after.Object["metadata"].(map[string]any)["annotations"]); diff != "" {
+		t.Errorf("after.Object[\"metadata\"].(map[string]any)[\"annotations\"]: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff(before.GetOwnerReferences(), after.GetOwnerReferences()); diff != "" {
+		t.Errorf("after.GetOwnerReferences(): -want, +got:\n%s", diff)
+	}
 }
 
 // TestOverlap enforces allowComponentOverlap: false.
@@ -653,9 +752,15 @@ func TestOverlap(t *testing.T) {
 
 	rv := get(t, env, demoScope, ns, "b").GetResourceVersion()
 	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(ns, "b"), scopes.Change{Add: []scopes.WorkloadRef{db, web}})
-	require.ErrorIs(t, err, scopes.ErrOverlap)
-	require.Contains(t, err.Error(), `workload apps/v1 Deployment "web" is already in DemoScope `+ns+`/a, and the DemoScope definition sets allowComponentOverlap to false`)
-	require.Equal(t, rv, get(t, env, demoScope, ns, "b").GetResourceVersion(), "a refused change writes nothing")
+	if !errors.Is(err, scopes.ErrOverlap) {
+		t.Errorf("err = %v, want %v", err, scopes.ErrOverlap)
+	}
+	if err == nil || !strings.Contains(err.Error(), `workload apps/v1 Deployment "web" is already in DemoScope `+ns+`/a, and the DemoScope definition sets allowComponentOverlap to false`) {
+		t.Errorf("err = %v, want it to contain %q", err, `workload apps/v1 Deployment "web" is already in DemoScope `+ns+`/a, and the DemoScope definition sets allowComponentOverlap to false`)
+	}
+	if diff := cmp.Diff(rv, get(t, env, demoScope, ns, "b").GetResourceVersion()); diff != "" {
+		t.Errorf("a refused change writes nothing: -want, +got:\n%s", diff)
+	}
 
 	// Other workloads, and other namespaces, are fine; so is adding again to
 	// the scope that holds the workload.
@@ -665,14 +770,18 @@ func TestOverlap(t *testing.T) {
 	require.NoError(t, err)
 	got, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(ns, "a"), scopes.Change{Add: []scopes.WorkloadRef{web}})
 	require.NoError(t, err)
-	require.False(t, got.Changed)
+	if got.Changed {
+		t.Errorf("got.Changed: want false, got true")
+	}
 
 	// Once it leaves a, it may join b.
 	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(ns, "a"), scopes.Change{Remove: []scopes.WorkloadRef{web}})
 	require.NoError(t, err)
 	_, err = scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, scope(ns, "b"), scopes.Change{Add: []scopes.WorkloadRef{web}})
 	require.NoError(t, err)
-	require.Equal(t, []scopes.WorkloadRef{db, web}, refs(t, get(t, env, demoScope, ns, "b"), "spec.TargetEndpoints"))
+	if diff := cmp.Diff([]scopes.WorkloadRef{db, web}, refs(t, get(t, env, demoScope, ns, "b"), "spec.TargetEndpoints")); diff != "" {
+		t.Errorf("refs(t, get(t, env, demoScope, ns, \"b\"), \"spec.TargetEndpoints\"): -want, +got:\n%s", diff)
+	}
 }
 
 // TestChildResourcesAPIServer finds a workload's Deployments and their
@@ -718,8 +827,12 @@ func TestChildResourcesAPIServer(t *testing.T) {
 	}
 
 	_, err = scopes.ChildResources(ctx, env.Client, workload, []scopes.ChildResourceKind{{APIVersion: "nothing.ctrlkit.dev/v1", Kind: "Nothing"}})
-	require.True(t, meta.IsNoMatchError(err), "want a no-match error, got %v", err)
-	require.Contains(t, err.Error(), "cannot find the child resources of example-workload "+ns+"/w: cannot list nothing.ctrlkit.dev/v1 Nothing in namespace "+ns)
+	if !meta.IsNoMatchError(err) {
+		t.Errorf("want a no-match error, got %v", err)
+	}
+	if err == nil || !strings.Contains(err.Error(), "cannot find the child resources of example-workload "+ns+"/w: cannot list nothing.ctrlkit.dev/v1 Nothing in namespace "+ns) {
+		t.Errorf("err = %v, want it to contain %q", err, "cannot find the child resources of example-workload "+ns+"/w: cannot list nothing.ctrlkit.dev/v1 Nothing in namespace "+ns)
+	}
 }
 
 // TestDefinitionByLabel: a workload labelled workload.oam.dev/type, as
@@ -759,10 +872,16 @@ func TestDefinitionByLabel(t *testing.T) {
 	got, err := scopes.Locate(ctx, env.Client, env.Mapper, scope, scopes.AtPath("spec.workloadRefs"))
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	require.Equal(t, "bylabel-webservice", got[0].Definition.GetName(), "the label names the definition")
+	if diff := cmp.Diff("bylabel-webservice", got[0].Definition.GetName()); diff != "" {
+		t.Errorf("the label names the definition: -want, +got:\n%s", diff)
+	}
 	require.Len(t, got[0].Children, 1)
-	require.Equal(t, "web-1", got[0].Children[0].GetName())
-	require.Equal(t, "deployments.apps", got[1].Definition.GetName(), "without the label, <plural>.<group>")
+	if diff := cmp.Diff("web-1", got[0].Children[0].GetName()); diff != "" {
+		t.Errorf("got[0].Children[0].GetName(): -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff("deployments.apps", got[1].Definition.GetName()); diff != "" {
+		t.Errorf("without the label, <plural>.<group>: -want, +got:\n%s", diff)
+	}
 
 	// The design's first ScopeDefinition: its name is not the CRD's, its
 	// definitionRef is.
@@ -777,5 +896,7 @@ func TestDefinitionByLabel(t *testing.T) {
 	ref := scopes.ScopeRef{APIVersion: healthScope.GroupVersion().String(), Kind: healthScope.Kind, Namespace: ns, Name: "hs"}
 	patched, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Remove: []scopes.WorkloadRef{scopes.RefOf(plain)}})
 	require.NoError(t, err)
-	require.Equal(t, scopes.Patched{Path: "spec.workloadRefs", Changed: true}, patched)
+	if diff := cmp.Diff(scopes.Patched{Path: "spec.workloadRefs", Changed: true}, patched); diff != "" {
+		t.Errorf("patched: -want, +got:\n%s", diff)
+	}
 }

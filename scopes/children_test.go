@@ -324,8 +324,14 @@ func TestChildResourcesClusterScopedWorkload(t *testing.T) {
 func TestChildResourcesNeedsUID(t *testing.T) {
 	w := object("x/v1", "W", "ns", "w", "", nil)
 	_, err := ChildResources(context.Background(), cluster(), w, []ChildResourceKind{deployments})
-	require.ErrorIs(t, err, ErrInvalidRef)
-	require.Contains(t, err.Error(), "has no UID")
+	if !errors.Is(err, ErrInvalidRef) {
+		t.Errorf("err = %v, want %v", err, ErrInvalidRef)
+	}
+	if err == nil || !strings.Contains(err.Error(), "has no UID") {
+		t.Errorf("err = %v, want it to contain %q", err, "has no UID")
+	}
 	_, err = ChildResources(context.Background(), cluster(), nil, []ChildResourceKind{deployments})
-	require.ErrorIs(t, err, ErrInvalidRef)
+	if !errors.Is(err, ErrInvalidRef) {
+		t.Errorf("err = %v, want %v", err, ErrInvalidRef)
+	}
 }

@@ -2,6 +2,9 @@ package scopes
 
 import (
 	"context"
+	"errors"
+	"github.com/google/go-cmp/cmp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -154,14 +157,20 @@ func TestFindDefinition(t *testing.T) {
 			c := fake.NewClientBuilder().WithRESTMapper(testMapper()).WithObjects(tc.defs...).Build()
 			got, err := FindDefinition(context.Background(), c, testMapper(), tc.obj, tc.defKind, tc.typeLabel, tc.namespaces...)
 			if tc.want.err != nil {
-				require.ErrorIs(t, err, tc.want.err, tc.reason)
+				if !errors.Is(err, tc.want.err) {
+					t.Errorf("%s: err = %v, want %v", tc.reason, err, tc.want.err)
+				}
 				for _, s := range tc.want.contains {
-					require.ErrorContains(t, err, s, tc.reason)
+					if err == nil || !strings.Contains(err.Error(), s) {
+						t.Errorf("%s: err = %v, want it to contain %q", tc.reason, err, s)
+					}
 				}
 				return
 			}
 			require.NoError(t, err, tc.reason)
-			require.Equal(t, tc.want.ns+"/"+tc.want.name, got.GetNamespace()+"/"+got.GetName(), tc.reason)
+			if diff := cmp.Diff(tc.want.ns+"/"+tc.want.name, got.GetNamespace()+"/"+got.GetName()); diff != "" {
+				t.Errorf("%s: namespace/name: -want, +got:\n%s", tc.reason, diff)
+			}
 		})
 	}
 }
@@ -175,7 +184,9 @@ func TestPatchByDefinitionRef(t *testing.T) {
 	c := fake.NewClientBuilder().WithRESTMapper(testMapper()).WithObjects(scopeOf(t, `{}`), sd).Build()
 	got, err := PatchWorkloadRefs(context.Background(), c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}})
 	require.NoError(t, err)
-	require.Equal(t, Patched{Path: "spec.workloadRefs", Changed: true}, got)
+	if diff := cmp.Diff(Patched{Path: "spec.workloadRefs", Changed: true}, got); diff != "" {
+		t.Errorf("got: -want, +got:\n%s", diff)
+	}
 }
 
 // TestLocateByLabel: a KubeVela workload finds its WorkloadDefinition, in
@@ -193,8 +204,12 @@ func TestLocateByLabel(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.NotNil(t, got[0].Definition)
-	require.Equal(t, "webservice", got[0].Definition.GetName())
-	require.Equal(t, []string{"ReplicaSet apps/v1 prod/web-1"}, ids(got[0].Children))
+	if diff := cmp.Diff("webservice", got[0].Definition.GetName()); diff != "" {
+		t.Errorf("got[0].Definition.GetName(): -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"ReplicaSet apps/v1 prod/web-1"}, ids(got[0].Children)); diff != "" {
+		t.Errorf("ids(got[0].Children): -want, +got:\n%s", diff)
+	}
 }
 
 // TestForeignEntries: Add keeps entries that are not references, and
@@ -204,22 +219,33 @@ func TestForeignEntries(t *testing.T) {
 	scope.SetNamespace("prod")
 	changed, err := AddWorkloadRef(scope, "spec.workloadRefs", WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"})
 	require.NoError(t, err)
-	require.True(t, changed)
+	if !changed {
+		t.Errorf("changed: want true, got false")
+	}
 
 	w := labelled("apps/v1", "Deployment", "prod", "web", nil)
 	var skipped []SkippedEntry
 	got, err := Locate(context.Background(), (&memReader{}).add(w), testMapper(), scope, AtPath("spec.workloadRefs"), ReportSkipped(&skipped))
 	require.NoError(t, err)
 	require.Len(t, got, 1)
-	require.Equal(t, "web", got[0].Workload.GetName())
-	require.Equal(t, []SkippedEntry{
+	if diff := cmp.Diff("web", got[0].Workload.GetName()); diff != "" {
+		t.Errorf("got[0].Workload.GetName(): -want, +got:\n%s", diff)
+	}
+	wantSkipped := []SkippedEntry{
 		{Path: "spec.workloadRefs[0]", Reason: `is a string ("a.b.c"), not a workload reference`},
 		{Path: "spec.workloadRefs[1]", Reason: "is an object with no string apiVersion, kind or name, not a workload reference"},
-	}, skipped)
+	}
+	if diff := cmp.Diff(wantSkipped, skipped); diff != "" {
+		t.Errorf("skipped entries: -want, +got:\n%s", diff)
+	}
 
 	// Remove keeps them too.
 	changed, err = RemoveWorkloadRef(scope, "spec.workloadRefs", WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"})
 	require.NoError(t, err)
-	require.True(t, changed)
-	require.Equal(t, []any{"a.b.c", map[string]any{"apiVersion": "", "kind": "", "name": ""}}, scope.Object["spec"].(map[string]any)["workloadRefs"])
+	if !changed {
+		t.Errorf("changed: want true, got false")
+	}
+	if diff := cmp.Diff([]any{"a.b.c", map[string]any{"apiVersion": "", "kind": "", "name": ""}}, scope.Object["spec"].(map[string]any)["workloadRefs"]); diff != "" {
+		t.Errorf("scope.Object[\"spec\"].(map[string]any)[\"workloadRefs\"]: -want, +got:\n%s", diff)
+	}
 }

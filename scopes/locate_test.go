@@ -2,6 +2,8 @@ package scopes
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -124,13 +126,23 @@ func TestLocate(t *testing.T) {
 	if diff := cmp.Diff(want, sums); diff != "" {
 		t.Errorf("Locate(...): -want, +got:\n%s", diff)
 	}
-	require.True(t, apierrors.IsNotFound(got[2].Err), "a missing workload's error is a NotFound: %v", got[2].Err)
-	require.Contains(t, err.Error(), `cannot locate workload oam.dev/v1alpha2 example-workload "gone" of HealthScope prod/hs`)
-	require.Contains(t, err.Error(), `cannot locate workload unknown.dev/v1 Thing "t" of HealthScope prod/hs`)
+	if !apierrors.IsNotFound(got[2].Err) {
+		t.Errorf("a missing workload's error is a NotFound: %v", got[2].Err)
+	}
+	if err == nil || !strings.Contains(err.Error(), `cannot locate workload oam.dev/v1alpha2 example-workload "gone" of HealthScope prod/hs`) {
+		t.Errorf("err = %v, want it to contain %q", err, `cannot locate workload oam.dev/v1alpha2 example-workload "gone" of HealthScope prod/hs`)
+	}
+	if err == nil || !strings.Contains(err.Error(), `cannot locate workload unknown.dev/v1 Thing "t" of HealthScope prod/hs`) {
+		t.Errorf("err = %v, want it to contain %q", err, `cannot locate workload unknown.dev/v1 Thing "t" of HealthScope prod/hs`)
+	}
 	// Two child kinds, and the WorkloadDefinitions once, for the
 	// StatefulSet that has no definition by name.
-	require.Equal(t, 3, r.lists, "each kind is listed once per call, however many workloads need it")
-	require.Same(t, got[0].Definition, got[4].Definition, "one definition per kind")
+	if diff := cmp.Diff(3, r.lists); diff != "" {
+		t.Errorf("each kind is listed once per call, however many workloads need it: -want, +got:\n%s", diff)
+	}
+	if got[0].Definition != got[4].Definition {
+		t.Errorf("one definition per kind: got two definitions %p and %p", got[0].Definition, got[4].Definition)
+	}
 }
 
 func TestLocateSharedChild(t *testing.T) {
@@ -150,7 +162,9 @@ func TestLocateSharedChild(t *testing.T) {
 	require.Len(t, got[0].Children, 1)
 	require.Len(t, got[1].Children, 1)
 	got[0].Children[0].SetName("changed")
-	require.Equal(t, "shared", got[1].Children[0].GetName())
+	if diff := cmp.Diff("shared", got[1].Children[0].GetName()); diff != "" {
+		t.Errorf("got[1].Children[0].GetName(): -want, +got:\n%s", diff)
+	}
 }
 
 func TestLocateScopeErrors(t *testing.T) {
@@ -189,9 +203,15 @@ func TestLocateScopeErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := (&memReader{}).add(tc.defs...)
 			got, err := Locate(ctx, r, testMapper(), tc.scope, tc.opts...)
-			require.ErrorIs(t, err, tc.wantErr)
-			require.Contains(t, err.Error(), tc.want)
-			require.Nil(t, got)
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("err = %v, want %v", err, tc.wantErr)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tc.want)
+			}
+			if got != nil {
+				t.Errorf("got = %v, want nil", got)
+			}
 		})
 	}
 
@@ -199,5 +219,7 @@ func TestLocateScopeErrors(t *testing.T) {
 	r := (&memReader{}).add(definition("ScopeDefinition", "healthscopes.core.oam.dev", `{"workloadRefsPath":"spec.other"}`))
 	got, err := Locate(ctx, r, testMapper(), scope)
 	require.NoError(t, err)
-	require.Empty(t, got, "spec.other holds no references")
+	if len(got) != 0 {
+		t.Errorf("spec.other holds no references: got = %v, want empty", got)
+	}
 }

@@ -3,6 +3,7 @@ package scopes
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -80,9 +81,15 @@ func TestBackoffGivesUpWithContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, err := PatchWorkloadRefs(ctx, c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}}, Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond})
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.True(t, apierrors.IsConflict(err), "the last conflict is wrapped: %v", err)
-	require.Greater(t, c.patches.Load(), int64(10), "retried until the deadline")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want %v", err, context.DeadlineExceeded)
+	}
+	if !apierrors.IsConflict(err) {
+		t.Errorf("the last conflict is wrapped: %v", err)
+	}
+	if n := c.patches.Load(); n <= 10 {
+		t.Errorf("retried until the deadline: want more than 10 patches, got %d", n)
+	}
 }
 
 func TestPatchWorkloadRefsBackoff(t *testing.T) {
@@ -124,13 +131,21 @@ func TestPatchWorkloadRefsBackoff(t *testing.T) {
 			c := &countingFake{Client: fakeScopes(t, `{"workloadRefs":[`+dbJSON+`]}`), conflicts: tc.conflicts}
 			got, err := PatchWorkloadRefs(context.Background(), c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}}, tc.backoff)
 			if tc.want.conflict {
-				require.True(t, apierrors.IsConflict(err), "%s\nwant a conflict, got %v", tc.reason, err)
+				if !apierrors.IsConflict(err) {
+					t.Errorf("%s\nwant a conflict, got %v", tc.reason, err)
+				}
 			} else {
 				require.NoError(t, err, tc.reason)
 			}
-			require.Equal(t, tc.want.changed, got.Changed, tc.reason)
-			require.Equal(t, tc.want.patches, c.patches.Load(), "%s\npatches sent", tc.reason)
-			require.Equal(t, tc.want.patches, c.gets.Load()-1, "%s\none read of the definition, and one of the scope per attempt", tc.reason)
+			if diff := cmp.Diff(tc.want.changed, got.Changed); diff != "" {
+				t.Errorf("%s: Changed: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.patches, c.patches.Load()); diff != "" {
+				t.Errorf("%s\npatches sent: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.patches, c.gets.Load()-1); diff != "" {
+				t.Errorf("%s\none read of the definition, and one of the scope per attempt: -want, +got:\n%s", tc.reason, diff)
+			}
 
 			scope := scopeOf(t, "")
 			require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "hs"}, scope))
@@ -234,15 +249,25 @@ func TestPatchWorkloadRefsNotInstalled(t *testing.T) {
 			got, err := PatchWorkloadRefs(context.Background(), c, testMapper(), tc.scope, tc.change, tc.opts...)
 			switch {
 			case tc.want.noMatch:
-				require.True(t, meta.IsNoMatchError(err), "%s\nwant a no-match error, got %v", tc.reason, err)
-				require.Contains(t, err.Error(), "cannot patch the workload references of "+tc.scope.String())
+				if !meta.IsNoMatchError(err) {
+					t.Errorf("%s\nwant a no-match error, got %v", tc.reason, err)
+				}
+				if err == nil || !strings.Contains(err.Error(), "cannot patch the workload references of "+tc.scope.String()) {
+					t.Errorf("err = %v, want it to contain %q", err, "cannot patch the workload references of "+tc.scope.String())
+				}
 			case tc.want.err != nil:
-				require.ErrorIs(t, err, tc.want.err, tc.reason)
+				if !errors.Is(err, tc.want.err) {
+					t.Errorf("%s: err = %v, want %v", tc.reason, err, tc.want.err)
+				}
 			default:
 				require.NoError(t, err, tc.reason)
 			}
-			require.Equal(t, tc.want.patched, got, tc.reason)
-			require.Zero(t, c.patches.Load(), "%s\npatches sent", tc.reason)
+			if diff := cmp.Diff(tc.want.patched, got); diff != "" {
+				t.Errorf("%s: -want, +got:\n%s", tc.reason, diff)
+			}
+			if n := c.patches.Load(); n != 0 {
+				t.Errorf("%s\npatches sent: want 0, got %d", tc.reason, n)
+			}
 		})
 	}
 }

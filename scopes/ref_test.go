@@ -308,12 +308,16 @@ func TestAddWorkloadRefNilContent(t *testing.T) {
 	scope := &unstructured.Unstructured{}
 	changed, err := AddWorkloadRef(scope, "spec.workloadRefs", web)
 	require.NoError(t, err)
-	require.True(t, changed)
+	if !changed {
+		t.Errorf("changed: want true, got false")
+	}
 	if diff := cmp.Diff(doc(t, `{"spec":{"workloadRefs":[`+webJSON+`]}}`), scope.Object); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
 	}
 	_, err = AddWorkloadRef(nil, "spec.workloadRefs", web)
-	require.ErrorIs(t, err, ErrMalformed)
+	if !errors.Is(err, ErrMalformed) {
+		t.Errorf("err = %v, want %v", err, ErrMalformed)
+	}
 }
 
 func TestRemoveWorkloadRef(t *testing.T) {
@@ -439,14 +443,18 @@ func TestAddRemoveLongList(t *testing.T) {
 		ref := WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: fmt.Sprintf("d%04d", i)}
 		changed, err := AddWorkloadRef(scope, "spec.workloadRefs", ref)
 		require.NoError(t, err)
-		require.True(t, changed, "adding %s", ref)
+		if !changed {
+			t.Errorf("adding %s", ref)
+		}
 		if i != 1050 {
 			want = append(want, ref)
 		}
 	}
 	changed, err := RemoveWorkloadRef(scope, "spec.workloadRefs", WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "d1050"})
 	require.NoError(t, err)
-	require.True(t, changed)
+	if !changed {
+		t.Errorf("changed: want true, got false")
+	}
 	got, err := WorkloadRefs(scope, "spec.workloadRefs")
 	require.NoError(t, err)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -588,7 +596,11 @@ func TestAllowOverlap(t *testing.T) {
 
 func TestChangeValidate(t *testing.T) {
 	err := Change{Add: []WorkloadRef{web}, Remove: []WorkloadRef{db, web}}.validate()
-	require.ErrorIs(t, err, ErrInvalidRef)
-	require.Contains(t, err.Error(), "both added and removed")
+	if !errors.Is(err, ErrInvalidRef) {
+		t.Errorf("err = %v, want %v", err, ErrInvalidRef)
+	}
+	if err == nil || !strings.Contains(err.Error(), "both added and removed") {
+		t.Errorf("err = %v, want it to contain %q", err, "both added and removed")
+	}
 	require.NoError(t, Change{Add: []WorkloadRef{web}, Remove: []WorkloadRef{db}}.validate())
 }
