@@ -155,8 +155,12 @@ externalValues:
   policy: {resolve: Always}`)
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
-	require.Equal(t, "eu-west-1", str(t, got, "spec", "forProvider", "region"))
-	require.Equal(t, "zone-b", got.GetAnnotations()["example.org/zone"])
+	if v := str(t, got, "spec", "forProvider", "region"); v != "eu-west-1" {
+		t.Errorf("spec.forProvider.region: got %q, want %q", v, "eu-west-1")
+	}
+	if zone := got.GetAnnotations()["example.org/zone"]; zone != "zone-b" {
+		t.Errorf("annotation example.org/zone: got %q, want %q", zone, "zone-b")
+	}
 
 	// Let the reconciles of our own writes finish: the write count holds
 	// still while reconciles complete.
@@ -206,8 +210,12 @@ externalValues:
 forProvider: {region: set-by-hand}`)
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
-	require.Equal(t, "set-by-hand", str(t, got, "spec", "forProvider", "region"))
-	require.Equal(t, "eu-west-1", str(t, got, "spec", "cidrBlock"), "an empty target is resolved once")
+	if v := str(t, got, "spec", "forProvider", "region"); v != "set-by-hand" {
+		t.Errorf("spec.forProvider.region: got %q, want %q", v, "set-by-hand")
+	}
+	if v := str(t, got, "spec", "cidrBlock"); v != "eu-west-1" {
+		t.Errorf("spec.cidrBlock: got %q, want %q (an empty target is resolved once)", v, "eu-west-1")
+	}
 
 	// The source changes; IfNotPresent values do not watch it, so touch the
 	// referencer to have it reconciled.
@@ -224,9 +232,15 @@ forProvider: {region: set-by-hand}`)
 		return nil
 	})
 	got = h.get(t, w)
-	require.Equal(t, "set-by-hand", str(t, got, "spec", "forProvider", "region"))
-	require.Equal(t, "eu-west-1", str(t, got, "spec", "cidrBlock"), "IfNotPresent resolves once")
-	require.Equal(t, "2 external values resolved", condition(t, got).Message)
+	if v := str(t, got, "spec", "forProvider", "region"); v != "set-by-hand" {
+		t.Errorf("spec.forProvider.region: got %q, want %q", v, "set-by-hand")
+	}
+	if v := str(t, got, "spec", "cidrBlock"); v != "eu-west-1" {
+		t.Errorf("spec.cidrBlock: got %q, want %q (IfNotPresent resolves once)", v, "eu-west-1")
+	}
+	if m := condition(t, got).Message; m != "2 external values resolved" {
+		t.Errorf("condition message: got %q, want %q", m, "2 external values resolved")
+	}
 }
 
 // TestAPIServerAlwaysFollowsSource changes the source of an Always value:
@@ -269,13 +283,19 @@ externalValues:
   toFieldPath: spec.forProvider.region`)
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
-	require.Equal(t, `cannot resolve spec.externalValues[0].fromObject (configmaps later/settings, data.region): source not found: ConfigMap "settings" does not exist`, condition(t, got).Message)
-	require.Equal(t, int64(1), got.GetGeneration(), "nothing written to spec")
+	if m := condition(t, got).Message; m != `cannot resolve spec.externalValues[0].fromObject (configmaps later/settings, data.region): source not found: ConfigMap "settings" does not exist` {
+		t.Errorf("condition message: got %q, want %q", m, `cannot resolve spec.externalValues[0].fromObject (configmaps later/settings, data.region): source not found: ConfigMap "settings" does not exist`)
+	}
+	if gen := got.GetGeneration(); gen != 1 {
+		t.Errorf("generation: got %d, want 1 (nothing written to spec)", gen)
+	}
 	warningEvent(t, h, w, ReasonResolutionFailed)
 
 	h.create(t, configMap("later", "settings", map[string]any{"region": "eu-west-1"}))
 	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
-	require.Equal(t, "eu-west-1", str(t, got, "spec", "forProvider", "region"))
+	if v := str(t, got, "spec", "forProvider", "region"); v != "eu-west-1" {
+		t.Errorf("spec.forProvider.region: got %q, want %q", v, "eu-west-1")
+	}
 }
 
 // TestAPIServerSecretNeverQuoted makes transforms fail on a value from a
@@ -314,7 +334,9 @@ externalValues:
 	warningEvent(t, h, w, ReasonResolutionFailed)
 	msg := condition(t, got).Message
 	for _, want := range []string{"Convert: cannot convert a string of 15 bytes to int64", "fmt: value 1: integer verbs print whole numbers, not a string of 15 bytes", "the reason is withheld", "Map: the map has no entry for a string of 15 bytes"} {
-		require.Contains(t, msg, want)
+		if !strings.Contains(msg, want) {
+			t.Errorf("condition message: got %q, want it to contain %q", msg, want)
+		}
 	}
 
 	events := &unstructured.UnstructuredList{}
@@ -373,9 +395,15 @@ externalValues:
 	w := widget(t, "denied-a", "w", spec)
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionDenied)
-	require.Contains(t, condition(t, got).Message, "denied by the default source policy")
-	require.Equal(t, "", str(t, got, "spec", "forProvider", "directoryArn"))
-	require.Equal(t, int64(1), got.GetGeneration(), "nothing written to spec")
+	if m := condition(t, got).Message; !strings.Contains(m, "denied by the default source policy") {
+		t.Errorf("condition message: got %q, want it to contain %q", m, "denied by the default source policy")
+	}
+	if v := str(t, got, "spec", "forProvider", "directoryArn"); v != "" {
+		t.Errorf("spec.forProvider.directoryArn: got %q, want %q", v, "")
+	}
+	if gen := got.GetGeneration(); gen != 1 {
+		t.Errorf("generation: got %d, want 1 (nothing written to spec)", gen)
+	}
 
 	// Allowed by a rule, but the service account may not read it.
 	env := h.env
@@ -386,8 +414,12 @@ externalValues:
 	w2 := widget(t, "denied-a", "w2", spec)
 	h2.create(t, w2)
 	got = h2.resolved(t, w2, metav1.ConditionFalse, ReasonResolutionDenied)
-	require.Contains(t, condition(t, got).Message, "denied by a SubjectAccessReview: system:serviceaccount:denied-a:reader may not get it")
-	require.Equal(t, int64(1), got.GetGeneration(), "nothing written to spec")
+	if m := condition(t, got).Message; !strings.Contains(m, "denied by a SubjectAccessReview: system:serviceaccount:denied-a:reader may not get it") {
+		t.Errorf("condition message: got %q, want it to contain %q", m, "denied by a SubjectAccessReview: system:serviceaccount:denied-a:reader may not get it")
+	}
+	if gen := got.GetGeneration(); gen != 1 {
+		t.Errorf("generation: got %d, want 1 (nothing written to spec)", gen)
+	}
 
 	// RBAC lets the service account read that one Secret.
 	h2.create(t,
@@ -412,7 +444,9 @@ subjects:
 	w3 := widget(t, "denied-a", "w3", spec)
 	h3.create(t, w3)
 	got = h3.resolved(t, w3, metav1.ConditionTrue, ReasonResolved)
-	require.Equal(t, "1234", str(t, got, "spec", "forProvider", "directoryArn"))
+	if v := str(t, got, "spec", "forProvider", "directoryArn"); v != "1234" {
+		t.Errorf("spec.forProvider.directoryArn: got %q, want %q", v, "1234")
+	}
 }
 
 // TestAPIServerCombineMissingSource resolves a combine with one missing
@@ -432,14 +466,24 @@ externalValues:
   toFieldPath: spec.forProvider.directoryArn`)
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
-	require.Equal(t, `cannot resolve spec.externalValues[1].combine[1] (configmaps combine/accounts, data.prodAWSAccountID): source not found: ConfigMap "accounts" does not exist`, condition(t, got).Message)
-	require.Equal(t, "", str(t, got, "spec", "forProvider", "region"), "all or nothing")
-	require.Equal(t, "", str(t, got, "spec", "forProvider", "directoryArn"))
+	if m := condition(t, got).Message; m != `cannot resolve spec.externalValues[1].combine[1] (configmaps combine/accounts, data.prodAWSAccountID): source not found: ConfigMap "accounts" does not exist` {
+		t.Errorf("condition message: got %q, want %q", m, `cannot resolve spec.externalValues[1].combine[1] (configmaps combine/accounts, data.prodAWSAccountID): source not found: ConfigMap "accounts" does not exist`)
+	}
+	if v := str(t, got, "spec", "forProvider", "region"); v != "" {
+		t.Errorf("spec.forProvider.region: got %q, want %q (all or nothing)", v, "")
+	}
+	if v := str(t, got, "spec", "forProvider", "directoryArn"); v != "" {
+		t.Errorf("spec.forProvider.directoryArn: got %q, want %q", v, "")
+	}
 
 	h.create(t, configMap("combine", "accounts", map[string]any{"prodAWSAccountID": "123456789012"}))
 	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
-	require.Equal(t, "us-east-1", str(t, got, "spec", "forProvider", "region"))
-	require.Equal(t, "arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0", str(t, got, "spec", "forProvider", "directoryArn"))
+	if v := str(t, got, "spec", "forProvider", "region"); v != "us-east-1" {
+		t.Errorf("spec.forProvider.region: got %q, want %q", v, "us-east-1")
+	}
+	if v := str(t, got, "spec", "forProvider", "directoryArn"); v != "arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0" {
+		t.Errorf("spec.forProvider.directoryArn: got %q, want %q", v, "arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0")
+	}
 }
 
 // TestAPIServerCRDInstalledLater names a resource whose CRD does not exist
@@ -458,7 +502,9 @@ externalValues:
   toFieldPath: spec.forProvider.region`)
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
-	require.Contains(t, condition(t, got).Message, "unknown resource gadgets.late.extref.test.ctrlkit.dev")
+	if m := condition(t, got).Message; !strings.Contains(m, "unknown resource gadgets.late.extref.test.ctrlkit.dev") {
+		t.Errorf("condition message: got %q, want it to contain %q", m, "unknown resource gadgets.late.extref.test.ctrlkit.dev")
+	}
 
 	require.NoError(t, h.env.Client.Create(ctx, crd))
 	crdCreated := time.Now()
@@ -477,7 +523,9 @@ externalValues:
 	t.Logf("Gadget created %s after its CRD", time.Since(crdCreated).Round(time.Millisecond))
 	start := time.Now()
 	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
-	require.Equal(t, "eu-north-1", str(t, got, "spec", "forProvider", "region"))
+	if v := str(t, got, "spec", "forProvider", "region"); v != "eu-north-1" {
+		t.Errorf("spec.forProvider.region: got %q, want %q", v, "eu-north-1")
+	}
 	if waited := time.Since(crdCreated); waited >= UnknownResourceRetry/2 {
 		t.Errorf("resolved %s after the CRD was created: the CRD watch should have brought it well before UnknownResourceRetry (%s)", waited, UnknownResourceRetry)
 	}
@@ -559,7 +607,9 @@ spec:
 `)
 	h.create(t, xr)
 	got := h.resolved(t, xr, metav1.ConditionTrue, ReasonResolved)
-	require.Equal(t, "eu-central-1", str(t, got, "spec", "parameters", "region"))
+	if v := str(t, got, "spec", "parameters", "region"); v != "eu-central-1" {
+		t.Errorf("spec.parameters.region: got %q, want %q", v, "eu-central-1")
+	}
 }
 
 // gone waits until o no longer exists.
@@ -590,13 +640,21 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonWriteRejected)
 	msg := condition(t, got).Message
-	require.Contains(t, msg, "the API server rejected the resolved values (")
-	require.Contains(t, msg, "spec.forProvider.size")
-	require.Equal(t, int64(1), got.GetGeneration(), "nothing written to spec")
+	if !strings.Contains(msg, "the API server rejected the resolved values (") {
+		t.Errorf("condition message: got %q, want it to contain %q", msg, "the API server rejected the resolved values (")
+	}
+	if !strings.Contains(msg, "spec.forProvider.size") {
+		t.Errorf("condition message: got %q, want it to contain %q", msg, "spec.forProvider.size")
+	}
+	if gen := got.GetGeneration(); gen != 1 {
+		t.Errorf("generation: got %d, want 1 (nothing written to spec)", gen)
+	}
 	warningEvent(t, h, w, ReasonWriteRejected)
 
 	// Not retried with backoff: no reconcile returned an error.
-	require.Equal(t, int64(0), h.reconciles.errors.Load(), "reconciles that returned an error")
+	if n := h.reconciles.errors.Load(); n != 0 {
+		t.Errorf("reconciles that returned an error: got %d, want 0", n)
+	}
 
 	// A spec change brings the next attempt.
 	cur := h.get(t, w)
@@ -609,5 +667,7 @@ externalValues:
 	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	size, _, err := unstructured.NestedInt64(got.Object, "spec", "forProvider", "size")
 	require.NoError(t, err)
-	require.Equal(t, int64(3), size)
+	if size != 3 {
+		t.Errorf("spec.forProvider.size: got %d, want 3", size)
+	}
 }

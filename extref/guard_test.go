@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 )
@@ -28,69 +27,93 @@ func TestWriteGuard(t *testing.T) {
 
 	// DefaultBudgetWrites in a window: five reconciles of two writes.
 	for i := range DefaultBudgetWrites / 2 {
-		require.False(t, reconcile(1, 2).held, "reconcile %d", i)
+		if reconcile(1, 2).held {
+			t.Errorf("reconcile %d within the budget: got held, want admitted", i)
+		}
 		clk.Step(time.Second)
 	}
 	v := reconcile(1, 2)
-	require.Equal(t, verdict{held: true, report: true, wait: DefaultBudgetWindow, hold: DefaultBudgetWindow, writes: DefaultBudgetWrites}, v, "the sixth trips")
+	if want := (verdict{held: true, report: true, wait: DefaultBudgetWindow, hold: DefaultBudgetWindow, writes: DefaultBudgetWrites}); v != want {
+		t.Errorf("the sixth reconcile: got %+v, want %+v (it trips)", v, want)
+	}
 	g.reported(key)
 
 	// Held for the window, whatever changes but the spec.
 	fp = 2
 	clk.Step(10 * time.Second)
 	v = reconcile(1, 1)
-	require.True(t, v.held)
-	require.False(t, v.report, "reported once")
-	require.Equal(t, 20*time.Second, v.wait)
+	if !v.held || v.report || v.wait != 20*time.Second {
+		t.Errorf("within the hold: got %+v, want held, not to report again, wait 20s", v)
+	}
 
 	// After the hold, what the trip held back is still held back.
 	fp = 1
 	clk.Step(20 * time.Second)
 	v = reconcile(1, 2)
-	require.True(t, v.held, "the same values after the hold")
-	require.Zero(t, v.wait, "only a change ends it now")
+	if !v.held || v.wait != 0 {
+		t.Errorf("the same values after the hold: got %+v, want held with no wait (only a change ends it now)", v)
+	}
 
 	// Something else to write: one reconcile on probation, and the next
 	// write within a window trips it again, for twice as long.
 	fp = 3
-	require.False(t, reconcile(1, 2).held, "the probe")
+	if reconcile(1, 2).held {
+		t.Errorf("the probe: got held, want admitted")
+	}
 	clk.Step(5 * time.Second)
 	v = reconcile(1, 1)
-	require.True(t, v.held)
-	require.Equal(t, 2*DefaultBudgetWindow, v.hold)
+	if !v.held || v.hold != 2*DefaultBudgetWindow {
+		t.Errorf("a write within a window after the probe: got %+v, want held for %v", v, 2*DefaultBudgetWindow)
+	}
 	g.reported(key)
 
 	// A spec change ends the hold at once, with a fresh budget.
 	clk.Step(time.Second)
 	for i := range DefaultBudgetWrites / 2 {
-		require.False(t, reconcile(2, 2).held, "after the spec change, reconcile %d", i)
+		if reconcile(2, 2).held {
+			t.Errorf("after the spec change, reconcile %d: got held, want admitted", i)
+		}
 	}
 	v = reconcile(2, 2)
-	require.True(t, v.held)
-	require.Equal(t, 4*DefaultBudgetWindow, v.hold, "the back-off stays")
+	if !v.held || v.hold != 4*DefaultBudgetWindow {
+		t.Errorf("a trip after the spec change: got %+v, want held for %v (the back-off stays)", v, 4*DefaultBudgetWindow)
+	}
 
 	// The hold doubles up to MaxHold.
 	for range 10 {
 		clk.Step(v.hold)
 		fp++
-		require.False(t, reconcile(2, 2).held)
+		if reconcile(2, 2).held {
+			t.Errorf("the probe after a hold: got held, want admitted")
+		}
 		v = reconcile(2, 2)
-		require.True(t, v.held)
+		if !v.held {
+			t.Errorf("a write after the probe: got %+v, want held", v)
+		}
 	}
-	require.Equal(t, DefaultBudgetMaxHold, v.hold)
+	if v.hold != DefaultBudgetMaxHold {
+		t.Errorf("hold after 10 trips: got %v, want %v (MaxHold)", v.hold, DefaultBudgetMaxHold)
+	}
 
 	// Quiet for long: the back-off starts again.
 	clk.Step(v.hold + 2*DefaultBudgetMaxHold)
 	fp++
-	require.False(t, reconcile(2, 2).held)
+	if reconcile(2, 2).held {
+		t.Errorf("the probe after a long quiet: got held, want admitted")
+	}
 	clk.Step(DefaultBudgetWindow)
-	for range DefaultBudgetWrites / 2 {
-		require.False(t, reconcile(2, 2).held)
+	for i := range DefaultBudgetWrites / 2 {
+		if reconcile(2, 2).held {
+			t.Errorf("reconcile %d after a long quiet: got held, want admitted", i)
+		}
 	}
 	v = reconcile(2, 2)
-	require.True(t, v.held)
-	require.Equal(t, DefaultBudgetWindow, v.hold)
+	if !v.held || v.hold != DefaultBudgetWindow {
+		t.Errorf("a trip after a long quiet: got %+v, want held for %v (the back-off starts again)", v, DefaultBudgetWindow)
+	}
 
 	g.forget(key)
-	require.Empty(t, g.refs)
+	if len(g.refs) != 0 {
+		t.Errorf("forget: got %d referencers remembered, want none", len(g.refs))
+	}
 }

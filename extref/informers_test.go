@@ -119,20 +119,34 @@ externalValues:
 	hc.resolved(t, cw, metav1.ConditionFalse, ReasonResolutionFailed)
 
 	// Any watch would have started before the condition was written.
-	require.Empty(t, h.sourceWatches(), "watches for denied sources")
-	require.Empty(t, hc.sourceWatches(), "watches for a cluster-scoped referencer's unknown resource it could not read")
+	if got := h.sourceWatches(); len(got) != 0 {
+		t.Errorf("watches for denied sources: got %q, want none", got)
+	}
+	if got := hc.sourceWatches(); len(got) != 0 {
+		t.Errorf("watches for a cluster-scoped referencer's unknown resource it could not read: got %q, want none", got)
+	}
 }
 
 // TestCouldAllow decides whether to watch the CRD of an unknown resource.
 func TestCouldAllow(t *testing.T) {
 	none := SourcePolicy{}
-	require.True(t, none.couldAllow("team-a", "example.org", "things"), "a namespaced referencer reads its own namespace")
-	require.False(t, none.couldAllow("", "example.org", "things"), "a cluster-scoped referencer reads nothing by default")
+	if !none.couldAllow("team-a", "example.org", "things") {
+		t.Errorf("no rules, a namespaced referencer: got false, want true (it reads its own namespace)")
+	}
+	if none.couldAllow("", "example.org", "things") {
+		t.Errorf("no rules, a cluster-scoped referencer: got true, want false (it reads nothing by default)")
+	}
 	rules := SourcePolicy{Allow: []SourceRule{
 		{Group: "example.org", Resource: "things", ReferencerNamespaces: []string{"team-b"}},
 		{Group: "*", Resource: "gadgets"},
 	}}
-	require.False(t, rules.couldAllow("", "example.org", "things"), "a rule for other referencers")
-	require.True(t, rules.couldAllow("", "other.org", "gadgets"))
-	require.False(t, rules.couldAllow("", "example.org", "widgets"))
+	if rules.couldAllow("", "example.org", "things") {
+		t.Errorf("things.example.org with a rule for other referencers: got true, want false")
+	}
+	if !rules.couldAllow("", "other.org", "gadgets") {
+		t.Errorf("gadgets.other.org with a rule for gadgets in any group: got false, want true")
+	}
+	if rules.couldAllow("", "example.org", "widgets") {
+		t.Errorf("widgets.example.org with no rule for it: got true, want false")
+	}
 }

@@ -123,7 +123,9 @@ func TestAPIServerWriteLoopsDefaultBudget(t *testing.T) {
 	for _, c := range cases {
 		if c.refused {
 			got := h.resolved(t, c.referencers[0], metav1.ConditionFalse, ReasonResolutionFailed)
-			require.Contains(t, condition(t, got).Message, "changes whenever its object is written")
+			if m := condition(t, got).Message; !strings.Contains(m, "changes whenever its object is written") {
+				t.Errorf("condition message: got %q, want it to contain %q", m, "changes whenever its object is written")
+			}
 			continue
 		}
 		held := 0
@@ -179,7 +181,9 @@ func TestAPIServerWriteLoops(t *testing.T) {
 		return fmt.Errorf("neither is")
 	})
 	warningEvent(t, h, held, ReasonOscillating)
-	require.Contains(t, conditionOf(h.get(t, held)).Message, "nothing more is written until its spec changes")
+	if m := conditionOf(h.get(t, held)).Message; !strings.Contains(m, "nothing more is written until its spec changes") {
+		t.Errorf("condition message: got %q, want it to contain %q", m, "nothing more is written until its spec changes")
+	}
 
 	// Break the loop: a copies b without the flip. Its spec changes,
 	// which ends any hold, and the pair settles.
@@ -205,7 +209,9 @@ func TestAPIServerWriteLoops(t *testing.T) {
 		return unstructured.SetNestedField(cur.Object, "touched", "spec", "cidrBlock")
 	})
 	h.resolved(t, b, metav1.ConditionTrue, ReasonResolved)
-	require.Equal(t, str(t, h.get(t, a), "spec", "forProvider", "region"), str(t, h.get(t, b), "spec", "forProvider", "region"))
+	if ra, rb := str(t, h.get(t, a), "spec", "forProvider", "region"), str(t, h.get(t, b), "spec", "forProvider", "region"); ra != rb {
+		t.Errorf("spec.forProvider.region: got %q in %s and %q in %s, want the same", ra, a.GetName(), rb, b.GetName())
+	}
 }
 
 func conditionOf(u *unstructured.Unstructured) *metav1.Condition {
