@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,13 +86,21 @@ func TestAssetsEnvironment(t *testing.T) {
 			got, err := Assets(context.Background(), Options{CacheDir: t.TempDir(), ModuleDir: t.TempDir()})
 			if tc.wantErr == "" {
 				require.NoError(t, err, tc.reason)
-				require.Equal(t, tc.dir, got, tc.reason)
+				if diff := cmp.Diff(tc.dir, got); diff != "" {
+					t.Errorf("%s: -want, +got:\n%s", tc.reason, diff)
+				}
 				return
 			}
 			require.Error(t, err, tc.reason)
-			require.ErrorIs(t, err, ErrInvalidAssets, tc.reason)
-			require.Contains(t, err.Error(), tc.wantErr, tc.reason)
-			require.Contains(t, err.Error(), EnvAssets+"="+tc.dir, tc.reason)
+			if !errors.Is(err, ErrInvalidAssets) {
+				t.Errorf("%s: err = %v, want %v", tc.reason, err, ErrInvalidAssets)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: err = %v, want it to contain %q", tc.reason, err, tc.wantErr)
+			}
+			if err == nil || !strings.Contains(err.Error(), EnvAssets+"="+tc.dir) {
+				t.Errorf("%s: err = %v, want it to contain %q", tc.reason, err, EnvAssets+"="+tc.dir)
+			}
 		})
 	}
 }
@@ -106,8 +115,12 @@ func TestAssetsCache(t *testing.T) {
 		var progress bytes.Buffer
 		got, err := Assets(context.Background(), Options{CacheDir: cache, ModuleDir: mod, Progress: &progress})
 		require.NoError(t, err)
-		require.Equal(t, entry, got)
-		require.Empty(t, progress.String(), "a cache hit builds nothing")
+		if diff := cmp.Diff(entry, got); diff != "" {
+			t.Errorf("got: -want, +got:\n%s", diff)
+		}
+		if len(progress.String()) != 0 {
+			t.Errorf("a cache hit builds nothing: progress.String() = %v, want empty", progress.String())
+		}
 	})
 
 	t.Run("CorruptBinary", func(t *testing.T) {
@@ -116,9 +129,15 @@ func TestAssetsCache(t *testing.T) {
 		p := filepath.Join(entry, APIServer)
 		require.NoError(t, os.WriteFile(p, []byte("truncated"), 0o755))
 		_, err := Assets(context.Background(), Options{CacheDir: cache, ModuleDir: mod})
-		require.ErrorIs(t, err, ErrInvalidAssets)
-		require.Contains(t, err.Error(), p, "the error names the corrupt file")
-		require.Contains(t, err.Error(), "rebuild", "the error says how to recover")
+		if !errors.Is(err, ErrInvalidAssets) {
+			t.Errorf("err = %v, want %v", err, ErrInvalidAssets)
+		}
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("the error names the corrupt file: err = %v, want it to contain %q", err, p)
+		}
+		if err == nil || !strings.Contains(err.Error(), "rebuild") {
+			t.Errorf("the error says how to recover: err = %v, want it to contain %q", err, "rebuild")
+		}
 	})
 
 	t.Run("MissingBinary", func(t *testing.T) {
@@ -126,8 +145,12 @@ func TestAssetsCache(t *testing.T) {
 		entry := fakeEntry(t, cache, mod)
 		require.NoError(t, os.Remove(filepath.Join(entry, Etcd)))
 		_, err := Assets(context.Background(), Options{CacheDir: cache, ModuleDir: mod})
-		require.ErrorIs(t, err, ErrInvalidAssets)
-		require.Contains(t, err.Error(), filepath.Join(entry, Etcd))
+		if !errors.Is(err, ErrInvalidAssets) {
+			t.Errorf("err = %v, want %v", err, ErrInvalidAssets)
+		}
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(entry, Etcd)) {
+			t.Errorf("err = %v, want it to contain %q", err, filepath.Join(entry, Etcd))
+		}
 	})
 
 	t.Run("CorruptManifest", func(t *testing.T) {
@@ -135,8 +158,12 @@ func TestAssetsCache(t *testing.T) {
 		entry := fakeEntry(t, cache, mod)
 		require.NoError(t, os.WriteFile(filepath.Join(entry, manifestName), []byte("{"), 0o644))
 		_, err := Assets(context.Background(), Options{CacheDir: cache, ModuleDir: mod})
-		require.ErrorIs(t, err, ErrInvalidAssets)
-		require.Contains(t, err.Error(), filepath.Join(entry, manifestName))
+		if !errors.Is(err, ErrInvalidAssets) {
+			t.Errorf("err = %v, want %v", err, ErrInvalidAssets)
+		}
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(entry, manifestName)) {
+			t.Errorf("err = %v, want it to contain %q", err, filepath.Join(entry, manifestName))
+		}
 	})
 }
 
@@ -149,9 +176,15 @@ func TestAssetsBuildFailure(t *testing.T) {
 	var progress bytes.Buffer
 	_, err := Assets(context.Background(), Options{CacheDir: cache, ModuleDir: mod, Progress: &progress})
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "cannot build etcd v3.6.8", "the error names the failed step")
-	require.Contains(t, err.Error(), "run again", "the error says how to retry")
-	require.Contains(t, progress.String(), "building etcd v3.6.8", "progress names what is being built")
+	if err == nil || !strings.Contains(err.Error(), "cannot build etcd v3.6.8") {
+		t.Errorf("the error names the failed step: err = %v, want it to contain %q", err, "cannot build etcd v3.6.8")
+	}
+	if err == nil || !strings.Contains(err.Error(), "run again") {
+		t.Errorf("the error says how to retry: err = %v, want it to contain %q", err, "run again")
+	}
+	if !strings.Contains(progress.String(), "building etcd v3.6.8") {
+		t.Errorf("progress names what is being built: progress.String() = %q, want it to contain %q", progress.String(), "building etcd v3.6.8")
+	}
 
 	entries, err := os.ReadDir(cache)
 	require.NoError(t, err)
@@ -189,12 +222,18 @@ func TestModuleVersions(t *testing.T) {
 			k8s, etcd, err := moduleVersions(p)
 			if tc.wantError {
 				require.Error(t, err)
-				require.Contains(t, err.Error(), p)
+				if err == nil || !strings.Contains(err.Error(), p) {
+					t.Errorf("err = %v, want it to contain %q", err, p)
+				}
 				return
 			}
 			require.NoError(t, err)
-			require.Equal(t, tc.wantK8s, k8s)
-			require.Equal(t, tc.wantEtcd, etcd)
+			if diff := cmp.Diff(tc.wantK8s, k8s); diff != "" {
+				t.Errorf("k8s: -want, +got:\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantEtcd, etcd); diff != "" {
+				t.Errorf("etcd: -want, +got:\n%s", diff)
+			}
 		})
 	}
 }
@@ -202,7 +241,9 @@ func TestModuleVersions(t *testing.T) {
 func TestFindModuleDir(t *testing.T) {
 	dir, err := findModuleDir()
 	require.NoError(t, err)
-	require.True(t, strings.HasSuffix(dir, filepath.Join("tools", "controlplane")), dir)
+	if !strings.HasSuffix(dir, filepath.Join("tools", "controlplane")) {
+		t.Errorf("findModuleDir() = %s, want a path ending in tools/controlplane", dir)
+	}
 	_, _, err = moduleVersions(filepath.Join(dir, "go.mod"))
 	require.NoError(t, err, "the real tools/controlplane/go.mod pins both versions")
 }
@@ -216,8 +257,12 @@ func TestLockWaitsForHolder(t *testing.T) {
 	var progress bytes.Buffer
 	_, err = lock(ctx, p, &progress)
 	if lockIsReal {
-		require.True(t, errors.Is(err, context.DeadlineExceeded), "a second locker waits while the first holds the lock: %v", err)
-		require.Contains(t, progress.String(), "waiting")
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("a second locker waits while the first holds the lock: %v", err)
+		}
+		if !strings.Contains(progress.String(), "waiting") {
+			t.Errorf("progress.String() = %q, want it to contain %q", progress.String(), "waiting")
+		}
 	}
 	unlock()
 	unlock2, err := lock(context.Background(), p, &bytes.Buffer{})

@@ -2,6 +2,7 @@ package lastwrite
 
 import (
 	"context"
+	"github.com/google/go-cmp/cmp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -64,22 +65,34 @@ func TestGet(t *testing.T) {
 	got := cm("")
 	stale, err := tr.Get(ctx, cache, api, k, got, false)
 	require.NoError(t, err)
-	require.False(t, stale, "nothing recorded: the cache is trusted")
+	if stale {
+		t.Errorf("nothing recorded: the cache is trusted")
+	}
 
 	tr.Record(k, "1000")
 	stale, err = tr.Get(ctx, cache, api, k, got, false)
 	require.NoError(t, err)
-	require.True(t, stale, "the cache holds %s, older than the recorded write", got.GetResourceVersion())
+	if !stale {
+		t.Errorf("the cache holds %s, older than the recorded write", got.GetResourceVersion())
+	}
 
-	require.False(t, tr.Reconciled(k, "1000"), "the event of the awaited write passes while a reconcile waits for it")
+	if tr.Reconciled(k, "1000") {
+		t.Errorf("the event of the awaited write passes while a reconcile waits for it")
+	}
 
 	stale, err = tr.Get(ctx, cache, api, k, got, true)
 	require.NoError(t, err)
-	require.False(t, stale, "a retry is never stale")
-	require.Equal(t, "api", got.GetLabels()["from"], "a retry reads the API server")
+	if stale {
+		t.Errorf("a retry is never stale")
+	}
+	if diff := cmp.Diff("api", got.GetLabels()["from"]); diff != "" {
+		t.Errorf("a retry reads the API server: -want, +got:\n%s", diff)
+	}
 
 	_, err = tr.Get(ctx, cache, api, types.NamespacedName{Namespace: "default", Name: "missing"}, got, false)
-	require.True(t, apierrors.IsNotFound(err), "a read error is returned: %v", err)
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("a read error is returned: %v", err)
+	}
 }
 
 func TestReconciled(t *testing.T) {
@@ -179,7 +192,9 @@ func TestReconciled(t *testing.T) {
 				case "record":
 					tr.Record(k, s.rv)
 				case "stale":
-					require.True(t, tr.Behind(k, s.rv), "precondition: %s is behind", s.rv)
+					if !tr.Behind(k, s.rv) {
+						t.Errorf("precondition: %s is behind", s.rv)
+					}
 					tr.markWaiting(k) // as Get does on reading it
 				case "begin":
 					tr.Begin(k)

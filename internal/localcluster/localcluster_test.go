@@ -2,6 +2,7 @@ package localcluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -36,7 +37,9 @@ func TestConnect(t *testing.T) {
 	local, err := Connect(ctx, Options{CRDDirs: []string{testCRDs}, Out: testWriter{t}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = local.Stop() })
-	require.True(t, local.Local)
+	if !local.Local {
+		t.Errorf("local.Local: want true, got false")
+	}
 	require.FileExists(t, local.KubeconfigPath)
 
 	// The kubeconfig file works on its own, as kubectl would use it.
@@ -60,20 +63,29 @@ func TestConnect(t *testing.T) {
 	gadgets := schema.GroupVersionResource{Group: "test.ctrlkit.dev", Version: "v1", Resource: "gadgets"}
 	_, err = dc.Resource(gadgets).Namespace("default").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err, "the CRD from the file system was installed and is served")
-	require.False(t, remote.Local)
-	require.Equal(t, local.Config.Host, remote.Config.Host)
+	if remote.Local {
+		t.Errorf("remote.Local: want false, got true")
+	}
+	if diff := cmp.Diff(local.Config.Host, remote.Config.Host); diff != "" {
+		t.Errorf("remote.Config.Host: -want, +got:\n%s", diff)
+	}
 	require.NoError(t, remote.Stop(), "stopping a cluster we did not start does nothing")
-	require.Error(t, remote.WriteKubeconfig(filepath.Join(t.TempDir(), "kc")), "only a local cluster has a kubeconfig to write")
+	if err := remote.WriteKubeconfig(filepath.Join(t.TempDir(), "kc")); err == nil {
+		t.Errorf("WriteKubeconfig of a remote cluster: want an error, got none: only a local cluster has a kubeconfig to write")
+	}
 	_, err = cs.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
 	require.NoError(t, err, "the local control plane still runs")
 
 	etcdData, certs, kubeconfig := local.env.ControlPlane.Etcd.DataDir, local.env.ControlPlane.APIServer.CertDir, local.KubeconfigPath
 	require.NoError(t, local.Stop())
-	require.NoDirExists(t, etcdData, "Stop removes etcd's data")
-	require.NoDirExists(t, certs, "Stop removes the certificates")
-	require.NoFileExists(t, kubeconfig, "Stop removes the kubeconfig it wrote")
-	_, err = cs.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
-	require.Error(t, err, "the API server is gone after Stop")
+	for what, path := range map[string]string{"etcd's data": etcdData, "the certificates": certs, "the kubeconfig it wrote": kubeconfig} {
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Stop removes %s: %s still exists (stat: %v)", what, path, err)
+		}
+	}
+	if _, err = cs.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{}); err == nil {
+		t.Errorf("the API server is gone after Stop: want an error reading a namespace, got none")
+	}
 }
 
 func TestStartMissingCRDDir(t *testing.T) {
@@ -82,7 +94,9 @@ func TestStartMissingCRDDir(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-dir")
 	_, err := Start(ctx, Options{CRDDirs: []string{missing}, Out: testWriter{t}})
 	require.Error(t, err)
-	require.Contains(t, err.Error(), missing)
+	if err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("err = %v, want it to contain %q", err, missing)
+	}
 }
 
 func TestConnectBadKubeconfig(t *testing.T) {
@@ -90,7 +104,9 @@ func TestConnectBadKubeconfig(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte("not: [a kubeconfig"), 0o600))
 	_, err := Connect(context.Background(), Options{Kubeconfig: p})
 	require.Error(t, err)
-	require.Contains(t, err.Error(), p)
+	if err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("err = %v, want it to contain %q", err, p)
+	}
 }
 
 func TestReadCRDs(t *testing.T) {
@@ -205,7 +221,9 @@ func TestStartInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
 	_, err := Start(ctx, Options{CRDDirs: []string{testCRDs}, Out: testWriter{t}})
-	require.ErrorIs(t, err, context.Canceled)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want %v", err, context.Canceled)
+	}
 	if diff := cmp.Diff([]string(nil), children(t)); diff != "" {
 		t.Errorf("child processes after an interrupted Start (-want, +got):\n%s", diff)
 	}
