@@ -177,7 +177,9 @@ func TestDatasetLifecycle(t *testing.T) {
 
 	// The cloud has the spec; the update sent only what changed.
 	got, ok := server.Dataset(cloud.Name(controller.ExternalID(ds)))
-	require.True(t, ok, "the cloud dataset exists")
+	if !ok {
+		t.Fatalf("the cloud has no dataset %s", cloud.Name(controller.ExternalID(ds)))
+	}
 	if got.Description != "Orders, by day" || got.Labels["team"] != "data" || got.Access[0].Role != "WRITER" {
 		t.Errorf("cloud dataset: want the spec's description, labels and access, got %v", got)
 	}
@@ -339,7 +341,9 @@ func TestPeriodicSync(t *testing.T) {
 		t.Errorf("RequeueAfter of a settled Dataset: want the sync period %s, got %s", syncPeriod, res.RequeueAfter)
 	}
 	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
-	require.True(t, conditions.IsTrue(ds.Status.Conditions, "Ready"), "Ready after the first reconcile: %v", ds.Status.Conditions)
+	if !conditions.IsTrue(ds.Status.Conditions, "Ready") {
+		t.Errorf("Ready after the first reconcile: %v", ds.Status.Conditions)
+	}
 
 	// Periodic syncs with nothing to do: zero writes.
 	before, rv := writes.Load(), ds.ResourceVersion
@@ -437,7 +441,9 @@ func TestRefusedSpecStalls(t *testing.T) {
 	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(ds)}
 
 	_, err := r.Reconcile(ctx, req)
-	require.ErrorIs(t, err, reconcile.TerminalError(nil), "a refused spec is a terminal error")
+	if !errors.Is(err, reconcile.TerminalError(nil)) {
+		t.Errorf("a refused spec is a terminal error: err = %v, want %v", err, reconcile.TerminalError(nil))
+	}
 	require.NoError(t, env.Client.Get(ctx, req.NamespacedName, ds))
 	checkStatuses(t, "with a refused spec", ds, map[string]metav1.ConditionStatus{"Stalled": "True", "Ready": "False", "Reconciling": ""})
 

@@ -93,7 +93,9 @@ func TestRestartMidOperation(t *testing.T) {
 		t.Errorf("updates that reached the cloud: want 1 (the restarted controller polls the recorded operation), got %d", n)
 	}
 	stored, ok := server.Dataset(cloud.Name(controller.ExternalID(ds)))
-	require.True(t, ok, "the cloud dataset exists")
+	if !ok {
+		t.Fatalf("the cloud has no dataset %s", cloud.Name(controller.ExternalID(ds)))
+	}
 	if stored.Description != "Orders, v2" {
 		t.Errorf("the cloud dataset's description: want %q, got %q", "Orders, v2", stored.Description)
 	}
