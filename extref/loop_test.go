@@ -134,7 +134,9 @@ func TestAPIServerWriteLoopsDefaultBudget(t *testing.T) {
 				held++
 			}
 		}
-		require.NotZero(t, held, "%s: a referencer is held as Oscillating", c.name)
+		if held == 0 {
+			t.Errorf("%s: got no referencer held as Oscillating, want at least one", c.name)
+		}
 	}
 }
 
