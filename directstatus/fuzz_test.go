@@ -19,6 +19,8 @@ func FuzzOperationID(f *testing.F) {
 	f.Add("operation-123456789", "boom", "spec.size")
 	f.Add("projects/p/locations/l/operations/op-1.2", `x; operation: "y"`, "")
 	f.Add(`"; operation: "`, "\xff", "spec.labels[a]")
+	f.Add("; operation: ", "0", "0")
+	f.Add(`a\\"; operation: "b`, "x", "")
 	f.Fuzz(func(t *testing.T, id, errText, field string) {
 		for _, c := range []metav1.Condition{
 			directstatus.Updating(field, directstatus.OperationID(id)),

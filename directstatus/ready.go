@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -86,13 +85,30 @@ func (id OperationID) applyCondition(c *metav1.Condition) {
 // ParseOperationID returns the operation ID recorded at the end of a Ready
 // condition's message by OperationID, and whether there was one.
 func ParseOperationID(message string) (OperationID, bool) {
-	// A quoted ID holds no unescaped '"', so the last mark followed by a
-	// quote starts it.
-	i := strings.LastIndex(message, operationMark+`"`)
-	if i < 0 {
+	// The quoted ID ends the message. Inside it every '"' is escaped, so the
+	// first unescaped '"' before the closing one opens it; the mark must
+	// come right before that. (The mark itself may appear inside the ID.)
+	if len(message) < len(operationMark)+2 || message[len(message)-1] != '"' {
 		return "", false
 	}
-	id, err := strconv.Unquote(message[i+len(operationMark):])
+	open := -1
+	for i := len(message) - 2; i >= 0; i-- {
+		if message[i] != '"' {
+			continue
+		}
+		backslashes := 0
+		for j := i - 1; j >= 0 && message[j] == '\\'; j-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			open = i
+			break
+		}
+	}
+	if open < len(operationMark) || message[open-len(operationMark):open] != operationMark {
+		return "", false
+	}
+	id, err := strconv.Unquote(message[open:])
 	if err != nil || id == "" {
 		return "", false
 	}
