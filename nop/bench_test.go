@@ -51,8 +51,9 @@ var benchSchedule = []v1alpha1.ConditionAfter{
 // behaviour (1 s polling, a status write on every poll).
 //
 // The floor mode runs no controller: a writer that knows every deadline in
-// advance sends the same status writes, each at its deadline with its body
-// ready, with as many writes at once as the controller has workers. Its
+// advance sends the same writes (the finalizer patch on creation, then each
+// status write at its deadline with its body ready), with as many writes at
+// once as the controller has workers. Its
 // lateness is the API server's alone, the least any controller can achieve at
 // this load on this machine; the other modes report their p99 as a multiple
 // of it (p99/floor).
@@ -342,7 +343,8 @@ func runAPIServer(b *testing.B, label string, n, rate int, o Options, wrap func(
 }
 
 // floorWriter returns what stands in for the controller in the floor mode of
-// BenchmarkAPIServer: given a NopResource just created, it writes the status
+// BenchmarkAPIServer: given a NopResource just created, it sends the writes
+// the reconciler would send: the finalizer patch at once, then the status
 // the reconciler would write at each of the object's deadlines, with the
 // body computed in advance and sent at the deadline, at most workers writes
 // at once in the order they fall due. Unlimited writes at once do worse: the
@@ -355,7 +357,7 @@ func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *
 	cfg.QPS = -1
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
 	require.NoError(b, err)
-	setter := conditions.Setter{}
+	setter := conditions.NewSetter()
 	return func(obj *v1alpha1.NopResource) {
 		s, err := parseSchedule(obj.Spec.ForProvider.ConditionAfter)
 		if err != nil {
@@ -363,6 +365,19 @@ func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *
 			return
 		}
 		go func() {
+			// The finalizer patch the reconciler sends on creation, sent
+			// at once: any controller of this kind must hold the object.
+			patch := client.MergeFromWithOptions(obj.DeepCopy(), client.MergeFromWithOptimisticLock{})
+			obj.Finalizers = append(obj.Finalizers, Finalizer)
+			sem <- struct{}{}
+			err := c.Patch(ctx, obj, patch)
+			<-sem
+			if err != nil {
+				if ctx.Err() == nil {
+					b.Errorf("cannot add the finalizer to %s: %v", obj.Name, err)
+				}
+				return
+			}
 			created := obj.CreationTimestamp.Time
 			var conds []metav1.Condition
 			rv := obj.ResourceVersion
