@@ -233,21 +233,36 @@ func parseEntry(i int, e any) (metav1.Condition, error) {
 // server writes, "2006-01-02T15:04:05Z": any other form, or a field out of
 // range, goes to time.Parse.
 func parseTime(v string) (time.Time, error) {
+	f, ok := canonicalTime(v)
+	if !ok {
+		return time.Parse(time.RFC3339, v)
+	}
+	return time.Unix(unixDays(f.year, f.month, f.day)*86400+int64(f.hour*3600+f.minute*60+f.second), 0).UTC(), nil
+}
+
+// timeFields are the fields of a time in the API server's form.
+type timeFields struct{ year, month, day, hour, minute, second int }
+
+// canonicalTime reads v in the form the API server writes,
+// "2006-01-02T15:04:05Z", and reports false for any other form or a field
+// out of range.
+func canonicalTime(v string) (f timeFields, ok bool) {
 	if len(v) != len("2006-01-02T15:04:05Z") || v[4] != '-' || v[7] != '-' || v[10] != 'T' || v[13] != ':' || v[16] != ':' || v[19] != 'Z' {
-		return time.Parse(time.RFC3339, v)
+		return f, false
 	}
-	year, ok1 := digits(v[0:4])
-	month, ok2 := digits(v[5:7])
-	day, ok3 := digits(v[8:10])
-	hour, ok4 := digits(v[11:13])
-	minute, ok5 := digits(v[14:16])
-	sec, ok6 := digits(v[17:19])
+	var ok1, ok2, ok3, ok4, ok5, ok6 bool
+	f.year, ok1 = digits(v[0:4])
+	f.month, ok2 = digits(v[5:7])
+	f.day, ok3 = digits(v[8:10])
+	f.hour, ok4 = digits(v[11:13])
+	f.minute, ok5 = digits(v[14:16])
+	f.second, ok6 = digits(v[17:19])
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 ||
-		year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
-		hour > 23 || minute > 59 || sec > 59 {
-		return time.Parse(time.RFC3339, v)
+		f.year < 1 || f.month < 1 || f.month > 12 || f.day < 1 || f.day > daysIn(f.month, f.year) ||
+		f.hour > 23 || f.minute > 59 || f.second > 59 {
+		return f, false
 	}
-	return time.Unix(unixDays(year, month, day)*86400+int64(hour*3600+minute*60+sec), 0).UTC(), nil
+	return f, true
 }
 
 // unixDays is the number of days from 1970-01-01 to the date in the
