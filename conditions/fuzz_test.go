@@ -2,6 +2,8 @@ package conditions
 
 import (
 	stdjson "encoding/json"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -181,6 +183,92 @@ func FuzzParseTime(f *testing.F) {
 		// time: compare the instant and how it prints, zone included.
 		if !got.Equal(want) || got.String() != want.String() {
 			t.Fatalf("parseTime(%q) = %v, time.Parse = %v", s, got, want)
+		}
+	})
+}
+
+// FuzzSettled holds settled to Propagate's full path: whenever settled
+// reports a claim settled, the full path must leave it unchanged and return
+// no error. To compare pairs near a settled one, the claim is first brought
+// up to date by the full path (when settle is set), then one field of one
+// condition of either object is set to value, to a number, or deleted.
+func FuzzSettled(f *testing.F) {
+	xr := `{"metadata":{"generation":4},"status":{"conditions":[` +
+		`{"type":"Ready","status":"True","reason":"Available","lastTransitionTime":"2026-01-02T03:04:05Z"},` +
+		`{"type":"DatabaseReady","status":"False","reason":"NotFound","message":"no database","lastTransitionTime":"2026-01-02T03:04:05Z","observedGeneration":4},` +
+		`{"type":"ImageReady","status":"True","reason":"Available","observedGeneration":3}],` +
+		`"claimConditions":["DatabaseReady","Ready"],"claimConditionTypes":["ImageReady"]}}`
+	claim := `{"metadata":{"generation":2},"status":{"conditions":[{"type":"Synced","status":"True","reason":"ReconcileSuccess"}]}}`
+	for i, v := range []string{"", "2026-01-02T03:04:05Z", "2026-01-02T04:04:05+01:00", "2026-01-02T03:04:05.5Z", "yesterday",
+		"True", "true", "Not Found", "Ready_", "_Ready", "example.com/DatabaseReady", "Synced", "ImageReady"} {
+		for key := range uint8(24) {
+			for at := range uint8(3) {
+				f.Add([]byte(xr), []byte(claim), true, false, at, key, v, i%3 != 0)
+				f.Add([]byte(xr), []byte(claim), true, true, at, key, v, i%3 != 1)
+			}
+		}
+	}
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(xr), []byte(s), true, false, uint8(0), uint8(0), "", true)
+		f.Add([]byte(s), []byte(fuzzSeeds[6]), false, true, uint8(1), uint8(3), "x", false)
+	}
+	keys := []string{keyType, keyStatus, keyReason, keyMessage, keyLastTransitionTime, keyObservedGeneration}
+	f.Fuzz(func(t *testing.T, xrData, claimData []byte, settle, onXR bool, at, key uint8, value string, record bool) {
+		xr, ok := decode(xrData, false)
+		if !ok {
+			return
+		}
+		claim, ok := decode(claimData, false)
+		if !ok {
+			return
+		}
+		p := propagateOptions{record: claimConditionsField}
+		if !record {
+			p.record = RecordField{}
+		}
+		if settle {
+			_, _ = fakeSetter().propagate(xr, claim, p, nil)
+		}
+		edit := claim
+		if onXR {
+			edit = xr
+		}
+		if status, list, err := conditionList(edit.Object); err == nil && len(list) > 0 {
+			i := int(at) % len(list)
+			if e, ok := list[i].(map[string]any); ok {
+				e = maps.Clone(e)
+				k := keys[int(key)%len(keys)]
+				switch key / uint8(len(keys)) % 4 {
+				case 0:
+					e[k] = value
+				case 1:
+					delete(e, k)
+				case 2:
+					e[k] = int64(len(value)) - 1
+				case 3:
+					e[k] = float64(len(value)) / 2
+				}
+				list = slices.Clone(list)
+				list[i] = e
+				status = maps.Clone(status)
+				status["conditions"] = list
+				edit.Object["status"] = status
+			}
+		}
+
+		xrBefore, before := xr.DeepCopy(), claim.DeepCopy()
+		fast := settled(xr, claim, p.record, &rawLists{})
+		if diff := cmp.Diff(xrBefore, xr); diff != "" {
+			t.Fatalf("settled changed the XR: -before, +after:\n%s", diff)
+		}
+		if diff := cmp.Diff(before, claim); diff != "" {
+			t.Fatalf("settled changed the claim: -before, +after:\n%s", diff)
+		}
+		if !fast {
+			return
+		}
+		if changed, err := fakeSetter().propagate(xr, claim, p, nil); changed || err != nil {
+			t.Fatalf("settled reported a settled claim, but the full path changed it (%v) or failed (%v)", changed, err)
 		}
 	})
 }

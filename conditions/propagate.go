@@ -90,7 +90,17 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	for _, o := range opts {
 		p = o.applyToPropagate(p)
 	}
+	var raw rawLists
+	if settled(xr, claim, p.record, &raw) {
+		return false, nil
+	}
+	return s.propagate(xr, claim, p, &raw)
+}
 
+// propagate is Propagate's full path, which settled's answer only shortens.
+// It reuses the condition lists settled read, when raw holds them (raw may
+// be nil).
+func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptions, raw *rawLists) (changed bool, err error) {
 	// What the XR asks for. The buffers hold a settled claim's lists on the
 	// stack: a claim that needs no change costs no allocation for up to
 	// propagateBuf conditions.
@@ -102,7 +112,7 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	_, xrEntries, err := conditionList(xr.Object)
 	var xrConds []metav1.Condition
 	if err == nil {
-		xrConds, _, err = parseEntriesSummed(xrEntries, xrBuf[:0], xrSums[:0])
+		xrConds, err = conditionsOf(xrEntries, raw.xrList(), xrBuf[:0], xrSums[:0])
 	}
 	if err != nil {
 		return false, fmt.Errorf("cannot read conditions of %s: %w", describe(xr), err)
@@ -119,7 +129,7 @@ func (s Setter) Propagate(xr, claim *unstructured.Unstructured, opts ...Propagat
 	status, entries, err := conditionList(claim.Object)
 	var have []metav1.Condition
 	if err == nil {
-		have, _, err = parseEntriesSummed(entries, haveBuf[:0], haveSums[:0])
+		have, err = conditionsOf(entries, raw.claimList(), haveBuf[:0], haveSums[:0])
 	}
 	if err != nil {
 		return false, fmt.Errorf("cannot read conditions of %s: %w", describe(claim), err)
