@@ -81,29 +81,17 @@ func Float64(v any) (float64, bool) {
 		return x, true
 	case float32:
 		return float64(x), true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int16:
-		return float64(x), true
-	case int8:
-		return float64(x), true
 	case uint:
-		return float64(x), true
-	case uint8:
-		return float64(x), true
-	case uint16:
-		return float64(x), true
-	case uint32:
 		return float64(x), true
 	case uint64:
 		return float64(x), true
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
 		return f, err == nil
+	}
+	// The other integers fit an int64; uint and uint64 may not.
+	if i, ok := Int64(v); ok {
+		return float64(i), true
 	}
 	return 0, false
 }

@@ -35,6 +35,16 @@ func TestNumbers(t *testing.T) {
 			v:      uint64(math.MaxUint64),
 			want:   want{float: math.MaxUint64, isFloat: true},
 		},
+		"UintTooLarge": {
+			reason: "So is a uint above int64's range.",
+			v:      uint(math.MaxUint64),
+			want:   want{float: math.MaxUint64, isFloat: true},
+		},
+		"Int16": {
+			reason: "A negative integer of a small type is an integer and a number.",
+			v:      int16(-300),
+			want:   want{int64: -300, whole: -300, isInt: true, isWhole: true, float: -300, isFloat: true},
+		},
 		"WholeFloat": {
 			reason: "A whole float64 (encoding/json's integers) is whole but not an integer type.",
 			v:      float64(42),
