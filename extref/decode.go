@@ -152,34 +152,9 @@ func decodeExternalValue(base string, i int, v any) (v1alpha1.ExternalValue, *co
 		ev.FromObject = &ref
 		d.pop()
 	}
-	if l, ok := d.list(m, "combine"); ok {
-		d.field("combine")
-		ev.Combine = make([]v1alpha1.ObjectFieldRef, len(l))
-		for j, e := range l {
-			d.index(j)
-			ev.Combine[j] = d.ref(e)
-			d.pop()
-		}
-		d.pop()
-	}
+	ev.Combine = decodeList(d, m, "combine", d.ref)
 	ev.Fmt = d.str(m, "fmt")
-	if l, ok := d.list(m, "variables"); ok {
-		d.field("variables")
-		ev.Variables = make([]v1alpha1.Variable, len(l))
-		for j, e := range l {
-			d.index(j)
-			if vm := d.object(e, variableFields); vm != nil {
-				ev.Variables[j].Name = d.str(vm, "name")
-				if fv := vm["fromRef"]; fv != nil {
-					d.field("fromRef")
-					ev.Variables[j].FromRef = d.ref(fv)
-					d.pop()
-				}
-			}
-			d.pop()
-		}
-		d.pop()
-	}
+	ev.Variables = decodeList(d, m, "variables", d.variable)
 	ev.Template = d.str(m, "template")
 	ev.ToFieldPath = d.str(m, "toFieldPath")
 	ev.MakeAvailableAs = d.str(m, "makeAvailableAs")
@@ -193,17 +168,39 @@ func decodeExternalValue(base string, i int, v any) (v1alpha1.ExternalValue, *co
 		}
 		d.pop()
 	}
-	if l, ok := d.list(m, "transforms"); ok {
-		d.field("transforms")
-		ev.Transforms = make([]v1alpha1.Transform, len(l))
-		for j, e := range l {
-			d.index(j)
-			ev.Transforms[j] = d.transform(e)
-			d.pop()
-		}
+	ev.Transforms = decodeList(d, m, "transforms", d.transform)
+	return ev, d.err
+}
+
+// decodeList decodes field f of m, a list, with elem for each item; absent
+// or null is nil.
+func decodeList[T any](d *decoder, m map[string]any, f string, elem func(any) T) []T {
+	l, ok := d.list(m, f)
+	if !ok {
+		return nil
+	}
+	d.field(f)
+	out := make([]T, len(l))
+	for i, e := range l {
+		d.index(i)
+		out[i] = elem(e)
 		d.pop()
 	}
-	return ev, d.err
+	d.pop()
+	return out
+}
+
+func (d *decoder) variable(v any) v1alpha1.Variable {
+	var vr v1alpha1.Variable
+	if m := d.object(v, variableFields); m != nil {
+		vr.Name = d.str(m, "name")
+		if fv := m["fromRef"]; fv != nil {
+			d.field("fromRef")
+			vr.FromRef = d.ref(fv)
+			d.pop()
+		}
+	}
+	return vr
 }
 
 func (d *decoder) ref(v any) v1alpha1.ObjectFieldRef {

@@ -114,12 +114,21 @@ var plainV = piece{text: "%v", verb: 'v', width: -1, prec: -1}
 func tplJoin(sep string, list []any) (string, error) { return join(sep, list, MaxOutputSize) }
 
 func join(sep string, list []any, limit int) (string, error) {
-	n := 0
-	for i, v := range list {
-		if i > 0 {
-			n += len(sep)
+	return printList(list, func(i int) string {
+		if i == 0 {
+			return ""
 		}
-		n += plainV.size(v)
+		return sep
+	}, "", limit)
+}
+
+// printList prints the values of list as %v does, with sep(i) before value i
+// and end after the last, or fails with errTooLarge when that would be more
+// than limit bytes.
+func printList(list []any, sep func(i int) string, end string, limit int) (string, error) {
+	n := len(end)
+	for i, v := range list {
+		n += len(sep(i)) + plainV.size(v)
 		if n > limit {
 			return "", errTooLarge
 		}
@@ -127,15 +136,14 @@ func join(sep string, list []any, limit int) (string, error) {
 	var b strings.Builder
 	b.Grow(n)
 	for i, v := range list {
-		if i > 0 {
-			b.WriteString(sep)
-		}
+		b.WriteString(sep(i))
 		if s, ok := v.(string); ok {
 			b.WriteString(s)
 		} else {
 			plainV.write(&b, v)
 		}
 	}
+	b.WriteString(end)
 	return b.String(), nil
 }
 
@@ -199,38 +207,18 @@ func tplPrint(args ...any) (string, error)   { return sprintBounded(args, false,
 func tplPrintln(args ...any) (string, error) { return sprintBounded(args, true, MaxOutputSize) }
 
 func sprintBounded(args []any, ln bool, limit int) (string, error) {
+	end := ""
+	if ln {
+		end = "\n"
+	}
 	// Sprint separates operands when neither is a string; Sprintln
 	// always does.
-	space := func(i int) bool { return i > 0 && (ln || !isString(args[i]) && !isString(args[i-1])) }
-	n := 0
-	if ln {
-		n++
-	}
-	for i, a := range args {
-		if space(i) {
-			n++
+	return printList(args, func(i int) string {
+		if i > 0 && (ln || !isString(args[i]) && !isString(args[i-1])) {
+			return " "
 		}
-		n += plainV.size(a)
-		if n > limit {
-			return "", errTooLarge
-		}
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for i, a := range args {
-		if space(i) {
-			b.WriteByte(' ')
-		}
-		if s, ok := a.(string); ok {
-			b.WriteString(s)
-		} else {
-			plainV.write(&b, a)
-		}
-	}
-	if ln {
-		b.WriteByte('\n')
-	}
-	return b.String(), nil
+		return ""
+	}, end, limit)
 }
 
 // isString is fmt's test for a string operand.
