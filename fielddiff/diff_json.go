@@ -113,24 +113,28 @@ func (d *differ) anyMap(a, b map[string]any, omitEmpty bool) {
 	}
 	defer d.pop(pa, pb, typeMapAny)
 
+	entries(d, a, b, fieldSegment(""), d.anyValue, isEmptyAny)
+}
+
+// entries compares maps a and b entry by entry in key order, each under seg
+// with the key as its field name: with compare where both have the key; an
+// entry on one side only differs unless NilEqualsEmpty reads it as absent
+// (isEmpty).
+func entries[V any](d *differ, a, b map[string]V, seg pathSegment, compare func(x, y V), isEmpty func(V) bool) {
 	keys := sortedUnion(d.takeKeys(), a, b)
 	defer d.giveKeys(keys)
 	for _, k := range keys {
-		ignored, saved := d.enter(fieldSegment(k))
+		seg.Field = k
+		ignored, saved := d.enter(seg)
 		if !ignored {
 			va, oka := a[k]
 			vb, okb := b[k]
 			switch {
 			case oka && okb:
-				d.anyValue(va, vb)
-			case oka:
-				if !d.cfg.nilEqualsEmpty || !isEmptyAny(va) {
-					d.report()
-				}
-			default:
-				if !d.cfg.nilEqualsEmpty || !isEmptyAny(vb) {
-					d.report()
-				}
+				compare(va, vb)
+			case !d.cfg.nilEqualsEmpty || !isEmpty(va) || !isEmpty(vb):
+				// On one side only (the other is V's zero value, empty).
+				d.report()
 			}
 		}
 		d.leave(saved)

@@ -306,28 +306,11 @@ func (d *differ) stringMap(a, b map[string]string, omitEmpty bool) {
 	if d.emptyOrNil(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
 		return
 	}
-	keys := sortedUnion(d.takeKeys(), a, b)
-	defer d.giveKeys(keys)
-	for _, k := range keys {
-		ignored, saved := d.enter(keySegment(k))
-		if !ignored {
-			va, oka := a[k]
-			vb, okb := b[k]
-			switch {
-			case oka && okb:
-				if va != vb {
-					d.report()
-				}
-			case d.cfg.nilEqualsEmpty && va == "" && vb == "":
-			default:
-				d.report()
-			}
+	entries(d, a, b, keySegment(""), func(x, y string) {
+		if x != y {
+			d.report()
 		}
-		d.leave(saved)
-		if d.done {
-			return
-		}
-	}
+	}, func(s string) bool { return s == "" })
 }
 
 // A mapKey is a key of a reflected map with the field name it has in a path.
