@@ -165,8 +165,19 @@ func (s *Server) Dataset(name string) (*Dataset, bool) {
 }
 
 // begin counts a request, lets the observer see it, waits for the latency,
-// and reports a failure to return, if one is due.
-func (s *Server) begin(r *http.Request, name string) *Failure {
+// and answers with a failure, if one is due. It reports whether the request
+// goes on.
+func (s *Server) begin(w http.ResponseWriter, r *http.Request, name string) bool {
+	if f := s.failure(r, name); f != nil {
+		writeError(w, f.Code, f.Message)
+		return false
+	}
+	return true
+}
+
+// failure is begin up to the answer: it returns the failure that is due, or
+// nil.
+func (s *Server) failure(r *http.Request, name string) *Failure {
 	s.mu.Lock()
 	s.calls[r.Method]++
 	observe, latency := s.observe, s.latency
@@ -204,8 +215,7 @@ func datasetName(r *http.Request, id string) string {
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	name := datasetName(r, r.PathValue("dataset"))
-	if f := s.begin(r, name); f != nil {
-		writeError(w, f.Code, f.Message)
+	if !s.begin(w, r, name) {
 		return
 	}
 	d, ok := s.Dataset(name)
@@ -219,21 +229,15 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("datasetId")
 	name := datasetName(r, id)
-	if f := s.begin(r, name); f != nil {
-		writeError(w, f.Code, f.Message)
+	if !s.begin(w, r, name) {
 		return
 	}
 	if !validID(id) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid datasetId %q: use letters, digits and underscores", id))
 		return
 	}
-	d := &Dataset{}
-	if err := readDataset(r, d); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if err := validate(d); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	d, ok := readDataset(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -252,17 +256,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	name := datasetName(r, r.PathValue("dataset"))
-	if f := s.begin(r, name); f != nil {
-		writeError(w, f.Code, f.Message)
+	if !s.begin(w, r, name) {
 		return
 	}
-	patch := &Dataset{}
-	if err := readDataset(r, patch); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if err := validate(patch); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	patch, ok := readDataset(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -328,8 +326,7 @@ func (s *Server) SetOperationDelay(d time.Duration, failure string) {
 // applies its update (or its failure).
 func (s *Server) getOperation(w http.ResponseWriter, r *http.Request) {
 	name := "projects/" + r.PathValue("project") + "/operations/" + r.PathValue("operation")
-	if f := s.begin(r, name); f != nil {
-		writeError(w, f.Code, f.Message)
+	if !s.begin(w, r, name) {
 		return
 	}
 	s.mu.Lock()
@@ -372,8 +369,7 @@ type OperationError struct {
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 	name := datasetName(r, r.PathValue("dataset"))
-	if f := s.begin(r, name); f != nil {
-		writeError(w, f.Code, f.Message)
+	if !s.begin(w, r, name) {
 		return
 	}
 	s.mu.Lock()
@@ -419,15 +415,27 @@ func validate(d *Dataset) error {
 	return nil
 }
 
-func readDataset(r *http.Request, d *Dataset) error {
+// readDataset reads a Dataset from the request body and validates it, or
+// answers with why it cannot.
+func readDataset(w http.ResponseWriter, r *http.Request) (*Dataset, bool) {
+	d, err := decodeDataset(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return nil, false
+	}
+	return d, true
+}
+
+func decodeDataset(r *http.Request) (*Dataset, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
-		return fmt.Errorf("cannot read the request body: %w", err)
+		return nil, fmt.Errorf("cannot read the request body: %w", err)
 	}
+	d := &Dataset{}
 	if err := protojson.Unmarshal(body, d); err != nil {
-		return fmt.Errorf("cannot parse the request body: %w", err)
+		return nil, fmt.Errorf("cannot parse the request body: %w", err)
 	}
-	return nil
+	return d, validate(d)
 }
 
 func writeDataset(w http.ResponseWriter, code int, d *Dataset) {
