@@ -21,7 +21,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 
@@ -45,12 +44,8 @@ func main() {
 			return core.Setup(mgr, core.Options{Pipeline: core.Pipeline{{Name: "app", Function: fn}}})
 		},
 		Run: func(ctx context.Context, e run.Env) error {
-			if err := demo.Run(ctx, e.Client, os.Stdout, demo.Options{SimulateRollout: e.Cluster.Local}); err != nil {
-				return err
-			}
-			fmt.Println("\nThe claim is Ready. Press Ctrl-C to stop; meanwhile try kubectl get apps,xapps -A.")
-			<-ctx.Done()
-			return nil
+			return demo.Run(ctx, e.Client, os.Stdout, demo.Options{SimulateRollout: e.Cluster.Local})
 		},
+		KeepRunning: "\nThe claim is Ready. Press Ctrl-C to stop; meanwhile try kubectl get apps,xapps -A.",
 	})
 }

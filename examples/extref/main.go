@@ -20,7 +20,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 
@@ -40,12 +39,8 @@ func main() {
 		AddToScheme: v1alpha1.AddToScheme,
 		Setup:       func(mgr manager.Manager) error { return controller.Setup(mgr, controller.Options{}) },
 		Run: func(ctx context.Context, e run.Env) error {
-			if err := demo.Run(ctx, e.Client, os.Stdout); err != nil {
-				return err
-			}
-			fmt.Println("\nPress Ctrl-C to stop; meanwhile try kubectl get vpcs,subnets and kubectl edit configmap -n crossplane-system common-settings.")
-			<-ctx.Done()
-			return nil
+			return demo.Run(ctx, e.Client, os.Stdout)
 		},
+		KeepRunning: "\nPress Ctrl-C to stop; meanwhile try kubectl get vpcs,subnets and kubectl edit configmap -n crossplane-system common-settings.",
 	})
 }

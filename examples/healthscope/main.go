@@ -22,7 +22,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io/fs"
 	"os"
 
@@ -43,12 +42,8 @@ func main() {
 		AddToScheme: v1alpha1.AddToScheme,
 		Setup:       func(mgr manager.Manager) error { return controllers.Setup(mgr, controllers.Options{}) },
 		Run: func(ctx context.Context, e run.Env) error {
-			if err := demo.Run(ctx, e.Client, os.Stdout, demo.Options{Namespace: *namespace, Simulate: e.Cluster.Local}); err != nil {
-				return err
-			}
-			fmt.Println("\nThe scope is Healthy. Press Ctrl-C to stop; meanwhile try kubectl get healthscopes,applications -o yaml.")
-			<-ctx.Done()
-			return nil
+			return demo.Run(ctx, e.Client, os.Stdout, demo.Options{Namespace: *namespace, Simulate: e.Cluster.Local})
 		},
+		KeepRunning: "\nThe scope is Healthy. Press Ctrl-C to stop; meanwhile try kubectl get healthscopes,applications -o yaml.",
 	})
 }

@@ -6,7 +6,8 @@
 // KUBECONFIG or starts a local control plane (package localcluster), installs
 // the example's CRDs from the binary, starts a controller-runtime manager with
 // the example's controllers, calls Example.Run, and stops everything when Run
-// returns or the process is interrupted:
+// returns (with KeepRunning, when the process is interrupted after that) or
+// the process is interrupted:
 //
 //	func main() {
 //		run.Main(run.Example{
@@ -17,6 +18,7 @@
 //			Run: func(ctx context.Context, e run.Env) error {
 //				return demo.Run(ctx, e.Client, os.Stdout)
 //			},
+//			KeepRunning: "\nPress Ctrl-C to stop; meanwhile try kubectl get vpcs,subnets.",
 //		})
 //	}
 //

@@ -62,6 +62,10 @@ type Example struct {
 	// that keeps running for kubectl waits for ctx to end. ctx ends on an
 	// interrupt, or when the manager stops with an error.
 	Run func(ctx context.Context, e Env) error
+
+	// KeepRunning, when set, is printed once Run has returned nil (a hint
+	// for kubectl); Main then keeps the controllers running until ctx ends.
+	KeepRunning string
 }
 
 // Env is what Example.Run works with.
@@ -249,7 +253,7 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 	}
 	if ex.Setup == nil {
 		p.done.Store(true)
-		return ex.Run(ctx, Env{Cluster: c, ManagerOptions: ex.managerOptions(s, nil)})
+		return ex.play(ctx, Env{Cluster: c, ManagerOptions: ex.managerOptions(s, nil)})
 	}
 
 	scheme := runtime.NewScheme()
@@ -287,10 +291,20 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 		stopped <- err
 	}()
 	p.done.Store(true)
-	err = ex.Run(runCtx, Env{Cluster: c, Manager: mgr, Client: cl, ManagerOptions: ex.managerOptions(s, scheme)})
+	err = ex.play(runCtx, Env{Cluster: c, Manager: mgr, Client: cl, ManagerOptions: ex.managerOptions(s, scheme)})
 	stopManager()
 	if merr := <-stopped; merr != nil {
 		return merr
 	}
 	return err
+}
+
+// play calls Run and then, with KeepRunning set, waits for ctx to end.
+func (ex Example) play(ctx context.Context, e Env) error {
+	if err := ex.Run(ctx, e); err != nil || ex.KeepRunning == "" {
+		return err
+	}
+	fmt.Println(ex.KeepRunning)
+	<-ctx.Done()
+	return nil
 }

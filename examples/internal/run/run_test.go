@@ -170,7 +170,7 @@ func TestRun(t *testing.T) {
 	}
 	errRun, errManager := errors.New("the demo failed"), errors.New("a runnable failed")
 	probeAddr := freeAddr(t)
-	runnableStarted, managerStopped := make(chan struct{}), false
+	runnableStarted, managerStopped, ranDemo := make(chan struct{}), false, make(chan struct{})
 	cases := map[string]struct {
 		reason  string
 		ex      Example
@@ -237,6 +237,25 @@ func TestRun(t *testing.T) {
 					return mgr.Add(manager.RunnableFunc(func(context.Context) error { return errManager }))
 				},
 				Run: func(ctx context.Context, _ Env) error { <-ctx.Done(); return ctx.Err() },
+			},
+			wantErr: errManager.Error(),
+		},
+		"KeepRunning": {
+			reason: "with KeepRunning the controllers run on after Run returned, until a runnable fails",
+			ex: Example{
+				Setup: func(mgr manager.Manager) error {
+					return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+						<-ranDemo
+						select {
+						case <-ctx.Done():
+							return nil // stopped when Run returned
+						case <-time.After(100 * time.Millisecond):
+							return errManager
+						}
+					}))
+				},
+				Run:         func(context.Context, Env) error { close(ranDemo); return nil },
+				KeepRunning: "The demo ran; the controllers keep running.",
 			},
 			wantErr: errManager.Error(),
 		},
