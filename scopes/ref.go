@@ -157,41 +157,29 @@ func AddWorkloadRef(scope *unstructured.Unstructured, path string, ref WorkloadR
 }
 
 func addRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (bool, error) {
-	if err := CheckRefPath(path); err != nil {
+	p := fieldpath.Pave(scope.Object)
+	x, err := refList(p, path)
+	if err != nil {
 		return false, err
 	}
-	p := fieldpath.Pave(scope.Object)
-	v, err := p.GetValue(path)
-	if fieldpath.IsNotFound(err) {
+	switch i := indexOf(x, ref); {
+	case x == nil:
 		if err := elementsExist(p, path); err != nil {
 			return false, err
 		}
-		v, err = nil, nil
-	}
-	if err != nil {
-		return false, pathError(err)
-	}
-	switch x := v.(type) {
-	case nil:
 		err = p.SetValue(path, []any{ref.object()})
-	case []any:
-		i := indexOf(x, ref)
-		switch {
-		case i < 0:
-			// Setting the element one past the end appends it without
-			// copying the others. The limit admits that index, and any
-			// index the path itself holds.
-			at := path + "[" + strconv.Itoa(len(x)) + "]"
-			err = fieldpath.Pave(scope.Object, fieldpath.MaxIndex(max(len(x), fieldpath.DefaultMaxIndex))).SetValue(at, ref.object())
-		case ref.staleUID(x[i].(map[string]any)):
-			list := append([]any(nil), x...)
-			list[i] = withUID(x[i].(map[string]any), ref.UID)
-			err = p.SetValue(path, list)
-		default:
-			return false, nil
-		}
+	case i < 0:
+		// Setting the element one past the end appends it without
+		// copying the others. The limit admits that index, and any
+		// index the path itself holds.
+		at := path + "[" + strconv.Itoa(len(x)) + "]"
+		err = fieldpath.Pave(scope.Object, fieldpath.MaxIndex(max(len(x), fieldpath.DefaultMaxIndex))).SetValue(at, ref.object())
+	case ref.staleUID(x[i].(map[string]any)):
+		list := append([]any(nil), x...)
+		list[i] = withUID(x[i].(map[string]any), ref.UID)
+		err = p.SetValue(path, list)
 	default:
-		return false, wrongType(path, v)
+		return false, nil
 	}
 	if err != nil {
 		return false, err
@@ -221,40 +209,23 @@ func RemoveWorkloadRef(scope *unstructured.Unstructured, path string, ref Worklo
 }
 
 func removeRef(scope *unstructured.Unstructured, path string, ref WorkloadRef) (bool, error) {
-	if err := CheckRefPath(path); err != nil {
+	x, err := refList(fieldpath.Pave(scope.Object), path)
+	if err != nil || indexOf(x, ref) < 0 {
 		return false, err
 	}
-	p := fieldpath.Pave(scope.Object)
-	v, err := p.GetValue(path)
-	if fieldpath.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, pathError(err)
-	}
-	switch x := v.(type) {
-	case nil:
-		return false, nil
-	case []any:
-		if indexOf(x, ref) < 0 {
-			return false, nil
+	// Delete from the end, so that the indexes still to delete stay put
+	// while later elements move down. As in addRef, the limit admits every
+	// index of the list (Add appends past the default limit, and whatever
+	// Add wrote Remove must be able to delete) and any index the path itself
+	// holds.
+	del := fieldpath.Pave(scope.Object, fieldpath.MaxIndex(max(len(x), fieldpath.DefaultMaxIndex)))
+	for i := len(x) - 1; i >= 0; i-- {
+		if !ref.matches(x[i]) {
+			continue
 		}
-		// Delete from the end, so that the indexes still to delete stay put
-		// while later elements move down. As in addRef, the limit admits
-		// every index of the list (Add appends past the default limit, and
-		// whatever Add wrote Remove must be able to delete) and any index the
-		// path itself holds.
-		del := fieldpath.Pave(scope.Object, fieldpath.MaxIndex(max(len(x), fieldpath.DefaultMaxIndex)))
-		for i := len(x) - 1; i >= 0; i-- {
-			if !ref.matches(x[i]) {
-				continue
-			}
-			if err := del.DeleteField(path + "[" + strconv.Itoa(i) + "]"); err != nil {
-				return false, err
-			}
+		if err := del.DeleteField(path + "[" + strconv.Itoa(i) + "]"); err != nil {
+			return false, err
 		}
-	default:
-		return false, wrongType(path, v)
 	}
 	return true, nil
 }
@@ -290,40 +261,50 @@ type SkippedEntry struct {
 func (s SkippedEntry) String() string { return s.Path + " " + s.Reason }
 
 func readRefs(content map[string]any, path string) ([]WorkloadRef, []SkippedEntry, error) {
-	if err := CheckRefPath(path); err != nil {
+	x, err := refList(fieldpath.Pave(content), path)
+	if err != nil || x == nil {
 		return nil, nil, err
 	}
-	v, err := fieldpath.Pave(content).GetValue(path)
+	refs := make([]WorkloadRef, 0, len(x))
+	var skipped []SkippedEntry
+	for i, e := range x {
+		var reason string
+		if m, ok := e.(map[string]any); ok {
+			r, err := refFrom(m)
+			if err == nil {
+				refs = append(refs, r)
+				continue
+			}
+			reason = err.Error()
+		} else {
+			reason = "is " + jsonvalue.Describe(e) + ", not a workload reference"
+		}
+		skipped = append(skipped, SkippedEntry{Path: path + "[" + strconv.Itoa(i) + "]", Reason: reason})
+	}
+	return refs, skipped, nil
+}
+
+// refList returns the list of workload references at path in p: nil for a
+// missing or null value. A path that CheckRefPath refuses, or any other
+// value, is an error.
+func refList(p *fieldpath.Paved, path string) ([]any, error) {
+	if err := CheckRefPath(path); err != nil {
+		return nil, err
+	}
+	v, err := p.GetValue(path)
 	if fieldpath.IsNotFound(err) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, nil, pathError(err)
+		return nil, pathError(err)
 	}
 	switch x := v.(type) {
 	case nil:
-		return nil, nil, nil
+		return nil, nil
 	case []any:
-		refs := make([]WorkloadRef, 0, len(x))
-		var skipped []SkippedEntry
-		for i, e := range x {
-			var reason string
-			if m, ok := e.(map[string]any); ok {
-				r, err := refFrom(m)
-				if err == nil {
-					refs = append(refs, r)
-					continue
-				}
-				reason = err.Error()
-			} else {
-				reason = "is " + jsonvalue.Describe(e) + ", not a workload reference"
-			}
-			skipped = append(skipped, SkippedEntry{Path: path + "[" + strconv.Itoa(i) + "]", Reason: reason})
-		}
-		return refs, skipped, nil
-	default:
-		return nil, nil, wrongType(path, v)
+		return x, nil
 	}
+	return nil, wrongType(path, v)
 }
 
 // refFrom reads a scope entry. Its errors read after the entry's path.
