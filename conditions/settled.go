@@ -112,12 +112,10 @@ func settled(xr, claim *unstructured.Unstructured, record RecordField, raw *rawL
 		return false
 	}
 	var recorded []string
-	hasRecord := false
 	if len(record) > 0 {
 		if recorded, err = appendStringList(recordedBuf[:0], claim.Object, record); err != nil {
 			return false
 		}
-		_, hasRecord, _ = unstructured.NestedFieldNoCopy(claim.Object, record...)
 	}
 
 	generation := claim.GetGeneration()
@@ -125,6 +123,7 @@ func settled(xr, claim *unstructured.Unstructured, record RecordField, raw *rawL
 	wanted := 0
 	sameRecord := true
 	xrHint, claimHint := 0, 0
+	reasonChecked, checkedReason := false, "" // conditions often share one
 	for _, t := range listed {
 		i := indexRawFrom(xrConds, t, xrHint)
 		if i < 0 {
@@ -136,8 +135,14 @@ func settled(xr, claim *unstructured.Unstructured, record RecordField, raw *rawL
 		}
 		used |= 1 << i
 		x := &xrConds[i]
-		if !plainValid(t, x.status, x.reason, x.message, generation) {
+		if !plainValid(t, x.status, x.message, generation) {
 			return false
+		}
+		if !reasonChecked || x.reason != checkedReason {
+			if !plainReason(x.reason) {
+				return false
+			}
+			reasonChecked, checkedReason = true, x.reason
 		}
 		if wanted >= len(recorded) || recorded[wanted] != t {
 			sameRecord = false
@@ -166,8 +171,16 @@ func settled(xr, claim *unstructured.Unstructured, record RecordField, raw *rawL
 	if wanted != len(recorded) {
 		sameRecord = false
 	}
-	if !sameRecord && (hasRecord || len(recorded) > 0) {
-		return false
+	if !sameRecord {
+		// The record is written where the claim has the field.
+		if len(recorded) > 0 {
+			return false
+		}
+		if len(record) > 0 {
+			if _, found, _ := unstructured.NestedFieldNoCopy(claim.Object, record...); found {
+				return false
+			}
+		}
 	}
 	// The wanted conditions were found by type, so their types are
 	// distinct; the others must not repeat a type, and the claim's must be
@@ -230,7 +243,12 @@ func readRaw(e any, r *rawCondition) (ok bool) {
 	if r.time, ok = optional(m[keyLastTransitionTime]); !ok {
 		return false
 	}
-	if g := m[keyObservedGeneration]; g != nil {
+	switch g := m[keyObservedGeneration].(type) {
+	case int64: // what apimachinery's decoder gives
+		r.generation = g
+	case nil:
+		r.generation = 0
+	default:
 		if r.generation, ok = jsonvalue.WholeInt64(g); !ok {
 			return false
 		}
@@ -297,20 +315,27 @@ func repeated(conds []rawCondition, done uint64) bool {
 	return false
 }
 
-// plainValid reports whether Validate accepts a condition of these fields
-// whose type is a name of letters and digits alone and whose reason has only
-// letters, digits and '_': the common forms, checked in one pass each. It
-// reports false for any other, which the full path validates.
-func plainValid(t, status, reason, message string, generation int64) bool {
+// plainValid and plainReason report whether Validate accepts a condition of
+// these fields whose type is a name of letters and digits alone and whose
+// reason has only letters, digits and '_': the common forms, checked in one
+// pass each. They report false for any other, which the full path
+// validates.
+func plainValid(t, status, message string, generation int64) bool {
 	if status != string(metav1.ConditionTrue) && status != string(metav1.ConditionFalse) && status != string(metav1.ConditionUnknown) ||
-		len(message) > MaxMessageLength || generation < 0 ||
-		t == "" || len(t) > maxNameLength || reason == "" || len(reason) > MaxReasonLength || !isLetter(reason[0]) {
+		len(message) > MaxMessageLength || generation < 0 || t == "" || len(t) > maxNameLength {
 		return false
 	}
 	for i := 0; i < len(t); i++ {
 		if plainByte[t[i]] != 1 {
 			return false
 		}
+	}
+	return true
+}
+
+func plainReason(reason string) bool {
+	if reason == "" || len(reason) > MaxReasonLength || !isLetter(reason[0]) {
+		return false
 	}
 	for i := 1; i < len(reason); i++ {
 		if plainByte[reason[i]] == 0 {

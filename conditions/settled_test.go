@@ -267,6 +267,12 @@ func TestSettled(t *testing.T) {
 			claim:  claim([]any{edited(dbOnClaim, "reason", "Not Found"), imageOnClaim}, record),
 			err:    true,
 		},
+		"SecondReasonInvalid": {
+			reason: "Each copied condition's reason is checked, not only the first.",
+			xr:     xr([]any{db, edited(image, "reason", "Not Found")}, listed...),
+			claim:  claim([]any{dbOnClaim, edited(imageOnClaim, "reason", "Not Found")}, record),
+			err:    true,
+		},
 		"InvalidStatusAlreadyOnClaim": {
 			reason: "A status other than True, False or Unknown is an error.",
 			xr:     xr([]any{edited(db, "status", "Maybe"), image}, listed...),
