@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // maxValueDepth bounds how deeply toJSON follows nested maps and slices, so a
@@ -31,20 +33,6 @@ func toJSONAt(v any, depth int) (any, error) {
 		return v, nil
 	case float64:
 		return fromFloat(x)
-	case int:
-		return int64(x), nil
-	case int8:
-		return int64(x), nil
-	case int16:
-		return int64(x), nil
-	case int32:
-		return int64(x), nil
-	case uint8:
-		return int64(x), nil
-	case uint16:
-		return int64(x), nil
-	case uint32:
-		return int64(x), nil
 	case uint:
 		return fromUint(uint64(x)), nil
 	case uint64:
@@ -110,9 +98,11 @@ func toJSONAt(v any, depth int) (any, error) {
 			m[k] = s
 		}
 		return m, nil
-	default:
-		return viaJSON(v)
 	}
+	if i, ok := jsonvalue.Int64(v); ok { // the other Go integers
+		return i, nil
+	}
+	return viaJSON(v)
 }
 
 // fromFloat keeps a fraction as float64 and makes a whole number int64, as
