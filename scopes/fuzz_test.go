@@ -246,3 +246,27 @@ func FuzzReadDefinitions(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckRefPath holds CheckRefPath's answer for the plain dotted form,
+// decided without parsing, to the answer of the parsing path.
+func FuzzCheckRefPath(f *testing.F) {
+	for _, p := range []string{
+		"spec.workloadRefs", "spec", "status.refs", "metadata.annotations", "kind", "apiVersion",
+		"*", "spec.*", "*.refs", "spec..refs", ".spec", "spec.", "", "spec[0]", "spec.refs[0]",
+		"spec['a.b']", "[0].a", "a]b", "spec.a-b_c/d", "status", "statusx.refs", "a.b.c.d.e.f",
+	} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		fast, slow := CheckRefPath(path), checkRefPath(path)
+		if (fast == nil) != (slow == nil) {
+			t.Fatalf("CheckRefPath(%q) = %v; the parsing path says %v", path, fast, slow)
+		}
+		if first, ok := plainFields(path); ok {
+			segs, err := fieldpath.Parse(path)
+			if err != nil || len(segs) == 0 || segs[0].Field != first {
+				t.Fatalf("plainFields(%q) = %q, true; fieldpath.Parse gives %v, %v", path, first, segs, err)
+			}
+		}
+	})
+}

@@ -388,6 +388,47 @@ func wrongType(path string, v any) error {
 // Add, Remove, WorkloadRefs, PatchWorkloadRefs and Locate also refuse a path
 // whose value is not a list (nor missing, nor null).
 func CheckRefPath(path string) error {
+	if first, ok := plainFields(path); ok {
+		// The common form, fields joined by dots, decided without parsing
+		// (which allocates); checkRefPath gives the same answer.
+		switch first {
+		case "metadata", "status", "apiVersion", "kind":
+		default:
+			return nil
+		}
+	}
+	return checkRefPath(path)
+}
+
+// plainFields returns the first field of path when path is field names
+// joined by single dots, none empty and none holding a bracket: the form
+// that fieldpath.Parse reads as those fields, split at the dots. A field
+// "*" (a wildcard) is not plain.
+func plainFields(path string) (first string, ok bool) {
+	start := 0
+	for i := 0; i <= len(path); i++ {
+		if i < len(path) {
+			switch path[i] {
+			case '[', ']':
+				return "", false
+			case '.':
+			default:
+				continue
+			}
+		}
+		if f := path[start:i]; f == "" || f == "*" {
+			return "", false // empty (the path, or a field between dots), or a wildcard
+		}
+		if start == 0 {
+			first = path[:i]
+		}
+		start = i + 1
+	}
+	return first, true
+}
+
+// checkRefPath is CheckRefPath for any path, parsing it.
+func checkRefPath(path string) error {
 	segs, err := fieldpath.Parse(path)
 	if err != nil {
 		return fmt.Errorf("%w (%w)", err, ErrInvalidRefPath)
