@@ -109,13 +109,9 @@ func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptio
 		xrSums, haveSums, wantSums [propagateBuf]uint64
 		listedBuf, recordedBuf     [propagateBuf]string
 	)
-	_, xrEntries, err := conditionList(xr.Object)
-	var xrConds []metav1.Condition
-	if err == nil {
-		xrConds, err = conditionsOf(xrEntries, raw.xrList(), xrBuf[:0], xrSums[:0])
-	}
+	_, _, xrConds, err := readSummed(xr, raw.xrList(), xrBuf[:0], xrSums[:0])
 	if err != nil {
-		return false, fmt.Errorf("cannot read conditions of %s: %w", describe(xr), err)
+		return false, err
 	}
 	listed, err := appendStringList(listedBuf[:0], xr.Object, claimConditionsField)
 	if err == nil {
@@ -126,13 +122,9 @@ func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptio
 	}
 
 	// What the claim has.
-	status, entries, err := conditionList(claim.Object)
-	var have []metav1.Condition
-	if err == nil {
-		have, err = conditionsOf(entries, raw.claimList(), haveBuf[:0], haveSums[:0])
-	}
+	status, entries, have, err := readSummed(claim, raw.claimList(), haveBuf[:0], haveSums[:0])
 	if err != nil {
-		return false, fmt.Errorf("cannot read conditions of %s: %w", describe(claim), err)
+		return false, err
 	}
 	var recorded []string
 	hasRecord := false // the record field is there: the schema keeps it
@@ -421,4 +413,18 @@ func setIn(m map[string]any, path []string, v any, full []string, inPlace bool) 
 		m[key] = nv
 	}
 	return m, true, nil
+}
+
+// readSummed returns obj's status, its conditions list and the conditions
+// parsed from it, appended to dst (their type sums to sums), made from raw
+// when settled read them.
+func readSummed(obj *unstructured.Unstructured, raw []rawCondition, dst []metav1.Condition, sums []uint64) (status map[string]any, list []any, conds []metav1.Condition, err error) {
+	status, list, err = conditionList(obj.Object)
+	if err == nil {
+		conds, err = conditionsOf(list, raw, dst, sums)
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("cannot read conditions of %s: %w", describe(obj), err)
+	}
+	return status, list, conds, nil
 }
