@@ -35,6 +35,14 @@ var fuzzSeeds = []string{
 	`null`,
 }
 
+// decodePair decodes an XR and a claim, as decode does without plain.
+func decodePair(xrData, claimData []byte) (xr, claim *unstructured.Unstructured, ok bool) {
+	if xr, ok = decode(xrData, false); ok {
+		claim, ok = decode(claimData, false)
+	}
+	return xr, claim, ok
+}
+
 // decode turns data into unstructured content, with the number types of
 // apimachinery's decoder (int64 and float64) or, with plain, encoding/json's
 // (float64 only). It reports false for data that is not a JSON object.
@@ -134,11 +142,7 @@ func FuzzPropagate(f *testing.F) {
 		f.Add([]byte(fuzzSeeds[12]), []byte(x))
 	}
 	f.Fuzz(func(t *testing.T, xrData, claimData []byte) {
-		xr, ok := decode(xrData, false)
-		if !ok {
-			return
-		}
-		claim, ok := decode(claimData, false)
+		xr, claim, ok := decodePair(xrData, claimData)
 		if !ok {
 			return
 		}
@@ -214,11 +218,7 @@ func FuzzSettled(f *testing.F) {
 	}
 	keys := []string{keyType, keyStatus, keyReason, keyMessage, keyLastTransitionTime, keyObservedGeneration}
 	f.Fuzz(func(t *testing.T, xrData, claimData []byte, settle, onXR bool, at, key uint8, value string, record bool) {
-		xr, ok := decode(xrData, false)
-		if !ok {
-			return
-		}
-		claim, ok := decode(claimData, false)
+		xr, claim, ok := decodePair(xrData, claimData)
 		if !ok {
 			return
 		}
