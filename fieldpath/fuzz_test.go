@@ -132,6 +132,17 @@ func FuzzSetGet(f *testing.F) {
 		}
 		before := runtime.DeepCopyJSON(obj)
 
+		// set's walk for paths of fields does what the general walk does.
+		if cp, err := compile(path, DefaultMaxIndex); err == nil {
+			if v, err := toJSON(value); err == nil {
+				fast, general := runtime.DeepCopyJSON(obj), runtime.DeepCopyJSON(obj)
+				fastErr, generalErr := cp.set(fast, v, "set"), cp.setWalk(general, v, "set")
+				if fmt.Sprint(fastErr) != fmt.Sprint(generalErr) || !reflect.DeepEqual(fast, general) {
+					t.Fatalf("set(%q) = %v, %v; the general walk gives %v, %v", path, fastErr, fast, generalErr, general)
+				}
+			}
+		}
+
 		p := Pave(obj)
 		err := p.SetValue(path, value)
 		if err != nil {

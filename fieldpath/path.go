@@ -14,6 +14,7 @@ type Path struct {
 	maxIndex uint   // the largest index in segs, zero when it has none
 	wildcard int    // the first wildcard segment, or -1
 	slot     uint32 // where the path cache stored it, if it did
+	fields   bool   // every segment is a field
 }
 
 // A CompileOption configures Compile.
@@ -81,8 +82,11 @@ func compile(path string, maxIndex uint) (*Path, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Path{text: path, segs: segs, wildcard: -1}
+	p := &Path{text: path, segs: segs, wildcard: -1, fields: true}
 	for i := range segs {
+		if segs[i].Type != SegmentField {
+			p.fields = false
+		}
 		switch segs[i].Type {
 		case SegmentIndex:
 			p.maxIndex = max(p.maxIndex, segs[i].Index)
@@ -202,6 +206,28 @@ func (s *slot) store(v any) {
 // checks everything that can fail before it changes anything: past the last
 // existing container, everything it meets is new.
 func (p *Path) set(obj map[string]any, v any, op string) error {
+	segs := p.segs
+	if p.fields && obj != nil {
+		// Fields all the way down to objects that exist: the common case,
+		// walked without the general walk's bookkeeping. Anything else (a
+		// missing or null object on the way, a value of another type) is
+		// the general walk's, from the start.
+		m, last := obj, len(segs)-1
+		for i := 0; i < last; i++ {
+			next, ok := m[segs[i].Field].(map[string]any)
+			if !ok || next == nil {
+				return p.setWalk(obj, v, op)
+			}
+			m = next
+		}
+		m[segs[last].Field] = v
+		return nil
+	}
+	return p.setWalk(obj, v, op)
+}
+
+// setWalk is set for any path and content.
+func (p *Path) setWalk(obj map[string]any, v any, op string) error {
 	segs := p.segs
 	if p.wildcard >= 0 {
 		return &walkError{op: op, segs: segs, at: p.wildcard, kind: errWildcard}
