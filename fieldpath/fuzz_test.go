@@ -132,8 +132,14 @@ func FuzzSetGet(f *testing.F) {
 		}
 		before := runtime.DeepCopyJSON(obj)
 
-		// set's walk for paths of fields does what the general walk does.
+		// get's and set's walks for paths of fields do what the general
+		// walks do.
 		if cp, err := compile(path, DefaultMaxIndex); err == nil {
+			fastV, fastErr := cp.get(obj, "get")
+			generalV, generalErr := cp.getWalk(obj, "get")
+			if fmt.Sprint(fastErr) != fmt.Sprint(generalErr) || !reflect.DeepEqual(fastV, generalV) {
+				t.Fatalf("get(%q) = %v, %v; the general walk gives %v, %v", path, fastV, fastErr, generalV, generalErr)
+			}
 			if v, err := toJSON(value); err == nil {
 				fast, general := runtime.DeepCopyJSON(obj), runtime.DeepCopyJSON(obj)
 				fastErr, generalErr := cp.set(fast, v, "set"), cp.setWalk(general, v, "set")

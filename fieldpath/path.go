@@ -142,6 +142,28 @@ func (p *Path) Set(obj map[string]any, value any) error {
 }
 
 func (p *Path) get(obj map[string]any, op string) (any, error) {
+	if p.fields {
+		// Fields through objects to a value that is there: the common
+		// case, walked without the general walk's checks. Anything else is
+		// the general walk's, which says what is missing or wrong.
+		segs, m := p.segs, obj
+		last := len(segs) - 1
+		for i := 0; i < last; i++ {
+			next, ok := m[segs[i].Field].(map[string]any)
+			if !ok {
+				return p.getWalk(obj, op)
+			}
+			m = next
+		}
+		if v, found := m[segs[last].Field]; found {
+			return v, nil
+		}
+	}
+	return p.getWalk(obj, op)
+}
+
+// getWalk is get for any path and content.
+func (p *Path) getWalk(obj map[string]any, op string) (any, error) {
 	segs := p.segs
 	if p.wildcard >= 0 {
 		return nil, &walkError{op: op, segs: segs, at: p.wildcard, kind: errWildcard}
