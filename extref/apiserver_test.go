@@ -328,12 +328,16 @@ externalValues:
   toFieldPath: spec.forProvider.directoryArn
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.pw}
   transforms: [{type: Map, map: {a: b}}]
-  makeAvailableAs: password`)
+  makeAvailableAs: password
+- fromObject: {version: v1, resource: secrets, name: vault, fieldPath: data.pw}
+  toFieldPath: spec.forProvider.password
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.pw}
+  toFieldPath: spec.forProvider.password.x`)
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
 	warningEvent(t, h, w, ReasonResolutionFailed)
 	msg := condition(t, got).Message
-	for _, want := range []string{"Convert: cannot convert a string of 15 bytes to int64", "fmt: value 1: integer verbs print whole numbers, not a string of 15 bytes", "the reason is withheld", "Map: the map has no entry for a string of 15 bytes"} {
+	for _, want := range []string{"Convert: cannot convert a string of 15 bytes to int64", "fmt: value 1: integer verbs print whole numbers, not a string of 15 bytes", "the reason is withheld", "Map: the map has no entry for a string of 15 bytes", "spec.forProvider.password is a string of 15 bytes, not an object"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("condition message: got %q, want it to contain %q", msg, want)
 		}

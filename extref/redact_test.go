@@ -57,6 +57,7 @@ func TestResolveNeverQuotesSecrets(t *testing.T) {
 		"LabelOfObject":       {spec: "- fromObject: {version: v1, resource: secrets, name: vault, fieldPath: data}\n  toFieldPath: metadata.labels[x]", want: "labels and annotations take strings, not an object of 2 fields"},
 		"Binary":              {spec: "- fromObject: {version: v1, resource: secrets, name: vault, fieldPath: data.bin}\n  toFieldPath: spec.forProvider.region", want: "the value (a string of 16 bytes) is not valid UTF-8 text"},
 		"FieldOnTheWay":       {spec: "- fromObject: {version: v1, resource: secrets, name: vault, fieldPath: data.pw.x}\n  toFieldPath: spec.forProvider.region", want: "field not found: data.pw.x has no such field"},
+		"TargetOnTheWay":      {spec: "- fromObject: " + pw + "\n  toFieldPath: spec.forProvider.region\n- fromObject: " + cm + "\n  toFieldPath: spec.forProvider.region.x", want: "toFieldPath: cannot write value to spec.forProvider.region.x: cannot set spec.forProvider.region.x: spec.forProvider.region is a string of 15 bytes, not an object"},
 		"Optional":            {spec: "- fromObject: " + pw + "\n  transforms: [{type: Convert, toType: int64}]\n  toFieldPath: spec.forProvider.region\n  policy: {resolution: Optional}", want: "cannot convert a string of 15 bytes"},
 	}
 	for name, tc := range cases {

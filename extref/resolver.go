@@ -496,12 +496,52 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 		return
 	}
 	if err := rs.state.set(e.targetPath, v.v); err != nil {
-		// fieldpath's errors name the target's current content, not the
-		// value being written.
-		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
+		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, setError(rs.state.content, e.targetPath, err))})
 		return
 	}
 	out.Resolved++
+}
+
+// setError is why a value could not be set at path in content. fieldpath's
+// error quotes the field on the way that is neither an object nor an array,
+// which may hold a value read from a Secret (by this resolution, or by an
+// earlier one that wrote it there), so it is described by its type and size
+// only.
+func setError(content map[string]any, path *fieldpath.Path, err error) error {
+	if !errors.Is(err, fieldpath.ErrWrongType) {
+		return err
+	}
+	segs := path.Segments()
+	var cur any = content
+walk:
+	for i, s := range segs {
+		switch x := cur.(type) {
+		case nil:
+			break walk // Set creates the rest
+		case map[string]any:
+			if s.Type == fieldpath.SegmentField {
+				cur = x[s.Field]
+				continue
+			}
+		case []any:
+			if s.Type == fieldpath.SegmentIndex {
+				if s.Index >= uint(len(x)) {
+					break walk // Set pads the array and creates the rest
+				}
+				cur = x[s.Index]
+				continue
+			}
+		}
+		parent, want := "the object", "an object"
+		if i > 0 {
+			parent = segs[:i].String()
+		}
+		if s.Type == fieldpath.SegmentIndex {
+			want = "an array"
+		}
+		return failf(err, "cannot set %s: %s is %s, not %s", segs, parent, kindOf(cur), want)
+	}
+	return failf(err, "cannot set %s: a field on the way is neither an object nor an array", segs)
 }
 
 // joinSources reports the failing sources of one external value as one
