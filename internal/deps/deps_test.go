@@ -15,8 +15,8 @@ import (
 	"testing"
 )
 
-// The rules below are described, and the differences from the team's
-// DESIGN.md explained, in docs/architecture.md. Change both together.
+// The rules below are described, and the reasons for them given, in
+// docs/architecture.md. Change both together.
 
 // Paths are written relative to the module path (fieldpath, not
 // github.com/ctrlkit/ctrlkit/fieldpath). A pattern ending in "/..." matches
@@ -24,9 +24,9 @@ import (
 // other pattern matches one package exactly.
 
 // modules are the external modules that any package of the module, examples
-// included, may import outside the standard library. DESIGN.md lists the
-// first five; k8s.io/api and go-logr come with client-go and
-// controller-runtime anyway, so they add nothing to what `go get` fetches.
+// included, may import outside the standard library. k8s.io/api and
+// go-logr come with client-go and controller-runtime anyway, so they add
+// nothing to what `go get` fetches.
 var modules = []string{
 	"k8s.io/apimachinery/...",
 	"k8s.io/client-go/...",
@@ -66,7 +66,7 @@ var notForLibraries = []string{
 
 // rootNotForLibraries: library packages import controller-runtime's
 // sub-packages, never its root package, whose init registers a global
-// --kubeconfig flag in every binary (nop/doc.go). Examples may.
+// --kubeconfig flag in every binary (docs/design/nop.md). Examples may.
 const rootNotForLibraries = "sigs.k8s.io/controller-runtime"
 
 // Sets of external packages for the rules that are narrower than modules.
@@ -96,7 +96,7 @@ var rules = []rule{
 		external: []string{"k8s.io/apimachinery/...", "k8s.io/utils/..."},
 		says:     "conditions imports no ctrlkit package but internal/jsonvalue and internal/message, only the standard library, apimachinery and k8s.io/utils (conditions/doc.go)"},
 	{pkg: "results",
-		// fieldpath: DESIGN.md allows it; unused today.
+		// fieldpath: allowed, unused (docs/architecture.md).
 		imports: []string{"conditions", "fieldpath", "results/proto/v1", "results/proto/crossplane/v1", "results/response", "internal/message"},
 		says:    "results may import conditions, fieldpath, its proto packages, results/response (ToCrossplane adds results as response.AddResult does) and internal/message"},
 	{pkg: "results/proto/v1", external: protobuf,

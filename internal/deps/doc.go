@@ -14,7 +14,7 @@
 //     examples/;
 //   - no library package imports sigs.k8s.io/controller-runtime itself (its
 //     sub-packages only: the root package registers a global --kubeconfig
-//     flag, see nop/doc.go);
+//     flag, see docs/design/nop.md);
 //   - examples import library packages, other examples and
 //     internal/localcluster;
 //   - every package imports, outside the standard library, only the modules
