@@ -54,8 +54,8 @@
 // Limits:
 //
 //   - index: at most DefaultMaxIndex (1024) on every method and Parse; MaxIndex changes it.
-//   - value depth: maps nested more than 10000 deep cannot be stored.
-//   - cache: 1024 compiled paths of at most 256 bytes (longer ones are parsed each time); a hit allocates nothing.
+//   - value depth: maps and lists nested more than 10000 deep cannot be stored.
+//   - cache: 1024 compiled paths, and 512 recently used, of at most 256 bytes (longer ones are parsed each time); a hit allocates nothing.
 //
 // docs/design/fieldpath.md has the full syntax and the porting table.
 package fieldpath
