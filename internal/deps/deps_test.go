@@ -65,8 +65,9 @@ var notForLibraries = []string{
 }
 
 // rootNotForLibraries: library packages import controller-runtime's
-// sub-packages, never its root package, whose init registers a global
-// --kubeconfig flag in every binary (docs/design/nop.md). Examples may.
+// sub-packages, never its root package, which imports pkg/client/config,
+// whose init registers a global --kubeconfig flag in every binary
+// (docs/design/nop.md). Examples may.
 const rootNotForLibraries = "sigs.k8s.io/controller-runtime"
 
 // Sets of external packages for the rules that are narrower than modules.

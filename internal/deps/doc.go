@@ -13,8 +13,8 @@
 //     internal/controlplane, and no library or internal package imports
 //     examples/;
 //   - no library package imports sigs.k8s.io/controller-runtime itself (its
-//     sub-packages only: the root package registers a global --kubeconfig
-//     flag, see docs/design/nop.md);
+//     sub-packages only: the root package imports pkg/client/config, which
+//     registers a global --kubeconfig flag, see docs/design/nop.md);
 //   - examples import library packages, other examples and
 //     internal/localcluster;
 //   - every package imports, outside the standard library, only the modules
