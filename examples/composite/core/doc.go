@@ -24,6 +24,7 @@
 // again after Options.PollInterval, because its function consults systems
 // outside the cluster that cannot be watched.
 //
-// Package function holds the seed's example function; package demo drives a
-// claim through the seed's scenarios for `go run ./examples/composite`.
+// Package function holds the fn-claim-conditions design's example function;
+// package demo drives a claim through that design's scenarios for
+// `go run ./examples/composite`.
 package core
