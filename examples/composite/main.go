@@ -2,9 +2,9 @@
 // their XApp composite resources (packages core and function): the XR
 // controller runs an in-process function whose results set conditions on the
 // XR and, through status.claimConditions, on the claim (package results).
-// It then walks a demo claim through the seed's scenarios (Image Not Found,
-// Progressing, Success), printing the claim's conditions as they change, and
-// keeps running until interrupted.
+// It then walks a demo claim through the fn-claim-conditions design's
+// scenarios (Image Not Found, Progressing, Success), printing the claim's
+// conditions as they change, and keeps running until interrupted.
 //
 //	go run ./examples/composite [--kubeconfig FILE] [--crds DIR]
 //

@@ -1,7 +1,8 @@
-// Package demo walks an App claim through the seed's scenarios on a running
-// composite example (go run ./examples/composite), printing the claim's
-// conditions each time they change: Image Not Found, then Progressing once
-// the image is fixed, then Success once the deployment is available.
+// Package demo walks an App claim through the fn-claim-conditions design's
+// scenarios on a running composite example (go run ./examples/composite),
+// printing the claim's conditions each time they change: Image Not Found, then
+// Progressing once the image is fixed, then Success once the deployment is
+// available.
 package demo
 
 import (

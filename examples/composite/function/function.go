@@ -1,8 +1,9 @@
 // Package function is the composition function of the composite example: the
-// seed's "Advanced Usage Example". For an XApp it checks that the database it
-// names exists and may be used, that its image exists, and composes a
-// Deployment of the image authenticated to the database; it tells the user
-// how each step went with three conditions, on the XApp and its claim:
+// fn-claim-conditions design's "Advanced Usage Example". For an XApp it checks
+// that the database it names exists and may be used, that its image exists,
+// and composes a Deployment of the image authenticated to the database; it
+// tells the user how each step went with three conditions, on the XApp and its
+// claim:
 //
 //   - DatabaseReady: True/Available, or False/NotFound or False/Unauthorized
 //     (fatal: nothing is composed);
