@@ -19,7 +19,7 @@ import (
 )
 
 // TestStatusTooLargeAPIServer: against the real API server, a status of
-// exactly MaxStatusBytes is stored whole; the issue's hostile spec (100
+// exactly MaxStatusBytes is stored whole; a hostile spec (100
 // entries with 8 KiB messages) and a spec just past the limit make the
 // resource Stalled with reason StatusTooLarge; so does a spec whose status
 // is within the limit but whose object etcd refuses ("request is too

@@ -157,7 +157,7 @@ func TestAddWorkloadRef(t *testing.T) {
 			want:   want{spec: `{"workloadRefs":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","weight":3}]}`},
 		},
 		"OtherVersionIsAnotherRef": {
-			reason: "Identity includes the apiVersion, as the issue defines it.",
+			reason: "Identity includes the apiVersion, as the WorkloadRef doc says.",
 			args:   args{spec: `{"workloadRefs":[{"apiVersion":"apps/v1beta2","kind":"Deployment","name":"web"}]}`, path: "spec.workloadRefs", ref: web},
 			want:   want{spec: `{"workloadRefs":[{"apiVersion":"apps/v1beta2","kind":"Deployment","name":"web"},` + webJSON + `]}`, changed: true},
 		},
