@@ -95,7 +95,7 @@ var rules = []rule{
 	{pkg: "conditions",
 		imports:  []string{"internal/jsonvalue", "internal/message"},
 		external: []string{"k8s.io/apimachinery/...", "k8s.io/utils/..."},
-		says:     "conditions imports no ctrlkit package but internal/jsonvalue and internal/message, only the standard library, apimachinery and k8s.io/utils (conditions/doc.go)"},
+		says:     "conditions imports no ctrlkit package but internal/jsonvalue and internal/message, only the standard library, apimachinery and k8s.io/utils (docs/design/conditions.md)"},
 	{pkg: "results",
 		// fieldpath: allowed, unused (docs/architecture.md).
 		imports: []string{"conditions", "fieldpath", "results/proto/v1", "results/proto/crossplane/v1", "results/response", "internal/message"},
@@ -112,7 +112,7 @@ var rules = []rule{
 		says:    "scopes may import only fieldpath and internal/jsonvalue of ctrlkit"},
 	{pkg: "extref",
 		imports: []string{"fieldpath", "conditions", "extref/v1alpha1", "internal/jsonvalue", "internal/lastwrite", "internal/message"},
-		says:    "extref may import fieldpath, conditions (extref/doc.go), extref/v1alpha1, internal/jsonvalue, internal/lastwrite and internal/message"},
+		says:    "extref may import fieldpath, conditions (docs/design/extref.md), extref/v1alpha1, internal/jsonvalue, internal/lastwrite and internal/message"},
 	{pkg: "extref/v1alpha1", external: apimachinery,
 		says: "API types import no ctrlkit package, only the standard library and apimachinery"},
 	{pkg: "nop",
@@ -361,7 +361,7 @@ func TestDependencies(t *testing.T) {
 			case !matchAny(modules, imp):
 				bad("%s imports %s: outside the standard library, packages of ctrlkit import only %s", self, imp, moduleList(modules))
 			case k == library && imp == rootNotForLibraries:
-				bad("%s imports %s: library packages import controller-runtime's sub-packages, not its root package, whose init registers a global --kubeconfig flag (nop/doc.go)", self, imp)
+				bad("%s imports %s: library packages import controller-runtime's sub-packages, not its root package, which imports pkg/client/config, whose init registers a global --kubeconfig flag (docs/design/nop.md)", self, imp)
 			case k != example && r.external != nil && !matchAny(r.external, imp):
 				bad("%s imports %s: %s", self, imp, r.says)
 			}
