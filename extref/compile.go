@@ -123,6 +123,11 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 			return nil, invalid(at(".toFieldPath"), "%q: %v", ev.ToFieldPath, v.err)
 		}
 		e.target, e.targetPath, e.metadata = ev.ToFieldPath, v.path, v.metadata
+		for _, s := range v.path.Segments() {
+			if s.Type == fieldpath.SegmentIndex {
+				e.padding += int(s.Index+1) * len("null,")
+			}
+		}
 	case ev.MakeAvailableAs != "":
 		e.key = ev.MakeAvailableAs
 	default:

@@ -35,6 +35,13 @@ const DefaultPath = "spec.externalValues"
 // blocking a worker forever.
 const DefaultReadTimeout = 10 * time.Second
 
+// maxResolvedSize bounds what one Resolve writes to the referencer and
+// hands over in Outcome.Values, as JSON, with the nulls that the targets'
+// indexes may add to arrays: more than the API server accepts in one
+// object, so that a referencer cannot make a Resolve copy a large source
+// (or pad arrays) over and over.
+const maxResolvedSize = 4 << 20
+
 // maxExpressionLength bounds a format, fmt or template, as the CRD schema
 // does.
 const maxExpressionLength = 4096
@@ -331,6 +338,7 @@ type resolution struct {
 	mappings   []resourceMapping // few, so slices beat maps
 	objects    []objectRead
 	watched    []watchKey
+	resolved   int // bytes written or handed over so far, counted by fits
 }
 
 type resourceMapping struct {
@@ -377,6 +385,7 @@ type entry struct {
 	template   *compiledTemplate
 	target     string
 	targetPath *fieldpath.Path
+	padding    int    // the most bytes of nulls a write to targetPath may add to arrays
 	metadata   bool   // target is a label or an annotation
 	key        string // makeAvailableAs
 	always     bool
@@ -480,6 +489,10 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 	}
 
 	if e.key != "" {
+		if !rs.fits(v.v, 0) {
+			fail(&ReferenceError{Path: path(".makeAvailableAs"), Err: fmt.Errorf("%w (makeAvailableAs %s): %w", ErrTarget, e.key, errResolvedSize)})
+			return
+		}
 		if out.Values == nil {
 			out.Values = make(map[string]any)
 		}
@@ -495,11 +508,31 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 		out.Resolved++
 		return
 	}
+	if !rs.fits(v.v, e.padding) {
+		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, errResolvedSize)})
+		return
+	}
 	if err := rs.state.set(e.targetPath, v.v); err != nil {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, setError(rs.state.content, e.targetPath, err))})
 		return
 	}
 	out.Resolved++
+}
+
+// errResolvedSize is why a value was not written: the resolution's values
+// would exceed maxResolvedSize.
+var errResolvedSize = fmt.Errorf("the values resolved exceed %d bytes as JSON (with the nulls their targets' indexes may add to arrays), more than one object can hold", maxResolvedSize)
+
+// fits reports whether v, and padding bytes more, fit in what is left of
+// the resolution's maxResolvedSize, and if so counts them. It measures v
+// as JSON, stopping at the limit.
+func (rs *resolution) fits(v any, padding int) bool {
+	w := jsonWriter{limit: maxResolvedSize - rs.resolved - padding}
+	if w.limit < 0 || w.value(v) != nil || w.over() {
+		return false
+	}
+	rs.resolved += w.n + padding
+	return true
 }
 
 // setError is why a value could not be set at path in content. fieldpath's
