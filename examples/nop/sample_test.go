@@ -34,10 +34,12 @@ func TestRecreateLeavesOthersAlone(t *testing.T) {
 	users := &v1alpha1.NopResource{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
 	// Right after the control plane starts, discovery may not list the
 	// CRD's kind yet.
-	deadline := time.Now().Add(10 * time.Second)
-	for err = env.Client.Create(ctx, users); meta.IsNoMatchError(err) && time.Now().Before(deadline); err = env.Client.Create(ctx, users) {
-		time.Sleep(100 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, "the API server to serve NopResources", func() error {
+		if err = env.Client.Create(ctx, users); meta.IsNoMatchError(err) {
+			return err
+		}
+		return nil
+	})
 	require.NoError(t, err)
 	err = s.recreate(ctx, env.Client)
 	require.ErrorIs(t, err, errNotOurs)

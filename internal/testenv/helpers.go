@@ -80,3 +80,34 @@ func (e *Env) Namespace(t testing.TB, prefix string) string {
 	}
 	return ns.Name
 }
+
+// Eventually calls check until it returns nil, and fails t when within
+// passes first, naming what it waited for and quoting check's last error, so
+// that a failure says what was last seen. It waits 10 ms between the first
+// calls and up to 100 ms later, and calls check once more at the deadline.
+// check runs on the calling goroutine, so it may fail t itself.
+func Eventually(t testing.TB, within time.Duration, what string, check func() error) {
+	t.Helper()
+	if err := poll(within, check); err != nil {
+		t.Fatalf("%s: not within %s: %v", what, within, err)
+	}
+}
+
+// poll calls check until it returns nil or within passes, and returns
+// check's last error.
+func poll(within time.Duration, check func() error) error {
+	deadline := time.Now().Add(within)
+	wait := 10 * time.Millisecond
+	for {
+		err := check()
+		if err == nil {
+			return nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return err
+		}
+		time.Sleep(min(wait, left))
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}

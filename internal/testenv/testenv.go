@@ -12,8 +12,10 @@
 //	env.Client.Create(ctx, obj)
 //
 // Helpers for a test: env.ManagerOptions() for a manager without metrics or
-// probes, StartManager(t, mgr) to run it until the test ends, and
-// env.Namespace(t, prefix) for a namespace of its own.
+// probes, StartManager(t, mgr) to run it until the test ends,
+// env.Namespace(t, prefix) for a namespace of its own, and
+// Eventually(t, within, what, check) to wait for the controller, failing with
+// what was last seen.
 //
 // The control plane starts on the first Get, so unit tests and fuzz runs in
 // the same package never pay for it; it is shared by every test of the package

@@ -74,21 +74,6 @@ func createClaim(t *testing.T, env *testenv.Env, namespace, name, database, imag
 	return app
 }
 
-// eventually polls check until it returns "" or a minute passes, then fails
-// with the last thing check said.
-func eventually(t *testing.T, what string, check func() string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	var last string
-	for time.Now().Before(deadline) {
-		if last = check(); last == "" {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%s: gave up after a minute; last seen:\n%s", what, last)
-}
-
 // claimStatus returns the claim's conditions, split into those the
 // function's results set (in order) and those of the control plane (Ready,
 // Synced, Reconciling, Stalled).
@@ -129,10 +114,10 @@ func cond(typ string, s metav1.ConditionStatus, reason, msg string) metav1.Condi
 // Ready and Synced as wantReserved (type, status, reason; message when set).
 func waitForClaim(t *testing.T, env *testenv.Env, namespace, name string, want []metav1.Condition, wantReserved map[string]metav1.Condition) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("claim %s/%s status.conditions", namespace, name), func() string {
+	testenv.Eventually(t, time.Minute, fmt.Sprintf("claim %s/%s status.conditions", namespace, name), func() error {
 		custom, reserved, err := claimStatus(context.Background(), env, namespace, name)
 		if err != nil {
-			return err.Error()
+			return err
 		}
 		diff := cmp.Diff(want, custom, seed)
 		for typ, w := range wantReserved {
@@ -145,9 +130,9 @@ func waitForClaim(t *testing.T, env *testenv.Env, namespace, name string, want [
 			}
 		}
 		if diff != "" {
-			return fmt.Sprintf("-want, +got:\n%s\nall: %+v", diff, append(custom, values(reserved)...))
+			return fmt.Errorf("-want, +got:\n%s\nall: %+v", diff, append(custom, values(reserved)...))
 		}
-		return ""
+		return nil
 	})
 }
 
@@ -318,12 +303,12 @@ func TestInternalError(t *testing.T) {
 
 	// The event: the detail on the XR, worded as Crossplane words it. The
 	// claim shows only the friendly condition.
-	eventually(t, "events of the XR and the claim", func() string {
+	testenv.Eventually(t, time.Minute, "events of the XR and the claim", func() error {
 		list := &unstructured.UnstructuredList{}
 		list.SetAPIVersion("events.k8s.io/v1")
 		list.SetKind("EventList")
 		if err := env.Client.List(ctx, list); err != nil {
-			return err.Error()
+			return err
 		}
 		want := map[string]string{
 			"XApp/" + xr.Name: fatalMessage(`cannot look up database "ledger": ` + errCatalog.Error()),
@@ -342,9 +327,9 @@ func TestInternalError(t *testing.T) {
 			}
 		}
 		if len(want) > 0 {
-			return fmt.Sprintf("missing Warning ComposeResources events %v; seen:\n%s", want, strings.Join(seen, "\n"))
+			return fmt.Errorf("missing Warning ComposeResources events %v; seen:\n%s", want, strings.Join(seen, "\n"))
 		}
-		return ""
+		return nil
 	})
 }
 
@@ -402,14 +387,14 @@ func TestDeleteClaim(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t, "delete-claim")
 	app := createClaim(t, env, ns, "shop", "orders", imageGood)
-	eventually(t, "the XR", func() string {
+	testenv.Eventually(t, time.Minute, "the XR", func() error {
 		if err := env.Client.Get(ctx, client.ObjectKey{Name: core.CompositeName(ns, "shop")}, &v1alpha1.XApp{}); err != nil {
-			return err.Error()
+			return err
 		}
-		return ""
+		return nil
 	})
 	require.NoError(t, env.Client.Delete(ctx, app))
-	eventually(t, "the claim and its XR to be gone", func() string {
+	testenv.Eventually(t, time.Minute, "the claim and its XR to be gone", func() error {
 		var left []string
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(app), &v1alpha1.App{}); err == nil {
 			left = append(left, "claim")
@@ -418,9 +403,9 @@ func TestDeleteClaim(t *testing.T) {
 			left = append(left, "XR")
 		}
 		if left != nil {
-			return "still there: " + strings.Join(left, ", ")
+			return errors.New("still there: " + strings.Join(left, ", "))
 		}
-		return ""
+		return nil
 	})
 }
 

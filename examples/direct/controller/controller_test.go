@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -189,9 +190,12 @@ func TestDatasetLifecycle(t *testing.T) {
 
 	// Deleting the Dataset deletes the cloud dataset, then the finalizer goes.
 	require.NoError(t, env.Client.Delete(ctx, ds))
-	require.NoError(t, pollUntil(ctx, func() bool {
-		return apierrors.IsNotFound(env.Client.Get(ctx, key, &v1alpha1.Dataset{}))
-	}), "the Dataset should be deleted once its finalizer is removed")
+	testenv.Eventually(t, time.Minute, "the Dataset to be deleted once its finalizer is removed", func() error {
+		if err := env.Client.Get(ctx, key, &v1alpha1.Dataset{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("still there (read: %v)", err)
+		}
+		return nil
+	})
 	if _, ok := server.Dataset(cloud.Name(controller.ExternalID(ds))); ok {
 		t.Errorf("the cloud dataset still exists after the Dataset was deleted")
 	}
@@ -506,19 +510,6 @@ func removeFinalizerAndDelete(env *testenv.Env, ds *v1alpha1.Dataset) {
 		return env.Client.Update(ctx, d)
 	})
 	_ = env.Client.Delete(ctx, ds)
-}
-
-func pollUntil(ctx context.Context, cond func() bool) error {
-	for {
-		if cond() {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return errors.New("condition not met before the deadline")
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
 
 // checkGolden compares status, as YAML with every lastTransitionTime

@@ -2,6 +2,8 @@ package controller_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -63,32 +65,40 @@ func TestRestartMidOperation(t *testing.T) {
 		}
 		return got, nil
 	}
-	require.NoError(t, pollUntil(ctx, func() bool {
-		got, _ := ready()
-		return got != nil && conditions.IsTrue(got.Status.Conditions, conditions.TypeReady)
-	}), "the Dataset was never created")
+	testenv.Eventually(t, time.Minute, "the Dataset to be created", func() error {
+		if got, _ := ready(); got == nil || !conditions.IsTrue(got.Status.Conditions, conditions.TypeReady) {
+			return fmt.Errorf("not Ready: %+v", got)
+		}
+		return nil
+	})
 
 	server.SetOperationDelay(3*time.Second, "")
 	edit(t, ctx, env.Client, key, func(d *v1alpha1.Dataset) { d.Spec.Description = "Orders, v2" })
 	var opID directstatus.OperationID
-	require.NoError(t, pollUntil(ctx, func() bool {
-		if _, id := ready(); id != nil {
-			opID = *id
-			return true
+	testenv.Eventually(t, time.Minute, "the operation to be recorded", func() error {
+		got, id := ready()
+		if id == nil {
+			return fmt.Errorf("no operation in %+v", got)
 		}
-		return false
-	}), "the operation was never recorded")
+		opID = *id
+		return nil
+	})
 	stop() // mid-operation: it runs for 3 s
 	if n := server.Calls(http.MethodPatch); n != 1 {
 		t.Errorf("updates that reached the cloud before the restart: want 1, got %d", n)
 	}
 
 	startLongRunning(t, env, cloud)
-	require.NoError(t, pollUntil(ctx, func() bool {
+	testenv.Eventually(t, time.Minute, "Ready to become UpToDate", func() error {
 		got, _ := ready()
-		c := conditions.Get(got.Status.Conditions, conditions.TypeReady)
-		return c != nil && c.Reason == directstatus.ReasonUpToDate && got.Status.ObservedGeneration == got.Generation
-	}), "Ready never became UpToDate")
+		if got == nil {
+			return errors.New("cannot read the Dataset")
+		}
+		if c := conditions.Get(got.Status.Conditions, conditions.TypeReady); c == nil || c.Reason != directstatus.ReasonUpToDate || got.Status.ObservedGeneration != got.Generation {
+			return fmt.Errorf("%+v", got.Status)
+		}
+		return nil
+	})
 	if n := server.Calls(http.MethodPatch); n != 1 {
 		t.Errorf("updates that reached the cloud: want 1 (the restarted controller polls the recorded operation), got %d", n)
 	}

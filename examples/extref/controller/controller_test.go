@@ -180,18 +180,15 @@ func startControllers(t *testing.T, env *testenv.Env) {
 
 // waitForReason waits up to a minute for s's ReferencesResolved condition to
 // have reason, and returns s as read then with that condition.
-func waitForReason(t *testing.T, env *testenv.Env, ctx context.Context, s *v1alpha1.Subnet, reason string) (*v1alpha1.Subnet, *metav1.Condition) {
+func waitForReason(t *testing.T, env *testenv.Env, ctx context.Context, s *v1alpha1.Subnet, reason string) (got *v1alpha1.Subnet, c *metav1.Condition) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		got := &v1alpha1.Subnet{}
+	testenv.Eventually(t, time.Minute, "a "+reason+" condition", func() error {
+		got = &v1alpha1.Subnet{}
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(s), got))
-		if c := conditions.Get(got.Status.Conditions, extref.TypeReferencesResolved); c != nil && c.Reason == reason {
-			return got, c
+		if c = conditions.Get(got.Status.Conditions, extref.TypeReferencesResolved); c == nil || c.Reason != reason {
+			return fmt.Errorf("conditions %v", got.Status.Conditions)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s condition within a minute; last seen %s", reason, fmt.Sprint(got.Status.Conditions))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
+	return got, c
 }

@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -44,21 +45,6 @@ func startManager(t *testing.T, env *testenv.Env) {
 	testenv.StartManager(t, mgr)
 }
 
-// eventually polls check until it returns "" or a minute passes, then fails
-// with the last thing check said.
-func eventually(t *testing.T, what string, check func() string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	var last string
-	for time.Now().Before(deadline) {
-		if last = check(); last == "" {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%s: gave up after a minute; last seen:\n%s", what, last)
-}
-
 func healthScope(t *testing.T, env *testenv.Env, ns, name string) *v1alpha1.HealthScope {
 	t.Helper()
 	hs := &v1alpha1.HealthScope{}
@@ -81,11 +67,11 @@ func health(hs *v1alpha1.HealthScope) string {
 
 func waitForHealth(t *testing.T, env *testenv.Env, ns, name, want string) {
 	t.Helper()
-	eventually(t, "HealthScope "+name+" to be "+want, func() string {
+	testenv.Eventually(t, time.Minute, "HealthScope "+name+" to be "+want, func() error {
 		if got := health(healthScope(t, env, ns, name)); got != want {
-			return got
+			return errors.New(got)
 		}
-		return ""
+		return nil
 	})
 }
 
@@ -179,13 +165,13 @@ func TestDesignExample(t *testing.T) {
 
 	// The Application controller writes both references at the path the
 	// ScopeDefinition declares, and records where.
-	eventually(t, "the scope to hold both workloads", func() string {
+	testenv.Eventually(t, time.Minute, "the scope to hold both workloads", func() error {
 		hs := healthScope(t, env, ns, demo.ScopeName)
 		got := fmt.Sprint(hs.Spec.WorkloadRefs)
 		if len(hs.Spec.WorkloadRefs) != 2 {
-			return got
+			return errors.New(got)
 		}
-		return ""
+		return nil
 	})
 	hs := healthScope(t, env, ns, demo.ScopeName)
 	d := object("apps/v1", "Deployment", ns, "web")
@@ -199,13 +185,13 @@ func TestDesignExample(t *testing.T) {
 	if diff := cmp.Diff(want, hs.Spec.WorkloadRefs); diff != "" {
 		t.Errorf("spec.workloadRefs: -want, +got:\n%s", diff)
 	}
-	eventually(t, "the application to be Ready", func() string {
+	testenv.Eventually(t, time.Minute, "the application to be Ready", func() error {
 		app := &v1alpha1.Application{}
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: demo.ApplicationName}, app))
 		if !conditions.IsTrue(app.Status.Conditions, "Ready") || len(app.Status.Workloads) != 2 {
-			return fmt.Sprintf("%+v", app.Status)
+			return fmt.Errorf("%+v", app.Status)
 		}
-		return ""
+		return nil
 	})
 
 	// The Deployment is judged by its ReplicaSets, the StatefulSet (no
@@ -266,22 +252,22 @@ func refsOf(t *testing.T, env *testenv.Env, ns, name string) string {
 
 func waitForRefs(t *testing.T, env *testenv.Env, ns, name, want string) {
 	t.Helper()
-	eventually(t, "HealthScope "+name+" to hold "+want, func() string {
+	testenv.Eventually(t, time.Minute, "HealthScope "+name+" to hold "+want, func() error {
 		if got := refsOf(t, env, ns, name); got != want {
-			return got
+			return errors.New(got)
 		}
-		return ""
+		return nil
 	})
 }
 
 func waitForReady(t *testing.T, env *testenv.Env, ns, name string, status metav1.ConditionStatus, reason, message string) {
 	t.Helper()
-	eventually(t, "Application "+name+" to be Ready "+string(status), func() string {
+	testenv.Eventually(t, time.Minute, "Application "+name+" to be Ready "+string(status), func() error {
 		c := conditions.Get(application(t, env, ns, name).Status.Conditions, "Ready")
 		if c == nil || c.Status != status || c.Reason != reason || !strings.Contains(c.Message, message) {
-			return fmt.Sprintf("%+v", c)
+			return fmt.Errorf("%+v", c)
 		}
-		return ""
+		return nil
 	})
 }
 
@@ -310,12 +296,12 @@ func TestDeleteWithoutScopeDefinition(t *testing.T) {
 	require.NoError(t, env.Client.Delete(ctx, def))
 	require.NoError(t, env.Client.Delete(ctx, &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: demo.ApplicationName}}))
 
-	eventually(t, "the Application to be gone", func() string {
+	testenv.Eventually(t, time.Minute, "the Application to be gone", func() error {
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: demo.ApplicationName}, &v1alpha1.Application{})
 		if !apierrors.IsNotFound(err) {
-			return fmt.Sprintf("%v", err)
+			return fmt.Errorf("still there (read: %v)", err)
 		}
-		return ""
+		return nil
 	})
 	if diff := cmp.Diff("", refsOf(t, env, ns, demo.ScopeName)); diff != "" {
 		t.Errorf("references left in the scope (-want, +got):\n%s", diff)
@@ -348,7 +334,7 @@ func TestMoveToAnotherScope(t *testing.T) {
 	waitForRefs(t, env, ns, demo.ScopeName, "Deployment web")
 	waitForRefs(t, env, ns, "other", "StatefulSet db")
 	waitForHealth(t, env, ns, "other", "Unhealthy 0/1; db Unhealthy (StatefulSet db has 0/1 replicas ready)")
-	eventually(t, "the Application to record the move", func() string {
+	testenv.Eventually(t, time.Minute, "the Application to record the move", func() error {
 		var got []string
 		for _, w := range application(t, env, ns, demo.ApplicationName).Status.Workloads {
 			for _, s := range w.Scopes {
@@ -357,9 +343,9 @@ func TestMoveToAnotherScope(t *testing.T) {
 		}
 		want := []string{"web " + demo.ScopeName + " spec.workloadRefs", "db other spec.workloadRefs"}
 		if diff := cmp.Diff(want, got); diff != "" {
-			return diff
+			return errors.New(diff)
 		}
-		return ""
+		return nil
 	})
 }
 
