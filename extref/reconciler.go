@@ -184,7 +184,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			case WriteRejected(err):
 				rejected = err
 			case err != nil:
-				return err
+				return withheld(err)
 			default:
 				r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 				r.guard.wrote(req.NamespacedName)
@@ -200,7 +200,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		if condChanged {
 			if err := r.client.Status().Update(ctx, obj); err != nil {
-				return err
+				return withheld(err)
 			}
 			r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 			r.guard.wrote(req.NamespacedName)
@@ -270,13 +270,35 @@ func (r *reconciler) admit(ctx context.Context, obj *unstructured.Unstructured, 
 	}
 	if changed {
 		if err := r.client.Status().Update(ctx, obj); err != nil {
-			return v, err
+			return v, withheld(err)
 		}
 		r.written.Record(key, obj.GetResourceVersion())
 	}
 	r.guard.reported(key)
 	return v, nil
 }
+
+// withheld returns err, from a write of a referencer that holds resolved
+// values, with the API server's message replaced by its code, reason and
+// fields (as RejectedCondition gives them): an admission webhook's or
+// policy's denial may quote the values, which may come from a Secret, and
+// the manager logs the error. errors.Is and errors.As still find err, so a
+// conflict is retried.
+func withheld(err error) error {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return err
+	}
+	return &withheldError{msg: "cannot write the referencer: " + rejectedMessage(err), err: err}
+}
+
+type withheldError struct {
+	msg string
+	err error
+}
+
+func (e *withheldError) Error() string { return e.msg }
+func (e *withheldError) Unwrap() error { return e.err }
 
 // conditionDiffers reports whether obj's ReferencesResolved condition is
 // not c.

@@ -1,0 +1,93 @@
+package extref
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
+)
+
+// TestAPIServerAdmissionDenialNotLogged has an admission policy deny the
+// write of a value read from a Secret with a message that quotes it: the
+// reconciler's error, which the manager logs, does not repeat that message
+// but says why the write failed.
+func TestAPIServerAdmissionDenialNotLogged(t *testing.T) {
+	const ns = "denied-admission"
+	var mu sync.Mutex
+	var logs strings.Builder
+	sink := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(&logs, prefix, args)
+	}, funcr.Options{Verbosity: 7}) // client-go logs request bodies, which hold the values written, from 8 on
+	h := start(t, testapi.WidgetKind, Options{Policy: SourcePolicy{OwnNamespaceSecrets: true}}, sink)
+	ctx := context.Background()
+	policy := fromYAML(t, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: extref-denied-admission}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [`+testapi.WidgetKind.Group+`], apiVersions: ["*"], operations: [UPDATE], resources: [widgets]}
+  validations:
+  - expression: "!has(object.spec.forProvider) || !has(object.spec.forProvider.region)"
+    messageExpression: "'region ' + object.spec.forProvider.region + ' is not allowed'"
+    reason: Forbidden`)
+	binding := fromYAML(t, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: extref-denied-admission}
+spec:
+  policyName: extref-denied-admission
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: `+ns+`}}`)
+	for _, o := range []*unstructured.Unstructured{policy, binding} {
+		require.NoError(t, h.env.Client.Create(ctx, o))
+		t.Cleanup(func() { _ = h.env.Client.Delete(context.Background(), o) })
+	}
+	// The policy takes effect a moment after it is created.
+	probe := widget(t, ns, "probe", "forProvider: {}")
+	h.create(t, probe)
+	eventually(t, 30*time.Second, "the policy to deny an update", func() error {
+		cur := h.get(t, probe)
+		require.NoError(t, unstructured.SetNestedField(cur.Object, "x", "spec", "forProvider", "region"))
+		if err := h.env.Client.Update(ctx, cur); !apierrors.IsForbidden(err) {
+			return fmt.Errorf("update: got %v, want Forbidden", err)
+		}
+		return nil
+	})
+
+	h.create(t, secret(ns, "vault", map[string]string{"pw": planted}))
+	w := widget(t, ns, "w", `
+externalValues:
+- fromObject: {version: v1, resource: secrets, name: vault, fieldPath: data.pw}
+  toFieldPath: spec.forProvider.region`)
+	h.create(t, w)
+	eventually(t, 30*time.Second, "a reconcile to fail", func() error {
+		if n := h.reconciles.errors.Load(); n == 0 {
+			return fmt.Errorf("no reconcile returned an error")
+		}
+		return nil
+	})
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	if !strings.Contains(logged, "403 Forbidden") {
+		t.Errorf("the log does not say the write was forbidden:\n%s", logged)
+	}
+	if found := leaks(logged); found != nil {
+		t.Errorf("the log holds %q:\n%s", found, logged)
+	}
+}
