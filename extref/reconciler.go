@@ -23,6 +23,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/internal/lastwrite"
+	"github.com/ctrlkit/ctrlkit/internal/message"
 )
 
 // UnknownResourceRetry is how long the reconciler waits before trying a
@@ -145,6 +146,10 @@ type reconciler struct {
 	written lastwrite.Tracker
 }
 
+// maxEventNote is the longest note the API server accepts in an
+// events.k8s.io/v1 Event; a longer one is refused, and the event lost.
+const maxEventNote = 1024
+
 // staleRetry is a safety net for a reconcile skipped because the cache was
 // behind: the watch event of the write it missed normally comes first.
 const staleRetry = time.Second
@@ -220,14 +225,14 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{RequeueAfter: staleRetry}, nil
 	case held.held:
 		if held.report && r.recorder != nil {
-			r.recorder.Eventf(obj, nil, "Warning", ReasonOscillating, "ResolveExternalValues", "%s", oscillatingCondition(held, r.guard.budget.Window, obj.GetGeneration()).Message)
+			r.recorder.Eventf(obj, nil, "Warning", ReasonOscillating, "ResolveExternalValues", "%s", message.Truncate(oscillatingCondition(held, r.guard.budget.Window, obj.GetGeneration()).Message, maxEventNote))
 		}
 		return reconcile.Result{RequeueAfter: held.wait}, nil
 	case resolveErr == nil && rejected == nil:
 		return reconcile.Result{}, nil
 	}
 	if condChanged && r.recorder != nil {
-		r.recorder.Eventf(obj, nil, "Warning", cond.Reason, "ResolveExternalValues", "%s", cond.Message)
+		r.recorder.Eventf(obj, nil, "Warning", cond.Reason, "ResolveExternalValues", "%s", message.Truncate(cond.Message, maxEventNote))
 	}
 	if rejected != nil {
 		// A spec or source change, seen by the watches, brings the next

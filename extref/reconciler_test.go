@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
@@ -90,4 +91,23 @@ externalValues:
 	if found := leaks(logged); found != nil {
 		t.Errorf("the log holds %q:\n%s", found, logged)
 	}
+}
+
+// TestAPIServerLongMessageEvent fails a referencer with a condition message
+// longer than an event's note may be (1 KiB): the Warning event is still
+// recorded, its note shortened, where the API server would refuse it.
+func TestAPIServerLongMessageEvent(t *testing.T) {
+	h := start(t, testapi.WidgetKind, Options{})
+	var spec strings.Builder
+	spec.WriteString("externalValues:\n")
+	for i := range 8 {
+		fmt.Fprintf(&spec, "- fromObject: {version: v1, resource: configmaps, name: %s-%d, fieldPath: data.region}\n  toFieldPath: spec.forProvider.region\n", strings.Repeat("missing", 20), i)
+	}
+	w := widget(t, "long-message", "w", spec.String())
+	h.create(t, w)
+	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
+	if n := len(condition(t, got).Message); n <= maxEventNote {
+		t.Fatalf("condition message: got %d bytes, want more than %d for this test", n, maxEventNote)
+	}
+	warningEvent(t, h, w, ReasonResolutionFailed)
 }
