@@ -157,6 +157,40 @@ func TestReconcileSchedule(t *testing.T) {
 				synced(20*time.Second, 2),
 			}}},
 		},
+		"OthersConditionKept": {
+			reason:  "A condition another writer added, of a type the reconciler neither sets nor schedules, stays: removing it would start a write loop with that writer.",
+			entries: []v1alpha1.ConditionAfter{ca("1s", "Ready", "True"), ca("1h", "Healthy", "True")},
+			status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
+				scheduled("Ready", "True", 0, time.Second, 1),
+				synced(time.Second, 1),
+				cond("example.org/Audited", "True", "Audited", "", 2*time.Second, 1),
+				cond("Healthy", "False", "Probe", "", 2*time.Second, 1),
+			}},
+			elapsed: time.Minute,
+			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
+				scheduled("Ready", "True", 0, time.Second, 1),
+				synced(time.Second, 1),
+				cond("example.org/Audited", "True", "Audited", "", 2*time.Second, 1),
+			}}, requeue: time.Hour - time.Minute},
+		},
+		"OthersConditionKeptOnANewGeneration": {
+			reason:     "On a new generation a condition of another writer's type stays when it gives no observedGeneration or observes the new one.",
+			entries:    []v1alpha1.ConditionAfter{ca("1s", "Ready", "True")},
+			generation: 2,
+			status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
+				cond("example.org/Audited", "True", "Audited", "", 2*time.Second, 0),
+				cond("example.org/Checked", "True", "Checked", "", 2*time.Second, 2),
+				scheduled("Ready", "True", 0, time.Second, 1),
+				synced(time.Second, 1),
+			}},
+			elapsed: time.Minute,
+			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 2, Conditions: []metav1.Condition{
+				cond("example.org/Audited", "True", "Audited", "", 2*time.Second, 0),
+				cond("example.org/Checked", "True", "Checked", "", 2*time.Second, 2),
+				scheduled("Ready", "True", 0, time.Second, 2),
+				synced(time.Second, 2),
+			}}},
+		},
 		"LateTransition": {
 			reason:  "A transition applied late (the controller was down) still carries its deadline as lastTransitionTime.",
 			entries: seed,

@@ -37,7 +37,11 @@ func (r *reconciler) write(ctx context.Context, obj client.Object, p parsedSpec,
 
 	old := status.DeepCopy()
 	status.ObservedGeneration = gen
-	apply(r.setter, &status.Conditions, desired(old.Conditions, created, due, defaults(p.schedule, elapsed, p.note), overrides, gen, now), keep)
+	kept := keep
+	if kept == nil {
+		kept = othersKept(p.schedule, old, gen)
+	}
+	apply(r.setter, &status.Conditions, desired(old.Conditions, created, due, defaults(p.schedule, elapsed, p.note), overrides, gen, now), kept)
 	if keep == nil {
 		mirror(&status.AtProvider, &spec.ForProvider)
 	}
@@ -144,6 +148,28 @@ const generationGrace = time.Second
 // unobserved says whether the status was never written.
 func unobserved(s *v1alpha1.NopResourceStatus) bool {
 	return s.ObservedGeneration == 0 && len(s.Conditions) == 0
+}
+
+// othersKept returns which conditions a reconcile that computes the whole
+// status leaves alone although the computed status lacks them: those of a
+// type the reconciler neither sets itself nor schedules, which another writer
+// added, unless the condition is an entry removed from the spec (the status
+// was last written for an earlier generation, and so was the condition).
+// Removing another writer's condition would make the two write in turn for
+// ever.
+func othersKept(s schedule, old *v1alpha1.NopResourceStatus, generation int64) func(string) bool {
+	return func(t string) bool {
+		switch t {
+		case conditions.TypeReady, conditions.TypeSynced, conditions.TypeReconciling, TypeStalled:
+			return false
+		}
+		if slices.ContainsFunc(s, func(e entry) bool { return e.cond.Type == t }) {
+			return false
+		}
+		c := conditions.Get(old.Conditions, t)
+		removedEntry := c != nil && old.ObservedGeneration < generation && 0 < c.ObservedGeneration && c.ObservedGeneration < generation
+		return !removedEntry
+	}
 }
 
 // keepAll leaves every condition the computed status lacks alone.
