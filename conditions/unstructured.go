@@ -150,18 +150,35 @@ func readConditions(obj map[string]any, dst []metav1.Condition) (status map[stri
 // entry that is not a condition, or repeats the type of an earlier one.
 func parseEntries(list []any, dst []metav1.Condition) ([]metav1.Condition, error) {
 	start := len(dst)
+	var seen map[string]int // type -> index, for a long list
+	if len(list) > longList {
+		seen = make(map[string]int, len(list))
+	}
 	for i, e := range list {
 		c, err := parseEntry(i, e)
 		if err != nil {
 			return dst, err
 		}
-		if j := index(dst[start:], c.Type); j >= 0 {
+		j := -1
+		if seen == nil {
+			j = index(dst[start:], c.Type)
+		} else if k, ok := seen[c.Type]; ok {
+			j = k
+		} else {
+			seen[c.Type] = i
+		}
+		if j >= 0 {
 			return dst, malformed("status.conditions[%d]: type %s repeats status.conditions[%d]", i, quote(c.Type), j)
 		}
 		dst = append(dst, c)
 	}
 	return dst, nil
 }
+
+// longList is the length of a conditions list above which parseEntries finds
+// repeated types with a map: scanning the entries before each one costs the
+// square of the length.
+const longList = 32
 
 // index returns the index of the condition of type t in conds, or -1.
 //

@@ -3,6 +3,7 @@ package conditions
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"testing"
 
@@ -145,6 +146,17 @@ func TestFromUnstructured(t *testing.T) {
 			reason:  "A repeated type is malformed: Set's one-per-type rule could not hold.",
 			u:       object(map[string]any{"conditions": []any{entry(ready), entry(db), entry(ready)}}),
 			wantErr: `cannot read conditions of XDatabase default/orders: status.conditions[2]: type "Ready" repeats status.conditions[0]`,
+		},
+		"DuplicateInALongList": {
+			reason: "A repeated type is found, and named, in a list long enough to be checked with a map.",
+			u: object(map[string]any{"conditions": func() []any {
+				l := []any{entry(ready)}
+				for i := range 2 * longList {
+					l = append(l, map[string]any{"type": fmt.Sprintf("C%d", i), "status": "True"})
+				}
+				return append(l, map[string]any{"type": "C7", "status": "False"})
+			}()}),
+			wantErr: fmt.Sprintf(`cannot read conditions of XDatabase default/orders: status.conditions[%d]: type "C7" repeats status.conditions[8]`, 2*longList+1),
 		},
 	}
 	for name, tc := range cases {

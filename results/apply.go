@@ -43,6 +43,11 @@ const (
 	// MaxEventNoteLength is the longest event message the API server
 	// accepts; the Applier shortens longer messages to fit.
 	MaxEventNoteLength = 1024
+
+	// MaxConditions is the most conditions (of results and of the
+	// response, in order) that one Apply applies; a Warning event says how
+	// many more were not applied.
+	MaxConditions = 256
 )
 
 // Event types, as k8s.io/api/core/v1 spells them.
@@ -383,11 +388,21 @@ type condition struct {
 	step                 string
 }
 
-// setConditions sets the conditions of rsp's results, then rsp's own.
+// setConditions sets the conditions of rsp's results, then rsp's own, up to
+// MaxConditions of them.
 func (r *run) setConditions(rsp *resultsv1.Response) {
+	n := 0
+	defer func() {
+		if n > MaxConditions {
+			r.warn(r.step, fmt.Sprintf("the response sets %d conditions; only the first %d were applied", n, MaxConditions))
+		}
+	}()
 	for _, res := range rsp.GetResults() {
 		c := res.GetCondition()
 		if c == nil {
+			continue
+		}
+		if n++; n > MaxConditions {
 			continue
 		}
 		toClaim := res.GetTarget() == resultsv1.Target_TARGET_COMPOSITE_AND_CLAIM
@@ -404,6 +419,9 @@ func (r *run) setConditions(rsp *resultsv1.Response) {
 	}
 	for _, c := range rsp.GetConditions() {
 		if c == nil {
+			continue
+		}
+		if n++; n > MaxConditions {
 			continue
 		}
 		r.setCondition(condition{typ: c.GetType(), status: c.GetStatus(), reason: c.GetReason(), message: c.GetMessage(),

@@ -764,3 +764,35 @@ func TestApplyReorderedIsSettled(t *testing.T) {
 		t.Errorf("Apply() of new results: status.resultConditions: -want, +got:\n%s", diff)
 	}
 }
+
+// TestApplyBoundsConditions: a response that sets more than MaxConditions
+// conditions has the first MaxConditions applied and one Warning event say
+// how many it set, so that a hostile response neither grows the XR's status
+// without bound nor costs a reconcile the square of its length.
+func TestApplyBoundsConditions(t *testing.T) {
+	rsp := &resultsv1.Response{}
+	for i := range MaxConditions + 100 {
+		rsp.Results = append(rsp.Results, Normal("").ConditionTrue(fmt.Sprintf("C%04d", i), "Available").TargetCompositeAndClaim().Build())
+	}
+	rsp.Conditions = append(rsp.Conditions, &resultsv1.ResponseCondition{Type: "Extra", Status: resultsv1.Status_STATUS_TRUE, Reason: "Available"})
+	xr, claim := composite(1, nil, nil, nil), claimOf(1, nil, nil)
+	rec := &sink{}
+	_, err := NewApplier(rec, WithClock(clocktesting.NewFakePassiveClock(now))).Apply(rsp, xr, claim, Step("many"))
+	require.NoError(t, err)
+
+	got, err := conditions.FromUnstructured(xr)
+	require.NoError(t, err)
+	if diff := cmp.Diff(MaxConditions, len(got)); diff != "" {
+		t.Errorf("conditions on the XR: -want, +got:\n%s", diff)
+	}
+	if c := conditions.Get(got, fmt.Sprintf("C%04d", MaxConditions-1)); c == nil {
+		t.Errorf("the last condition within the limit was not applied")
+	}
+	want := []event{{
+		Regarding: "XApp/xapp", Type: "Warning", Reason: ReasonComposeResources, Action: EventAction,
+		Note: fmt.Sprintf(`Pipeline step "many": the response sets %d conditions; only the first %d were applied`, MaxConditions+101, MaxConditions),
+	}}
+	if diff := cmp.Diff(want, rec.events); diff != "" {
+		t.Errorf("events: -want, +got:\n%s", diff)
+	}
+}
