@@ -191,6 +191,24 @@ func TestReconcileSchedule(t *testing.T) {
 				synced(time.Second, 2),
 			}}},
 		},
+		"ScheduledStatusTooLarge": {
+			reason: "A scheduled Stalled=True with reason StatusTooLarge is not taken for the reconciler's own: the schedule goes on.",
+			entries: []v1alpha1.ConditionAfter{
+				{Time: "1s", ConditionType: "Stalled", ConditionStatus: "True", ConditionReason: ReasonStatusTooLarge, ConditionMessage: "spoofed"},
+				ca("10s", "Ready", "True"),
+			},
+			status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
+				awaiting("Ready is scheduled 10s after creation (spec.forProvider.conditionAfter[1])", time.Second, 1),
+				synced(time.Second, 1),
+				cond("Stalled", "True", ReasonStatusTooLarge, "spoofed", time.Second, 1),
+			}},
+			elapsed: time.Minute,
+			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
+				scheduled("Ready", "True", 1, 10*time.Second, 1),
+				synced(time.Second, 1),
+				cond("Stalled", "True", ReasonStatusTooLarge, "spoofed", time.Second, 1),
+			}}},
+		},
 		"LateTransition": {
 			reason:  "A transition applied late (the controller was down) still carries its deadline as lastTransitionTime.",
 			entries: seed,

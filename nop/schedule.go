@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -171,4 +172,10 @@ func (s schedule) next(t string, elapsed time.Duration) (entry, bool) {
 		}
 	}
 	return found, ok
+}
+
+// sets says whether an entry of the schedule sets a condition of type t with
+// reason, which then does not tell what the reconciler wrote itself.
+func (s schedule) sets(t, reason string) bool {
+	return slices.ContainsFunc(s, func(e entry) bool { return e.cond.Type == t && e.cond.Reason == reason })
 }

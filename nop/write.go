@@ -25,7 +25,7 @@ func (r *reconciler) write(ctx context.Context, obj client.Object, p parsedSpec,
 	created := obj.GetCreationTimestamp().Time
 	gen := obj.GetGeneration()
 	var out outcome
-	if tooLarge(status, gen) {
+	if tooLarge(status, gen) && !p.schedule.sets(TypeStalled, ReasonStatusTooLarge) {
 		return out, nil // until the spec changes
 	}
 
