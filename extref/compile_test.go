@@ -106,6 +106,23 @@ func TestResolveInvalid(t *testing.T) {
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: metadata.name",
 			want:   `cannot resolve spec.externalValues[0].toFieldPath: invalid external value: "metadata.name": the only metadata a value may be written to is one label or annotation`,
 		},
+		"TargetStatus": {
+			spec: "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: status.conditions",
+			want: `cannot resolve spec.externalValues[0].toFieldPath: invalid external value: "status.conditions": a value may be written only under spec, or to a label or an annotation`,
+		},
+		"TargetKind": {
+			spec: "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: kind",
+			want: `cannot resolve spec.externalValues[0].toFieldPath: invalid external value: "kind": a value may be written only under spec, or to a label or an annotation`,
+		},
+		"TargetAllLabels": {
+			spec: "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: metadata.labels",
+			want: `cannot resolve spec.externalValues[0].toFieldPath: invalid external value: "metadata.labels": the only metadata a value may be written to is one label or annotation`,
+		},
+		"HugeIndex": {
+			reason: "An index above fieldpath's limit is refused before anything is read or allocated.",
+			spec:   "externalValues:\n- fromObject: {version: v1, resource: configmaps, name: x, fieldPath: 'data.a[100000000]'}\n  toFieldPath: spec.a[100000000]",
+			want:   `cannot resolve spec.externalValues[0].fromObject.fieldPath: invalid external value: cannot parse field path "data.a[100000000]": index 100000000 is above the limit of 1024 at position 7`,
+		},
 		"BadPolicy": {
 			reason: "Policy values are checked.",
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  policy: {resolve: Sometimes}",

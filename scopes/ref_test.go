@@ -254,6 +254,11 @@ func TestAddWorkloadRef(t *testing.T) {
 			args:   args{spec: `{"groups":[{"name":"a"}]}`, path: "spec.groups[3].refs", ref: web},
 			want:   want{spec: `{"groups":[{"name":"a"}]}`, err: &errorWant{is: []error{fieldpath.ErrNotFound}, contains: []string{"spec.groups[3].refs", "no element 3"}}},
 		},
+		"HugeIndex": {
+			reason: "A definition's path cannot make Add allocate: an index above fieldpath's limit is refused before anything is read.",
+			args:   args{spec: `{"groups":[]}`, path: "spec.groups[100000000].refs", ref: web},
+			want:   want{spec: `{"groups":[]}`, err: &errorWant{is: []error{ErrInvalidRefPath, fieldpath.ErrInvalidPath}, contains: []string{"index 100000000 is above the limit"}}},
+		},
 		"MissingArray": {
 			args: args{spec: `{}`, path: "spec.groups[0].refs", ref: web},
 			want: want{spec: `{}`, err: &errorWant{is: []error{fieldpath.ErrNotFound}, contains: []string{"groups"}}},
