@@ -2,6 +2,7 @@ package nop
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,5 +54,83 @@ func TestOthersConditionKept(t *testing.T) {
 	}
 	if !conditions.IsTrue(got.Status.Conditions, audited.Type) {
 		t.Errorf("another writer's condition %s was removed: %s", audited.Type, describe(got.Status))
+	}
+}
+
+// TestConnectionSecretRefused: a connection Secret the API server refuses
+// (over its 1 MiB), or one that another NopResource controls, makes Synced
+// False with a message naming the Secret and the problem, never a value;
+// the other resource's Secret is left as it is, and the retries write no
+// status.
+func TestConnectionSecretRefused(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	counter := &requestCounter{}
+	c, err := client.New(counter.wrap(env.Config), client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
+	require.NoError(t, err)
+	r := &reconciler{kind: kinds[0], client: c, reader: c, scheme: env.Scheme}
+	r.init()
+	const value = "s3cr3t-value"
+	reconcile := func(n *v1alpha1.NopResource) *v1alpha1.NopResource {
+		t.Helper()
+		_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(n)})
+		require.NoError(t, err)
+		got := &v1alpha1.NopResource{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
+		return got
+	}
+	withSecret := func(name, secret, v string) *v1alpha1.NopResource {
+		n := newNop("refused", name, ca("0s", "Ready", "True"))
+		n.Spec.ForProvider.ConnectionDetails = []v1alpha1.ConnectionDetail{{Name: "password", Value: v}}
+		n.Spec.WriteConnectionSecretToRef = &v1alpha1.SecretReference{Name: secret}
+		require.NoError(t, env.Client.Create(ctx, n))
+		cleanup(t, env.Client, n)
+		s := newSecret()
+		s.SetNamespace("default")
+		s.SetName(secret)
+		cleanup(t, env.Client, s)
+		return n
+	}
+
+	cases := map[string]struct {
+		nop  *v1alpha1.NopResource
+		want string // the start of Synced's message
+	}{
+		"TooLarge": {
+			nop:  withSecret("refused-large", "refused-large-conn", value+strings.Repeat("x", 1100<<10)),
+			want: `cannot create connection secret default/refused-large-conn: Secret "refused-large-conn" is invalid: data: Too long`,
+		},
+		"AnotherResourcesSecret": {
+			nop:  withSecret("refused-other", "refused-owner-conn", value),
+			want: "cannot write connection secret default/refused-owner-conn: it exists and is not controlled by this NopResource",
+		},
+	}
+	owner := reconcile(withSecret("refused-owner", "refused-owner-conn", "owner's"))
+	require.True(t, conditions.IsTrue(owner.Status.Conditions, "Synced"), describe(owner.Status))
+	ownerSecret := newSecret()
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: "default", Name: "refused-owner-conn"}, ownerSecret))
+
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := reconcile(tc.nop)
+			synced := conditions.Get(got.Status.Conditions, "Synced")
+			require.NotNil(t, synced, describe(got.Status))
+			if !strings.HasPrefix(synced.Message, tc.want) {
+				t.Errorf("Synced message: got %q, want it to start with %q", synced.Message, tc.want)
+			}
+			if strings.Contains(describe(got.Status), value) {
+				t.Errorf("the status shows a connection detail's value: %s", describe(got.Status))
+			}
+			counter.reset()
+			reconcile(tc.nop)
+			if n := counter.get("PUT nopresources/status"); n != 0 {
+				t.Errorf("the retry wrote the status %d times, want 0: %s", n, counter)
+			}
+		})
+	}
+	after := newSecret()
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(ownerSecret), after))
+	if diff := cmp.Diff(ownerSecret.GetResourceVersion(), after.GetResourceVersion()); diff != "" {
+		t.Errorf("the other resource's Secret: resourceVersion: -want, +got:\n%s", diff)
 	}
 }
