@@ -39,10 +39,11 @@
 //
 // # Invalid input
 //
-// The CRD refuses, and the reconciler refuses again, a time or deleteAfter
-// that is not an unsigned Go duration with units ("5s", "1m30s") or "0", a
-// conditionStatus other than True, False or Unknown, and a conditionType,
-// reason or message metav1.Condition would not take. A bad value makes the
+// The CRD refuses, and the reconciler refuses again, more than 100
+// conditionAfter entries, a time or deleteAfter that is not an unsigned Go
+// duration with units ("5s", "1m30s") or "0", a conditionStatus other than
+// True, False or Unknown, and a conditionType, reason or message
+// metav1.Condition would not take. A bad value makes the
 // resource Stalled=True, Synced=False, Ready=False with reason InvalidSpec
 // and a message naming the field, a Warning event, and an error wrapping
 // ErrInvalidSpec; the other scheduled conditions stay until the spec is fixed.

@@ -81,10 +81,19 @@ type schedule []entry
 // conditionReason.
 const ReasonScheduled = "Scheduled"
 
+// maxEntries is the most entries conditionAfter may have, as the CRD's
+// maxItems says: a resource stored before that rule, or under another
+// schema, is refused too, rather than reconciled at a cost that grows with
+// the square of its entries.
+const maxEntries = 100
+
 // parseSchedule validates spec.forProvider.conditionAfter. The first bad
 // entry gives an error naming its index and field and wrapping
 // ErrInvalidSpec.
 func parseSchedule(in []v1alpha1.ConditionAfter) (schedule, error) {
+	if len(in) > maxEntries {
+		return nil, invalid("spec.forProvider.conditionAfter", "cannot use %d entries: must be at most %d", len(in), maxEntries)
+	}
 	s := make(schedule, 0, len(in))
 	for i, ca := range in {
 		field := fmt.Sprintf("spec.forProvider.conditionAfter[%d]", i)

@@ -153,6 +153,17 @@ func TestParseSchedule(t *testing.T) {
 			}},
 			cond: metav1.Condition{Type: "example.org/Healthy", Status: "True", Reason: "AllGood", Message: "all good"},
 		},
+		"TooManyEntries": {
+			reason: "More entries than the CRD admits are refused, as the CRD would.",
+			entries: func() []v1alpha1.ConditionAfter {
+				var l []v1alpha1.ConditionAfter
+				for i := range maxEntries + 1 {
+					l = append(l, ca("1s", fmt.Sprintf("C%d", i), "True"))
+				}
+				return l
+			}(),
+			want: "spec.forProvider.conditionAfter: cannot use 101 entries: must be at most 100",
+		},
 		"BadTime": {
 			reason:  "An unparsable time names the entry, the field and the value.",
 			entries: []v1alpha1.ConditionAfter{ca("5s", "Ready", "True"), ca("5x", "Ready", "True")},
