@@ -220,7 +220,7 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 	}
 	if typed {
 		if err := decodeInto(rs.state.content, obj); err != nil {
-			e := &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: %w", ErrTarget, err)}
+			e := rs.typeError(obj, err)
 			out.Failed = append(out.Failed, e)
 			out.Values = nil
 			return out, e
@@ -338,7 +338,8 @@ type resolution struct {
 	mappings   []resourceMapping // few, so slices beat maps
 	objects    []objectRead
 	watched    []watchKey
-	resolved   int // bytes written or handed over so far, counted by fits
+	resolved   int     // bytes written or handed over so far, counted by fits
+	writes     []write // for typeError
 }
 
 type resourceMapping struct {
@@ -516,7 +517,33 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, setError(rs.state.content, e.targetPath, err))})
 		return
 	}
+	rs.writes = append(rs.writes, write{index: i, entry: e, v: v.v})
 	out.Resolved++
+}
+
+// A write is an external value written to the referencer's content.
+type write struct {
+	index int
+	entry *entry
+	v     any
+}
+
+// typeError is the error for a typed referencer, obj, whose resolved
+// content does not decode into its type (err): it names the first external
+// value whose write, after those before it, the type refuses, and the
+// referencer's path when none does alone.
+func (rs *resolution) typeError(obj client.Object, err error) *ReferenceError {
+	if content, _, cerr := contentOf(obj); cerr == nil {
+		for _, w := range rs.writes {
+			if w.entry.targetPath.Set(content, w.v) != nil {
+				break
+			}
+			if derr := decodeInto(content, reflect.New(reflect.TypeOf(obj).Elem()).Interface().(client.Object)); derr != nil {
+				return &ReferenceError{Path: rs.r.path + "[" + strconv.Itoa(w.index) + "].toFieldPath", Index: w.index, Err: fmt.Errorf("%w to %s: %w", ErrTarget, w.entry.target, derr)}
+			}
+		}
+	}
+	return &ReferenceError{Path: rs.r.path, Index: -1, Err: fmt.Errorf("%w: %w", ErrTarget, err)}
 }
 
 // errResolvedSize is why a value was not written: the resolution's values

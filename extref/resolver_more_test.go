@@ -65,8 +65,9 @@ func TestResolveTyped(t *testing.T) {
 	}
 	before := w2.DeepCopy()
 	_, err = r.Resolve(context.Background(), w2)
-	if !errors.Is(err, ErrTarget) {
-		t.Fatalf("Resolve(typed, unknown field): want ErrTarget, got %v", err)
+	const wantErr = `cannot resolve spec.externalValues[1].toFieldPath: cannot write value to spec.forProvider.nope: cannot write to *v1alpha1.Widget: `
+	if !errors.Is(err, ErrTarget) || !strings.HasPrefix(err.Error(), wantErr) {
+		t.Fatalf("Resolve(typed, unknown field): want ErrTarget starting %q, got %v", wantErr, err)
 	}
 	if diff := cmp.Diff(before, w2); diff != "" {
 		t.Errorf("Resolve(typed, unknown field) must write nothing: -want, +got:\n%s", diff)
