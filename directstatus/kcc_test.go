@@ -197,3 +197,47 @@ func TestKCCShapedCRDSettles(t *testing.T) {
 		})
 	}
 }
+
+// TestTerseCRDSettles writes the Ready condition of an object whose CRD keeps
+// only the type and status of a condition: an update takes two writes, and
+// then a settled object takes none, from the Writer that wrote it or from a
+// new one, although every field but status is pruned from what it wrote.
+func TestTerseCRDSettles(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	clk := clocktesting.NewFakePassiveClock(t0)
+	gvk := kccGV.WithKind("TerseWidget")
+	obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"size": "small"}}}
+	obj.SetGroupVersionKind(gvk)
+	obj.SetNamespace("default")
+	obj.SetName("terse")
+	require.NoError(t, env.Client.Create(ctx, obj))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
+	get := func() *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), u))
+		return u
+	}
+	c := newCountingClient(t, env)
+	w := directstatus.NewWriter(c, directstatus.WithClock(clk))
+
+	op, err := w.StartUpdate(ctx, get(), "spec.size")
+	require.NoError(t, err)
+	require.NoError(t, op.Succeeded(ctx))
+	for i, wr := range []*directstatus.Writer{w, w, directstatus.NewWriter(c, directstatus.WithClock(clk))} {
+		written, err := wr.SetReady(ctx, get(), directstatus.UpToDate())
+		require.NoError(t, err)
+		if written {
+			t.Errorf("SetReady(UpToDate) reconcile %d of a settled object: got written, want no write", i)
+		}
+	}
+	if got := c.writes.Load(); got != 2 {
+		t.Errorf("status writes: got %d, want 2 (Updating and UpToDate)", got)
+	}
+	want := map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+	if diff := cmp.Diff(want, get().Object["status"]); diff != "" {
+		t.Errorf("status: -want, +got:\n%s", diff)
+	}
+}

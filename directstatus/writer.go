@@ -57,10 +57,10 @@ var ErrGenerationChanged = errors.New("the object's generation changed")
 // conditions have no observedGeneration) makes the API server prune it. The
 // Writer does not count such a field as a change: it learns from the
 // response to each write whether the kind of object keeps the condition's
-// observedGeneration and status.observedGeneration, and before its first
-// write it takes a field missing from a Ready condition that otherwise
-// matches as not kept. A settled object therefore takes no write on any
-// schema, from a Writer just started too.
+// observedGeneration, reason and message, and status.observedGeneration;
+// before its first write it takes a field missing from a condition that
+// otherwise matches as not kept. A settled object therefore takes no write
+// on any schema, from a Writer just started too.
 type Writer struct {
 	client  client.Client
 	reader  client.Reader
@@ -163,7 +163,7 @@ func (w *Writer) setReady(ctx context.Context, obj client.Object, c metav1.Condi
 			return err
 		}
 		written = true
-		w.learn(obj)
+		w.learn(obj, c)
 		return nil
 	})
 	if err != nil {
@@ -240,12 +240,12 @@ func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condi
 		return false, err
 	}
 	if prev := conditions.Get(conds, conditions.TypeReady); prev != nil &&
-		prev.Status == c.Status && prev.Reason == c.Reason && prev.Message == c.Message &&
-		progressHolds(conds, progress, c) {
+		prev.Status == c.Status && sch.sameText(u, prev, c.Reason, c.Message) &&
+		progressHolds(u, conds, progress, c, sch) {
 		// The Ready condition holds c but for its observedGeneration: the
 		// stored object has it right, or does not keep it.
 		condSame := prev.ObservedGeneration == gen ||
-			sch.condGen == pruned || sch.condGen == unknown && !readyHasGeneration(u)
+			sch.condGen == pruned || sch.condGen == unknown && !hasGeneration(u, conditions.TypeReady)
 		// Without status.observedGeneration beside a Ready condition the
 		// Writer wrote (it writes both), the schema does not keep it.
 		rootSettled := rootSame || sch.rootGen == pruned || sch.rootGen == unknown && !found
@@ -359,6 +359,18 @@ const (
 type schema struct {
 	condGen keeps // the Ready condition's observedGeneration
 	rootGen keeps // status.observedGeneration
+	reason  keeps // a condition's reason
+	message keeps // a condition's message
+}
+
+// sameText reports whether x, a condition of u, shows reason and message,
+// but for what the schema does not keep: a field pruned, or, before the
+// first write has told, missing from x (the Writer always writes both).
+func (sch schema) sameText(u *unstructured.Unstructured, x *metav1.Condition, reason, message string) bool {
+	same := func(got, want string, k keeps, key string) bool {
+		return got == want || k == pruned || k == unknown && !hasKey(u, x.Type, key)
+	}
+	return same(x.Reason, reason, sch.reason, "reason") && same(x.Message, message, sch.message, "message")
 }
 
 // schemaKey identifies a kind of object: its Go type, and for unstructured
@@ -384,9 +396,11 @@ func (w *Writer) schemaOf(obj client.Object) schema {
 }
 
 // learn records, from obj as the API server returned it after a write that
-// set both observedGenerations, whether its kind keeps them. Every write
-// tells again, so a CRD that changes its schema is followed.
-func (w *Writer) learn(obj client.Object) {
+// set both observedGenerations and c, whether its kind keeps them and c's
+// reason and message (an empty message tells nothing: a typed condition may
+// omit it). Every write tells again, so a CRD that changes its schema is
+// followed.
+func (w *Writer) learn(obj client.Object, c metav1.Condition) {
 	if obj.GetGeneration() == 0 {
 		return // nothing was stamped that could tell
 	}
@@ -398,9 +412,19 @@ func (w *Writer) learn(obj client.Object) {
 		}
 		u = &unstructured.Unstructured{Object: content}
 	}
-	sch := schema{condGen: pruned, rootGen: pruned}
-	if readyHasGeneration(u) {
+	sch := w.schemaOf(obj)
+	sch.condGen, sch.rootGen, sch.reason = pruned, pruned, pruned
+	if hasGeneration(u, conditions.TypeReady) {
 		sch.condGen = kept
+	}
+	if hasKey(u, conditions.TypeReady, "reason") {
+		sch.reason = kept
+	}
+	if c.Message != "" {
+		sch.message = pruned
+		if hasKey(u, conditions.TypeReady, "message") {
+			sch.message = kept
+		}
 	}
 	if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "observedGeneration"); found {
 		sch.rootGen = kept
@@ -408,20 +432,33 @@ func (w *Writer) learn(obj client.Object) {
 	w.schemas.Store(keyOf(obj), sch)
 }
 
-// readyHasGeneration reports whether u's Ready condition holds an
+// hasGeneration reports whether u's condition of type t holds an
 // observedGeneration other than 0 (which typed objects omit).
-func readyHasGeneration(u *unstructured.Unstructured) bool {
+func hasGeneration(u *unstructured.Unstructured, t string) bool {
+	v, _ := conditionField(u, t, "observedGeneration")
+	i, ok := jsonvalue.WholeInt64(v)
+	return ok && i != 0
+}
+
+// hasKey reports whether u's condition of type t has the field key.
+func hasKey(u *unstructured.Unstructured, t, key string) bool {
+	_, ok := conditionField(u, t, key)
+	return ok
+}
+
+// conditionField returns the field key of u's condition of type t.
+func conditionField(u *unstructured.Unstructured, t, key string) (any, bool) {
 	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "conditions")
 	list, _ := v.([]any)
 	for _, e := range list {
 		m, ok := e.(map[string]any)
-		if !ok || m["type"] != conditions.TypeReady {
+		if !ok || m["type"] != t {
 			continue
 		}
-		i, ok := jsonvalue.WholeInt64(m["observedGeneration"])
-		return ok && i != 0
+		v, ok := m[key]
+		return v, ok
 	}
-	return false
+	return nil, false
 }
 
 // describe names an object for an error message: kind namespace/name.
@@ -452,11 +489,11 @@ func progressOf(c metav1.Condition) conditions.Progress {
 
 // progressHolds reports whether conds already show p as SetProgress writes
 // it for c, observedGeneration aside (the Ready check decides that).
-func progressHolds(conds []metav1.Condition, p conditions.Progress, c metav1.Condition) bool {
+func progressHolds(u *unstructured.Unstructured, conds []metav1.Condition, p conditions.Progress, c metav1.Condition, sch schema) bool {
 	rec := conditions.Get(conds, conditions.TypeReconciling)
 	stalled := conditions.Get(conds, conditions.TypeStalled)
 	holds := func(x *metav1.Condition) bool {
-		return x != nil && x.Status == metav1.ConditionTrue && x.Reason == c.Reason && x.Message == c.Message
+		return x != nil && x.Status == metav1.ConditionTrue && sch.sameText(u, x, c.Reason, c.Message)
 	}
 	switch p {
 	case conditions.Working:
