@@ -48,6 +48,10 @@ const (
 	// response, in order) that one Apply applies; a Warning event says how
 	// many more were not applied.
 	MaxConditions = 256
+
+	// MaxEvents is the most events one Apply records; one more Warning
+	// event on the composite resource says how many were not recorded.
+	MaxEvents = 100
 )
 
 // Event types, as k8s.io/api/core/v1 spells them.
@@ -289,6 +293,10 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 	r := run{a: a, xr: xr, claim: claim, step: cfg.step, conds: slices.Clone(conds)}
 	r.setConditions(rsp)
 	r.events(rsp.GetResults())
+	if r.dropped > 0 {
+		r.a.recorder.Eventf(xr, nil, eventWarning, ReasonComposeResources, EventAction, "%s",
+			prefix(r.step, fmt.Sprintf("%d more events were not recorded: one run records at most %d", r.dropped, MaxEvents)))
+	}
 
 	out := Outcome{Fatal: r.fatal}
 	switch {
@@ -378,6 +386,8 @@ type run struct {
 	emitted   []string           // types set by this run, in order
 	toClaim   []string           // of those, the ones whose last setter targets the claim
 	fatal     error
+	recorded  int // events recorded
+	dropped   int // events not recorded, beyond MaxEvents
 }
 
 // condition is a condition that a response sets, in either layout.
@@ -549,6 +559,11 @@ func (r *run) event(regarding *unstructured.Unstructured, related runtime.Object
 	if r.a.recorder == nil || regarding == nil || msg == "" {
 		return
 	}
+	if r.recorded == MaxEvents {
+		r.dropped++
+		return
+	}
+	r.recorded++
 	r.a.recorder.Eventf(regarding, related, eventType, reason, EventAction, "%s", message.Truncate(msg, MaxEventNoteLength))
 }
 

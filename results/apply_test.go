@@ -796,3 +796,31 @@ func TestApplyBoundsConditions(t *testing.T) {
 		t.Errorf("events: -want, +got:\n%s", diff)
 	}
 }
+
+// TestApplyBoundsEvents: a response of more results than MaxEvents records
+// MaxEvents events and one that says how many were not recorded; a fatal
+// result beyond them still ends the run.
+func TestApplyBoundsEvents(t *testing.T) {
+	rsp := &resultsv1.Response{}
+	for i := range MaxEvents + 49 {
+		rsp.Results = append(rsp.Results, Warning(fmt.Errorf("warning %d", i)).Build())
+	}
+	rsp.Results = append(rsp.Results, Fatal(errors.New("boom")).Build())
+	xr := composite(1, nil, nil, nil)
+	rec := &sink{}
+	out, err := NewApplier(rec, WithClock(clocktesting.NewFakePassiveClock(now))).Apply(rsp, xr, nil, Step("noisy"))
+	require.NoError(t, err)
+	if !errors.Is(out.Fatal, ErrFatal) {
+		t.Errorf("Outcome.Fatal: got %v, want an error wrapping ErrFatal", out.Fatal)
+	}
+	if diff := cmp.Diff(MaxEvents+1, len(rec.events)); diff != "" {
+		t.Fatalf("events recorded: -want, +got:\n%s", diff)
+	}
+	want := event{
+		Regarding: "XApp/xapp", Type: "Warning", Reason: ReasonComposeResources, Action: EventAction,
+		Note: fmt.Sprintf(`Pipeline step "noisy": 50 more events were not recorded: one run records at most %d`, MaxEvents),
+	}
+	if diff := cmp.Diff(want, rec.events[MaxEvents]); diff != "" {
+		t.Errorf("the last event: -want, +got:\n%s", diff)
+	}
+}
