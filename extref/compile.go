@@ -102,11 +102,10 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 		if len(ev.Template) > maxExpressionLength {
 			return nil, invalid(at(".template"), "longer than %d bytes", maxExpressionLength)
 		}
-		t, err := r.templates.get(ev.Template)
-		if err != nil {
+		if _, err := r.templates.get(ev.Template); err != nil {
 			return nil, invalid(at(".template"), "%v", err)
 		}
-		e.template = t
+		e.template = ev.Template
 	} else if ev.Template != "" {
 		return nil, invalid(at(".template"), "a template needs variables")
 	}

@@ -383,7 +383,7 @@ type entry struct {
 	paths      []*fieldpath.Path // the sources' field paths
 	names      []string          // variable names, for a template
 	format     *format           // for combine
-	template   *compiledTemplate
+	template   string            // the text: parsed templates are kept only in the Resolver's templateCache
 	target     string
 	targetPath *fieldpath.Path
 	padding    int    // the most bytes of nulls a write to targetPath may add to arrays
@@ -432,7 +432,7 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 			switch {
 			case e.format != nil:
 				rerr.Path = path(".combine[" + strconv.Itoa(j) + "]")
-			case e.template != nil:
+			case e.template != "":
 				rerr.Path = path(".variables[" + strconv.Itoa(j) + "].fromRef")
 			default:
 				rerr.Path = path(".fromObject")
@@ -457,7 +457,7 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 			return
 		}
 		v = value{v: s, secret: secret}
-	case e.template != nil:
+	case e.template != "":
 		s, ok := "", false
 		if !secret {
 			s, ok = e.rendered(values)
@@ -467,8 +467,12 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 			for j, name := range e.names {
 				data[name] = values[j].v
 			}
-			var err error
-			if s, err = execute(e.template, data, secret); err != nil {
+			t, err := rs.r.templates.get(e.template)
+			if err != nil { // it parsed when it was checked
+				fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrInvalid, err)})
+				return
+			}
+			if s, err = execute(t, data, secret); err != nil {
 				fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrTransform, seal(err, secret))})
 				return
 			}

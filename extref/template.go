@@ -575,13 +575,20 @@ func sealTemplate(err error, secret bool) error {
 }
 
 // templateCache holds parsed templates by text, since the same few
-// templates are resolved on every reconcile. It is cleared when full.
+// templates are resolved on every reconcile. It is the only place parsed
+// templates are kept (a parsed template takes tens of times its text), and
+// it is cleared when it would hold more than templateCacheSize templates or
+// templateCacheBytes of text.
 type templateCache struct {
-	mu sync.RWMutex
-	m  map[string]*compiledTemplate
+	mu   sync.RWMutex
+	m    map[string]*compiledTemplate
+	size int // the text of the templates in m
 }
 
-const templateCacheSize = 512
+const (
+	templateCacheSize  = 512
+	templateCacheBytes = 256 << 10
+)
 
 func (c *templateCache) get(text string) (*compiledTemplate, error) {
 	c.mu.RLock()
@@ -595,8 +602,11 @@ func (c *templateCache) get(text string) (*compiledTemplate, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.m == nil || len(c.m) >= templateCacheSize {
-		c.m = make(map[string]*compiledTemplate)
+	if c.m == nil || len(c.m) >= templateCacheSize || c.size+len(text) > templateCacheBytes {
+		c.m, c.size = make(map[string]*compiledTemplate), 0
+	}
+	if _, ok := c.m[text]; !ok {
+		c.size += len(text)
 	}
 	c.m[text] = t
 	c.mu.Unlock()
