@@ -2,6 +2,7 @@ package nop
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ func FuzzParseSpec(f *testing.F) {
 	f.Add("0", "example.org/Healthy", "Unknown", "1h2m3.5s", "Synced", "True", "A:b,c_", "", "0s", "default", int64(0))
 	f.Add("-5s", "Ready", "True", "+5s", "not ready", "Maybe", "bad reason", "", "soon", "", int64(-1))
 	f.Add("9999999999h", "", "", "1.5µs", "Ready", "True", "", "", "1.s", "", int64(1<<62))
+	f.Add("2562047h47m16.854775807s", "Ready", "True", "2562047h47m16.854775808s", "Ready", "False", "", "", "2562047h", "", int64(math.MaxInt64))
 	f.Add(".5s", "a/b", "True", "5", "Ready", "true", "", strings.Repeat("x", 40000), "-0s", "", int64(500*time.Millisecond))
 
 	f.Fuzz(func(t *testing.T, t1, type1, status1, t2, type2, status2, reason, message, deleteAfter, secretNS string, elapsed int64) {

@@ -3,6 +3,7 @@ package nop
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -156,6 +157,16 @@ func TestReconcileSchedule(t *testing.T) {
 				scheduled("Ready", "True", 1, 10*time.Second, 2),
 				synced(20*time.Second, 2),
 			}}},
+		},
+		"LongestTime": {
+			reason:  "An entry due at the longest duration Go has is awaited, and requeued for, without overflow.",
+			entries: []v1alpha1.ConditionAfter{ca("2562047h47m16.854775807s", "Ready", "True")},
+			elapsed: time.Minute,
+			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
+				awaiting("Ready is scheduled 2562047h47m16.854775807s after creation (spec.forProvider.conditionAfter[0])", time.Minute, 1),
+				synced(time.Minute, 1),
+				reconciling("Ready is scheduled 2562047h47m16.854775807s after creation (spec.forProvider.conditionAfter[0])", time.Minute, 1),
+			}}, requeue: time.Duration(math.MaxInt64) - time.Minute},
 		},
 		"OthersConditionKept": {
 			reason:  "A condition another writer added, of a type the reconciler neither sets nor schedules, stays: removing it would start a write loop with that writer.",
