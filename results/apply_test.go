@@ -397,6 +397,20 @@ func TestApply(t *testing.T) {
 				events: []event{{Regarding: xr, Type: "Normal", Reason: "AppUp", Action: EventAction, Note: "up"}},
 			},
 		},
+		"ClaimMessageWithoutClaimTarget": {
+			reason: "A claim message on a result for the composite only is not used: the XR's condition and event carry the result's message, and the claim gets neither.",
+			rsp:    rspOf(Warning(errVault).ConditionFalse("DatabaseReady", "InternalError").TargetComposite().WithClaimMessage(friendly).Build()),
+			xr:     composite(1, nil, nil, nil),
+			claim:  claimOf(1, nil, nil),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr: status{
+					Conditions: []metav1.Condition{cond("DatabaseReady", F, "InternalError", errVault.Error(), 1, later)},
+					Record:     []string{"DatabaseReady"},
+				},
+				events: []event{{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: errVault.Error()}},
+			},
+		},
 		"StatusUnchangedKeepsTransitionTime": {
 			reason: "A new message or generation with the same status keeps lastTransitionTime; a new status stamps the clock's time.",
 			rsp: rspOf(
