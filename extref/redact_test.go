@@ -3,8 +3,14 @@ package extref
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 )
 
 // planted is a secret value the tests plant in a Secret (and, for obscure
@@ -94,5 +100,40 @@ externalValues:
 	const want = `cannot resolve spec.externalValues[0].transforms[0]: cannot transform value: Convert: cannot convert a string ("3x") to int64: not a decimal integer`
 	if err == nil || err.Error() != want {
 		t.Errorf("Resolve(...): want %q, got %v", want, err)
+	}
+}
+
+// timedWidget is a typed referencer with a field whose decoder quotes what
+// it cannot parse, as a time's does.
+type timedWidget struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              timedSpec `json:"spec"`
+}
+
+type timedSpec struct {
+	ExternalValues []v1alpha1.ExternalValue `json:"externalValues,omitempty"`
+	NotAfter       *metav1.Time             `json:"notAfter,omitempty"`
+}
+
+func (w *timedWidget) DeepCopyObject() runtime.Object { c := *w; return &c }
+
+// TestResolveTypedNeverQuotesSecrets writes a Secret's value to a typed
+// referencer's time field: the decoder's error, which quotes it, is
+// withheld, and the external value and its target are named.
+func TestResolveTypedNeverQuotesSecrets(t *testing.T) {
+	reader := newReader(secret("team-a", "db", map[string]string{"password": planted}))
+	w := &timedWidget{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "w"}, Spec: timedSpec{ExternalValues: []v1alpha1.ExternalValue{
+		{FromObject: &v1alpha1.ObjectFieldRef{Version: "v1", Resource: "secrets", Name: "db", FieldPath: "data.password"}, ToFieldPath: "spec.notAfter"},
+	}}}
+	_, err := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}).Resolve(context.Background(), w)
+	const want = "cannot resolve spec.externalValues[0].toFieldPath: cannot write value to spec.notAfter: *extref.timedWidget cannot hold a string of 15 bytes there: the reason is withheld"
+	if !errors.Is(err, ErrTarget) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Resolve(...): want ErrTarget starting %q, got %v", want, err)
+	}
+	if err != nil {
+		if found := leaks(err.Error()); found != nil {
+			t.Errorf("Resolve(...): the error holds %q: %v", found, err)
+		}
 	}
 }

@@ -521,7 +521,7 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, setError(rs.state.content, e.targetPath, err))})
 		return
 	}
-	rs.writes = append(rs.writes, write{index: i, entry: e, v: v.v})
+	rs.writes = append(rs.writes, write{index: i, entry: e, v: v})
 	out.Resolved++
 }
 
@@ -529,22 +529,36 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 type write struct {
 	index int
 	entry *entry
-	v     any
+	v     value
 }
 
 // typeError is the error for a typed referencer, obj, whose resolved
 // content does not decode into its type (err): it names the first external
 // value whose write, after those before it, the type refuses, and the
 // referencer's path when none does alone.
+//
+// The decoder's errors may quote the value (a time's parser does), so when
+// a value written so far is secret the reason is withheld.
 func (rs *resolution) typeError(obj client.Object, err error) *ReferenceError {
+	secret := false
 	if content, _, cerr := contentOf(obj); cerr == nil {
 		for _, w := range rs.writes {
-			if w.entry.targetPath.Set(content, w.v) != nil {
+			secret = secret || w.v.secret
+			if w.entry.targetPath.Set(content, w.v.v) != nil {
 				break
 			}
 			if derr := decodeInto(content, reflect.New(reflect.TypeOf(obj).Elem()).Interface().(client.Object)); derr != nil {
+				if secret {
+					derr = failf(derr, "%T cannot hold %v there: %s", obj, w.v, errWithheld)
+				}
 				return &ReferenceError{Path: rs.r.path + "[" + strconv.Itoa(w.index) + "].toFieldPath", Index: w.index, Err: fmt.Errorf("%w to %s: %w", ErrTarget, w.entry.target, derr)}
 			}
+		}
+	}
+	for _, w := range rs.writes {
+		if w.v.secret {
+			err = failf(err, "%T cannot hold the values resolved: %s", obj, errWithheld)
+			break
 		}
 	}
 	return &ReferenceError{Path: rs.r.path, Index: -1, Err: fmt.Errorf("%w: %w", ErrTarget, err)}
