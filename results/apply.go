@@ -298,22 +298,21 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 			prefix(r.step, fmt.Sprintf("%d more events were not recorded: one run records at most %d", r.dropped, MaxEvents)))
 	}
 
+	// The XR's lists may be long: they are looked up in sets.
+	emitted, ownedSet := setOf(r.emitted), setOf(owned)
 	out := Outcome{Fatal: r.fatal}
 	switch {
 	case r.fatal == nil && len(a.record) > 0:
-		for _, t := range owned {
-			if !slices.Contains(r.emitted, t) && !IsSystemConditionType(t) {
-				conditions.Remove(&r.conds, t)
-			}
-		}
+		r.conds = slices.DeleteFunc(r.conds, func(c metav1.Condition) bool {
+			return ownedSet.has(c.Type) && !emitted.has(c.Type) && !IsSystemConditionType(c.Type)
+		})
 	case r.fatal != nil:
 		// The conditions results set before and not on this run are not
 		// known any more; without a record, every condition but the
 		// system's, as Crossplane does.
 		for i := range r.conds {
 			c := r.conds[i]
-			if IsSystemConditionType(c.Type) || slices.Contains(r.emitted, c.Type) ||
-				(recorded && !slices.Contains(owned, c.Type)) {
+			if IsSystemConditionType(c.Type) || emitted.has(c.Type) || (recorded && !ownedSet.has(c.Type)) {
 				continue
 			}
 			c.Status, c.Reason, c.Message = metav1.ConditionUnknown, ReasonFatalError, MessageFatalError
@@ -324,21 +323,21 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 
 	// Which types a run decides the claim membership of: those it set, and
 	// when not fatal those it owned before (and now drops).
-	decided := r.emitted
+	decided := emitted
 	if len(a.record) > 0 && r.fatal == nil {
-		decided = union(owned, r.emitted)
+		decided = setOf(union(owned, r.emitted))
 	}
-	newClaimTypes := make([]string, 0, len(claimTypes)+len(r.toClaim))
+	toClaim := setOf(r.toClaim)
+	listed := stringSet{list: make([]string, 0, len(claimTypes)+len(r.toClaim))}
 	for _, t := range claimTypes {
-		if (!slices.Contains(decided, t) || slices.Contains(r.toClaim, t)) && !slices.Contains(newClaimTypes, t) {
-			newClaimTypes = append(newClaimTypes, t)
+		if !decided.has(t) || toClaim.has(t) {
+			listed.add(t)
 		}
 	}
 	for _, t := range r.toClaim {
-		if !slices.Contains(newClaimTypes, t) {
-			newClaimTypes = append(newClaimTypes, t)
-		}
+		listed.add(t)
 	}
+	newClaimTypes := listed.list
 
 	// Write what changed, and only that.
 	changed, err := writeConditions(a.setter, xr, conds, r.conds)
@@ -360,7 +359,7 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 		// in another order (a function ranging over a map) write nothing.
 		newOwned := union(owned, r.emitted)
 		if r.fatal == nil {
-			newOwned = slices.DeleteFunc(newOwned, func(t string) bool { return !slices.Contains(r.emitted, t) })
+			newOwned = slices.DeleteFunc(newOwned, func(t string) bool { return !emitted.has(t) })
 		}
 		if setStringList(xr, a.record, owned, newOwned) {
 			out.CompositeChanged = true
@@ -679,12 +678,61 @@ func joinPath(path []string) string {
 	return s
 }
 
+// union returns a followed by the strings of b that it does not hold.
 func union(a, b []string) []string {
-	out := slices.Clone(a)
+	out := setOf(slices.Clone(a))
 	for _, t := range b {
-		if !slices.Contains(out, t) {
-			out = append(out, t)
-		}
+		out.add(t)
 	}
-	return out
+	return out.list
+}
+
+// A stringSet holds strings: a list it scans while it is short, and a map
+// once it is long, so that the long lists a hostile XR may hold cost linear
+// time, and the short ones no allocation.
+type stringSet struct {
+	list []string
+	m    map[string]struct{}
+}
+
+// longSet is the length above which a stringSet keeps a map.
+const longSet = 32
+
+// setOf returns a set of the strings of l, which it keeps: add appends to
+// it.
+func setOf(l []string) stringSet {
+	s := stringSet{list: l}
+	if len(l) > longSet {
+		s.index()
+	}
+	return s
+}
+
+func (s *stringSet) index() {
+	s.m = make(map[string]struct{}, 2*len(s.list))
+	for _, t := range s.list {
+		s.m[t] = struct{}{}
+	}
+}
+
+func (s *stringSet) has(t string) bool {
+	if s.m != nil {
+		_, ok := s.m[t]
+		return ok
+	}
+	return slices.Contains(s.list, t)
+}
+
+// add adds t unless the set holds it, and reports whether it did.
+func (s *stringSet) add(t string) bool {
+	if s.has(t) {
+		return false
+	}
+	s.list = append(s.list, t)
+	if s.m != nil {
+		s.m[t] = struct{}{}
+	} else if len(s.list) > longSet {
+		s.index()
+	}
+	return true
 }
