@@ -3,6 +3,8 @@ package results_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -231,5 +233,36 @@ func TestSeedShapedSettles(t *testing.T) {
 				t.Errorf("second reconcile: %d write(s), want none (Outcome %+v)", writes, out)
 			}
 		})
+	}
+}
+
+// TestHostileResponseStaysWritable: a response that sets many conditions
+// with the longest messages a condition may have leaves the XR and the claim
+// writable: MaxConditions conditions of 32 KiB each would take 8 MiB, more
+// than the API server takes in a request, and no reconcile would write.
+func TestHostileResponseStaysWritable(t *testing.T) {
+	ctx := context.Background()
+	env := testenv.Get(t)
+	xr := create(ctx, t, env.Client, xappKind, "", "hostile-x7k2p")
+	claim := create(ctx, t, env.Client, appKind, "default", "hostile")
+	long := strings.Repeat("x", conditions.MaxMessageLength)
+	hostile := func(rsp *fnv1.RunFunctionResponse) {
+		for i := range 2 * results.MaxConditions {
+			response.ConditionFalse(rsp, fmt.Sprintf("Broken%d", i), "Broken").WithMessage(long).TargetCompositeAndClaim()
+		}
+	}
+	a := results.NewApplier(nil)
+	writes, _ := reconcile(ctx, t, env.Client, a, hostile, xr, claim)
+	if diff := cmp.Diff(2, writes); diff != "" {
+		t.Errorf("writes of the first reconcile: -want, +got:\n%s", diff)
+	}
+	writes, _ = reconcile(ctx, t, env.Client, a, hostile, xr, claim)
+	if diff := cmp.Diff(0, writes); diff != "" {
+		t.Errorf("writes of the second reconcile: -want, +got:\n%s", diff)
+	}
+	got, err := conditions.FromUnstructured(claim)
+	require.NoError(t, err)
+	if diff := cmp.Diff(results.MaxConditions, len(got)); diff != "" {
+		t.Errorf("conditions on the claim: -want, +got:\n%s", diff)
 	}
 }

@@ -49,6 +49,12 @@ const (
 	// many more were not applied.
 	MaxConditions = 256
 
+	// MaxMessagesLength is the most bytes the messages of the conditions
+	// one Apply sets take in all, so that the XR's status stays within what
+	// etcd stores; a message past it is shortened to fit (to "..." once
+	// nothing is left), and a Warning event says how many were.
+	MaxMessagesLength = 256 << 10
+
 	// MaxEvents is the most events one Apply records; one more Warning
 	// event on the composite resource says how many were not recorded.
 	MaxEvents = 100
@@ -387,6 +393,8 @@ type run struct {
 	fatal     error
 	recorded  int // events recorded
 	dropped   int // events not recorded, beyond MaxEvents
+	messages  int // bytes of the conditions' messages set
+	shortened int // messages shortened to stay within MaxMessagesLength
 }
 
 // condition is a condition that a response sets, in either layout.
@@ -404,6 +412,9 @@ func (r *run) setConditions(rsp *resultsv1.Response) {
 	defer func() {
 		if n > MaxConditions {
 			r.warn(r.step, fmt.Sprintf("the response sets %d conditions; only the first %d were applied", n, MaxConditions))
+		}
+		if r.shortened > 0 {
+			r.warn(r.step, fmt.Sprintf("the messages of the response's conditions take more than %d bytes in all; %d were shortened", MaxMessagesLength, r.shortened))
 		}
 	}()
 	for _, res := range rsp.GetResults() {
@@ -457,6 +468,11 @@ func (r *run) setCondition(c condition) {
 		r.warn(c.step, fmt.Sprintf("%v; not applied", err))
 		return
 	}
+	if room := MaxMessagesLength - r.messages; len(mc.Message) > room {
+		mc.Message = message.Truncate(mc.Message, room)
+		r.shortened++
+	}
+	r.messages += len(mc.Message)
 	r.a.setter.Set(&r.conds, mc)
 	if !slices.Contains(r.emitted, c.typ) {
 		r.emitted = append(r.emitted, c.typ)

@@ -866,3 +866,35 @@ func TestApplyLongLists(t *testing.T) {
 		t.Errorf("XR status: -want, +got:\n%s", diff)
 	}
 }
+
+// TestApplyBoundsMessages: the messages of the conditions one response sets
+// take about MaxMessagesLength bytes in all: those past it are shortened,
+// and one Warning event says how many, so that the XR's status stays
+// writable.
+func TestApplyBoundsMessages(t *testing.T) {
+	long := strings.Repeat("x", conditions.MaxMessageLength)
+	rsp := &resultsv1.Response{}
+	n := MaxMessagesLength/conditions.MaxMessageLength + 2
+	for i := range n {
+		rsp.Results = append(rsp.Results, Normal(long).ConditionTrue(fmt.Sprintf("C%d", i), "Available").Build())
+	}
+	xr := composite(1, nil, nil, nil)
+	rec := &sink{}
+	_, err := NewApplier(rec, WithClock(clocktesting.NewFakePassiveClock(now))).Apply(rsp, xr, nil)
+	require.NoError(t, err)
+	total := 0
+	for _, c := range statusOf(t, xr).Conditions {
+		total += len(c.Message)
+	}
+	// The messages that fit, then two with nothing left: "...".
+	if diff := cmp.Diff(MaxMessagesLength+2*len("..."), total); diff != "" {
+		t.Errorf("bytes of the conditions' messages: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff("...", statusOf(t, xr).Conditions[n-1].Message); diff != "" {
+		t.Errorf("the last message: -want, +got:\n%s", diff)
+	}
+	want := fmt.Sprintf("the messages of the response's conditions take more than %d bytes in all; 2 were shortened", MaxMessagesLength)
+	if got := rec.events[0].Note; got != want {
+		t.Errorf("the first event: got %q, want %q", got, want)
+	}
+}

@@ -52,8 +52,9 @@
 // docs/design/results.md the differences from Crossplane and their reasons.
 //
 // Limits: event messages are shortened to 1024 bytes, event reasons to 128,
-// condition messages to 32768; one Apply applies at most MaxConditions (256)
-// conditions and records at most MaxEvents (100) events, and one more.
+// condition messages to 32768 and to MaxMessagesLength (256 KiB) in all; one
+// Apply applies at most MaxConditions (256) conditions and records at most
+// MaxEvents (100) events, and one more.
 //
 // Imports: client-go (for the Applier's events recorder), apimachinery and
 // protobuf; a function that only adds results imports results/response,
