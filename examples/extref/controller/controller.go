@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -131,7 +132,7 @@ func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) er
 			resolveErr = err
 			resolved = extref.RejectedCondition(err, s.Generation)
 		case err != nil:
-			return err
+			return writeError(err, s.Generation)
 		}
 	}
 
@@ -145,12 +146,34 @@ func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) er
 		return nil
 	}
 	if err := r.client.Status().Update(ctx, s); err != nil {
-		return err
+		return writeError(err, s.Generation)
 	}
 	if resolveErr != nil && resolvedChanged && r.recorder != nil {
-		r.recorder.Eventf(s, nil, "Warning", resolved.Reason, "ResolveExternalValues", "%s", resolved.Message)
+		r.recorder.Eventf(s, nil, "Warning", resolved.Reason, "ResolveExternalValues", "%s", eventNote(resolved.Message))
 	}
 	return nil
+}
+
+// writeError is the error of a write of a Subnet that holds resolved
+// values, for the manager to log and retry: an admission webhook's or
+// policy's denial may quote those values, which may come from a Secret, so
+// the API server's message is replaced by what RejectedCondition says of
+// it. A conflict is kept, for conflict.Ignore.
+func writeError(err error, generation int64) error {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || apierrors.IsConflict(err) {
+		return err
+	}
+	return errors.New("cannot write the Subnet: " + extref.RejectedCondition(err, generation).Message)
+}
+
+// eventNote shortens a message to the 1 KiB an event's note may hold: the
+// API server refuses a longer one, and the event would be lost.
+func eventNote(msg string) string {
+	if len(msg) <= 1024 {
+		return msg
+	}
+	return strings.ToValidUTF8(msg[:1021], "") + "..."
 }
 
 // observe "creates" the subnet when its values are known, and returns its

@@ -9,14 +9,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -172,9 +177,18 @@ func checkRefused(t *testing.T, got *v1alpha1.Subnet, c *metav1.Condition, msg .
 // until the test ends.
 func startControllers(t *testing.T, env *testenv.Env) {
 	t.Helper()
-	mgr, err := manager.New(env.Config, env.ManagerOptions())
+	startControllersWith(t, env, controller.Options{}, logr.Discard())
+}
+
+// startControllersWith starts the controllers with options o, logging to
+// logger.
+func startControllersWith(t *testing.T, env *testenv.Env, o controller.Options, logger logr.Logger) {
+	t.Helper()
+	mo := env.ManagerOptions()
+	mo.Logger = logger
+	mgr, err := manager.New(env.Config, mo)
 	require.NoError(t, err)
-	require.NoError(t, controller.Setup(mgr, controller.Options{}))
+	require.NoError(t, controller.Setup(mgr, o))
 	testenv.StartManager(t, mgr)
 }
 
@@ -191,4 +205,129 @@ func waitForReason(t *testing.T, env *testenv.Env, ctx context.Context, s *v1alp
 		return nil
 	})
 	return got, c
+}
+
+// TestLongMessageEvent fails a Subnet with a ReferencesResolved message
+// longer than an event's note may be (1 KiB): the Warning event is still
+// recorded, shortened.
+func TestLongMessageEvent(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	startControllers(t, env)
+	s := &v1alpha1.Subnet{ObjectMeta: metav1.ObjectMeta{Name: "long-message"}}
+	for i := range 8 {
+		s.Spec.ExternalValues = append(s.Spec.ExternalValues, extv1alpha1.ExternalValue{
+			FromObject:  &extv1alpha1.ObjectFieldRef{Group: v1alpha1.GroupVersion.Group, Version: v1alpha1.GroupVersion.Version, Resource: "vpcs", Name: fmt.Sprintf("%s-%d", strings.Repeat("missing", 20), i), FieldPath: "spec.forProvider.cidrBlock"},
+			ToFieldPath: "spec.forProvider.region",
+		})
+	}
+	require.NoError(t, env.Client.Create(ctx, s))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), s) })
+	_, c := waitForReason(t, env, ctx, s, extref.ReasonResolutionFailed)
+	if len(c.Message) <= 1024 {
+		t.Fatalf("ReferencesResolved message: got %d bytes, want more than 1024 for this test", len(c.Message))
+	}
+	testenv.Eventually(t, time.Minute, "a Warning event", func() error {
+		events := &unstructured.UnstructuredList{}
+		events.SetAPIVersion("events.k8s.io/v1")
+		events.SetKind("EventList")
+		if err := env.Client.List(ctx, events); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			name, _, _ := unstructured.NestedString(e.Object, "regarding", "name")
+			if name == s.Name && e.Object["type"] == "Warning" {
+				return nil
+			}
+		}
+		return fmt.Errorf("none among %d events", len(events.Items))
+	})
+}
+
+// TestAdmissionDenialNotLogged has an admission policy deny the write of a
+// value read from a Secret with a message that quotes it: the error the
+// manager logs does not repeat that message.
+func TestAdmissionDenialNotLogged(t *testing.T) {
+	const ns = "vap-denied"
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var mu sync.Mutex
+	var logs strings.Builder
+	logger := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(&logs, prefix, args)
+	}, funcr.Options{Verbosity: 7}) // client-go logs request bodies, which hold the values written, from 8 on
+	policy := extref.SourcePolicy{Allow: []extref.SourceRule{{Resource: "secrets", Namespaces: []string{ns}}}}
+	startControllersWith(t, env, controller.Options{Policy: &policy}, logger)
+
+	for _, doc := range []string{`
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: subnet-region}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [` + v1alpha1.GroupVersion.Group + `], apiVersions: ["*"], operations: [UPDATE], resources: [subnets]}
+  validations:
+  - expression: "!object.metadata.name.startsWith('vap-') || !has(object.spec.forProvider.region)"
+    messageExpression: "'region ' + object.spec.forProvider.region + ' is not allowed'"
+    reason: Forbidden`, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: subnet-region}
+spec:
+  policyName: subnet-region
+  validationActions: [Deny]`} {
+		o := &unstructured.Unstructured{}
+		require.NoError(t, yaml.Unmarshal([]byte(doc), &o.Object))
+		require.NoError(t, env.Client.Create(ctx, o))
+		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), o) })
+	}
+	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+	require.NoError(t, client.IgnoreAlreadyExists(env.Client.Create(ctx, nsObj)))
+	const planted = "hunter2-planted"
+	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pw"}, Data: map[string][]byte{"pw": []byte(planted)}}))
+
+	// The policy takes effect a moment after it is created: a probe is
+	// updated with a region until the update is denied.
+	probe := &v1alpha1.Subnet{ObjectMeta: metav1.ObjectMeta{Name: "vap-probe"}}
+	require.NoError(t, env.Client.Create(ctx, probe))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), probe) })
+	testenv.Eventually(t, time.Minute, "the policy to deny an update", func() error {
+		cur := &v1alpha1.Subnet{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(probe), cur))
+		cur.Spec.ForProvider.Region = "x"
+		if err := env.Client.Update(ctx, cur); !apierrors.IsForbidden(err) {
+			return fmt.Errorf("update: got %v, want Forbidden", err)
+		}
+		return nil
+	})
+	s := &v1alpha1.Subnet{ObjectMeta: metav1.ObjectMeta{Name: "vap-denied"}, Spec: v1alpha1.SubnetSpec{ExternalValues: []extv1alpha1.ExternalValue{{
+		FromObject:  &extv1alpha1.ObjectFieldRef{Version: "v1", Resource: "secrets", Namespace: ns, Name: "pw", FieldPath: "data.pw"},
+		ToFieldPath: "spec.forProvider.region",
+	}}}}
+	require.NoError(t, env.Client.Create(ctx, s)) // only updates are denied
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), s) })
+
+	testenv.Eventually(t, time.Minute, "the denied write to be logged", func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !strings.Contains(logs.String(), "Reconciler error") {
+			return fmt.Errorf("no reconcile has failed")
+		}
+		return nil
+	})
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	if strings.Contains(logged, "hunter2") {
+		t.Errorf("the log holds the Secret's value:\n%s", logged)
+	}
+	if !strings.Contains(logged, "403 Forbidden") {
+		t.Errorf("no log line says the write was forbidden (403 Forbidden):\n%s", logged)
+	}
 }
