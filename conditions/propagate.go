@@ -139,17 +139,19 @@ func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptio
 	// once, in the order listed.
 	generation := claim.GetGeneration()
 	want, sums := wantBuf[:0], wantSums[:0]
+	xrIndex, wantIndex := indexTypes(xrConds), newTypeIndex(len(listed))
 	hint := 0
 	for _, t := range listed {
 		var x *metav1.Condition
-		if i := indexFrom(xrConds, t, hint); i >= 0 {
+		if i := xrIndex.find(xrConds, t, hint); i >= 0 {
 			x, hint = &xrConds[i], i+1
 		}
 		if x == nil || IsReserved(t) {
 			continue
 		}
 		sum := typeSum(t)
-		if indexSummed(want, sums, t, sum) >= 0 {
+		seen := wantIndex.m != nil && wantIndex.find(want, t, 0) >= 0
+		if seen || wantIndex.m == nil && indexSummed(want, sums, t, sum) >= 0 {
 			continue
 		}
 		c := metav1.Condition{
@@ -163,6 +165,7 @@ func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptio
 		if err := Validate(c); err != nil {
 			return false, fmt.Errorf("cannot propagate condition %s of %s to %s: %w", quote(t), describe(xr), describe(claim), err)
 		}
+		wantIndex.add(t, len(want))
 		want, sums = append(want, c), append(sums, sum)
 	}
 	sameRecord := sameTypes(recorded, want)
@@ -179,27 +182,53 @@ func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptio
 	}
 	// A recorded type the XR no longer lists is removed; when the record
 	// lists exactly the types wanted, there is none.
-	for _, t := range recorded {
-		if sameRecord {
-			break
+	dropped := func(t string) bool { return !IsReserved(t) && wantIndex.find(want, t, 0) < 0 }
+	switch {
+	case sameRecord:
+	case len(recorded) > longList:
+		// In one pass: deleting one by one would cost the square.
+		drop := make(map[string]bool, len(recorded))
+		for _, t := range recorded {
+			drop[t] = dropped(t)
 		}
-		if IsReserved(t) || Get(want, t) != nil {
-			continue
-		}
-		if i := index(outConds, t); i >= 0 {
+		if slices.ContainsFunc(outConds, func(c metav1.Condition) bool { return drop[c.Type] }) {
 			edit()
-			out, outConds = slices.Delete(out, i, i+1), slices.Delete(outConds, i, i+1)
+			n := 0
+			for i := range outConds {
+				if !drop[outConds[i].Type] {
+					out[n], outConds[n] = out[i], outConds[i]
+					n++
+				}
+			}
+			clear(out[n:])
+			clear(outConds[n:])
+			out, outConds = out[:n], outConds[:n]
+		}
+	default:
+		for _, t := range recorded {
+			if !dropped(t) {
+				continue
+			}
+			if i := index(outConds, t); i >= 0 {
+				edit()
+				out, outConds = slices.Delete(out, i, i+1), slices.Delete(outConds, i, i+1)
+			}
 		}
 	}
 	hint = 0
+	outIndex := newTypeIndex(max(len(outConds), len(want)))
+	for i := range outConds {
+		outIndex.add(outConds[i].Type, i)
+	}
 	for i := range want {
 		c := &want[i]
-		j := indexFrom(outConds, c.Type, hint)
+		j := outIndex.find(outConds, c.Type, hint)
 		if j < 0 {
 			if c.LastTransitionTime.IsZero() {
 				c.LastTransitionTime = s.now()
 			}
 			edit()
+			outIndex.add(c.Type, len(outConds))
 			out, outConds = append(out, toEntry(*c)), append(outConds, *c)
 			continue
 		}
@@ -239,6 +268,50 @@ func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptio
 		}
 	}
 	return true, nil
+}
+
+// A typeIndex finds a condition by type in a list: with indexFrom while the
+// list is short, through a map of types to positions once it is long, so
+// that the long lists of a hostile object cost linear time, and the short
+// ones no allocation.
+type typeIndex struct {
+	m map[string]int
+}
+
+// newTypeIndex returns the index of a list that will hold n conditions.
+func newTypeIndex(n int) typeIndex {
+	if n <= longList {
+		return typeIndex{}
+	}
+	return typeIndex{m: make(map[string]int, n)}
+}
+
+// indexTypes returns the index of conds.
+func indexTypes(conds []metav1.Condition) typeIndex {
+	x := newTypeIndex(len(conds))
+	for i := range conds {
+		x.add(conds[i].Type, i)
+	}
+	return x
+}
+
+// add records that the condition of type t is at i.
+func (x typeIndex) add(t string, i int) {
+	if x.m != nil {
+		x.m[t] = i
+	}
+}
+
+// find returns the position of the condition of type t in conds, the list
+// x indexes, or -1.
+func (x typeIndex) find(conds []metav1.Condition, t string, hint int) int {
+	if x.m == nil {
+		return indexFrom(conds, t, hint)
+	}
+	if i, ok := x.m[t]; ok {
+		return i
+	}
+	return -1
 }
 
 // indexFrom is index, searching from hint onwards first and then wrapping
@@ -342,15 +415,23 @@ func indexSummed(conds []metav1.Condition, sums []uint64, t string, sum uint64) 
 // condition's type to sums, and uses them to find repeated types.
 func parseEntriesSummed(list []any, dst []metav1.Condition, sums []uint64) ([]metav1.Condition, []uint64, error) {
 	start := len(dst)
+	seen := newTypeIndex(len(list))
 	for i, e := range list {
 		c, err := parseEntry(i, e)
 		if err != nil {
 			return dst, sums, err
 		}
 		sum := typeSum(c.Type)
-		if j := indexSummed(dst[start:], sums[start:], c.Type, sum); j >= 0 {
+		j := -1
+		if seen.m != nil {
+			j = seen.find(nil, c.Type, 0)
+		} else {
+			j = indexSummed(dst[start:], sums[start:], c.Type, sum)
+		}
+		if j >= 0 {
 			return dst, sums, malformed("status.conditions[%d]: type %s repeats status.conditions[%d]", i, quote(c.Type), j)
 		}
+		seen.add(c.Type, i)
 		dst, sums = append(dst, c), append(sums, sum)
 	}
 	return dst, sums, nil

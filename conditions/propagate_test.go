@@ -2,8 +2,10 @@ package conditions
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -518,5 +520,54 @@ func TestPropagateSettledAllocs(t *testing.T) {
 	})
 	if allocs > 0 {
 		t.Errorf("Propagate of a settled claim with 20 conditions: %v allocations, want 0", allocs)
+	}
+}
+
+// TestPropagateLongLists runs one scenario with lists short enough to be
+// scanned and long enough to be looked up in maps: the XR lists its
+// conditions in reverse order, once twice, with Ready and a type it does not
+// have; the claim has its own condition and, recorded, conditions the XR no
+// longer lists. The claim ends with its own condition and the listed ones,
+// in the order listed, and a second pass changes nothing.
+func TestPropagateLongLists(t *testing.T) {
+	for _, n := range []int{10, 3 * longList, 50_000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var xConds, cConds, wantConds []metav1.Condition
+			var listed, recorded, wantRecord []any
+			own := cond("Healthy", metav1.ConditionTrue, "Probed")
+			cConds = append(cConds, own)
+			wantConds = append(wantConds, own)
+			for i := range n {
+				xConds = append(xConds, cond(fmt.Sprintf("X%d", i), metav1.ConditionTrue, "Available"))
+				old := cond(fmt.Sprintf("Old%d", i), metav1.ConditionFalse, "Gone")
+				cConds = append(cConds, old)
+				recorded = append(recorded, old.Type)
+			}
+			for i := n - 1; i >= 0; i-- {
+				listed = append(listed, xConds[i].Type)
+				wantConds = append(wantConds, onClaim(xConds[i]))
+				wantRecord = append(wantRecord, xConds[i].Type)
+			}
+			listed = append(listed, "Ready", "Missing", xConds[0].Type)
+			xr := xrObject(xConds, nil, listed)
+			claim := claimObject(cConds, recorded)
+
+			start := time.Now()
+			changed, err := fakeSetter().Propagate(xr, claim)
+			took := time.Since(start)
+			if err != nil || !changed {
+				t.Fatalf("Propagate(...): want a change and no error, got %v, %v", changed, err)
+			}
+			if took > 10*time.Second {
+				t.Errorf("Propagate(...) took %s, want well under 10s", took)
+			}
+			if diff := cmp.Diff(claimObject(wantConds, wantRecord), claim); diff != "" {
+				t.Errorf("Propagate(...): -want claim, +got claim:\n%s", diff)
+			}
+			again, err := fakeSetter().Propagate(xr, claim)
+			if err != nil || again {
+				t.Errorf("Propagate(...) a second time: want no change and no error, got %v, %v", again, err)
+			}
+		})
 	}
 }
