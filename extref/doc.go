@@ -54,7 +54,7 @@
 // their CRD is installed. Condition reports ReferencesResolved. Limits:
 //
 //   - output: no transform, format or template gives more than MaxOutputSize bytes; a call, or a render's function results and output, take at most twice that.
-//   - writes: what one Resolve writes and hands over takes at most 4 MiB as JSON, counting the nulls a target's indexes may add (ErrTarget).
+//   - values: what one Resolve writes and hands over takes at most 4 MiB as JSON, counting the nulls a target's indexes may add (ErrTarget).
 //   - reads: each read is bounded by ReadTimeout.
 //   - memory: a Resolver keeps the checked external values of at most 16,384 referencers, and parsed templates of at most 256 KiB of text.
 //   - writes: SetupReconciler allows 10 writes per referencer in 30 s (WriteBudget), then holds it (Oscillating).
