@@ -165,7 +165,7 @@ externalValues:
 	// Let the reconciles of our own writes finish: the write count holds
 	// still while reconciles complete.
 	var writes, reconciles int64
-	eventually(t, 30*time.Second, "settle", func() error {
+	testenv.Eventually(t, 30*time.Second, "settle", func() error {
 		w0, r0 := h.writes.writes.Load(), h.reconciles.n.Load()
 		time.Sleep(300 * time.Millisecond)
 		writes, reconciles = h.writes.writes.Load(), h.reconciles.n.Load()
@@ -181,7 +181,7 @@ externalValues:
 		cur.SetAnnotations(map[string]string{"touched": fmt.Sprint(i)})
 		require.NoError(t, h.env.Client.Update(context.Background(), cur))
 		want := reconciles + int64(i) + 1
-		eventually(t, 30*time.Second, "a reconcile for the touched source", func() error {
+		testenv.Eventually(t, 30*time.Second, "a reconcile for the touched source", func() error {
 			if n := h.reconciles.n.Load(); n < want {
 				return fmt.Errorf("%d reconciles, want %d", n, want)
 			}
@@ -225,7 +225,7 @@ forProvider: {region: set-by-hand}`)
 	r := h.reconciles.n.Load()
 	got.SetAnnotations(map[string]string{"touched": "yes"})
 	require.NoError(t, h.env.Client.Update(context.Background(), got))
-	eventually(t, 30*time.Second, "a reconcile after the touch", func() error {
+	testenv.Eventually(t, 30*time.Second, "a reconcile after the touch", func() error {
 		if h.reconciles.n.Load() == r {
 			return errors.New("none yet")
 		}
@@ -263,7 +263,7 @@ externalValues:
 		require.NoError(t, unstructured.SetNestedField(cur.Object, region, "data", "region"))
 		require.NoError(t, h.env.Client.Update(context.Background(), cur))
 		changed := time.Now()
-		eventually(t, 2*time.Second, "the referencer follows its source", func() error {
+		testenv.Eventually(t, 2*time.Second, "the referencer follows its source", func() error {
 			if got := str(t, h.get(t, w), "spec", "forProvider", "region"); got != region {
 				return fmt.Errorf("region is %q, want %q", got, region)
 			}
@@ -367,7 +367,7 @@ externalValues:
 // warningEvent waits for a Warning event about o with the given reason.
 func warningEvent(t *testing.T, h *harness, o *unstructured.Unstructured, reason string) {
 	t.Helper()
-	eventually(t, 30*time.Second, "a Warning event "+reason, func() error {
+	testenv.Eventually(t, 30*time.Second, "a Warning event "+reason, func() error {
 		events := &unstructured.UnstructuredList{}
 		events.SetAPIVersion("events.k8s.io/v1")
 		events.SetKind("EventList")
@@ -517,7 +517,7 @@ externalValues:
 		gone(t, h.env, crd)
 	})
 	gadget := object(gadgetKind, "late", "g", map[string]any{"spec": map[string]any{"region": "eu-north-1"}})
-	eventually(t, 30*time.Second, "create a Gadget", func() error {
+	testenv.Eventually(t, 30*time.Second, "create a Gadget", func() error {
 		err := h.env.Client.Create(ctx, gadget.DeepCopy())
 		if apierrors.IsAlreadyExists(err) {
 			return nil
@@ -580,7 +580,7 @@ func TestAPIServerCompositeResource(t *testing.T) {
 		"fromObject":  map[string]any{"version": "v1", "resource": "configmaps", "name": "x", "namespace": "y", "fieldPath": "data.x"},
 		"toFieldPath": "spec.parameters.x", "makeAvailableAs": "x",
 	}}}})
-	eventually(t, 30*time.Second, "the XNetwork CRD serves and validates", func() error {
+	testenv.Eventually(t, 30*time.Second, "the XNetwork CRD serves and validates", func() error {
 		err := env.Client.Create(ctx, bad.DeepCopy())
 		if err == nil {
 			_ = env.Client.Delete(ctx, bad)
@@ -619,7 +619,7 @@ spec:
 // gone waits until o no longer exists.
 func gone(t *testing.T, env *testenv.Env, o *unstructured.Unstructured) {
 	t.Helper()
-	eventually(t, time.Minute, o.GetKind()+" "+o.GetName()+" is deleted", func() error {
+	testenv.Eventually(t, time.Minute, o.GetKind()+" "+o.GetName()+" is deleted", func() error {
 		err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(o), o.DeepCopy())
 		switch {
 		case apierrors.IsNotFound(err):

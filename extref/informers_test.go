@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
 )
 
 // sourceKinds are 20 namespaced kinds the default policy lets a referencer
@@ -57,7 +58,7 @@ externalValues:
 - fromObject: {group: "`+k.group+`", version: `+k.version+`, resource: `+k.resource+`, name: missing, fieldPath: metadata.name}
   toFieldPath: spec.forProvider.region`))
 	}
-	eventually(t, 2*time.Minute, "an informer per kind", func() error {
+	testenv.Eventually(t, 2*time.Minute, "an informer per kind", func() error {
 		if got := h.sourceWatches(); len(got) != len(sourceKinds) {
 			return fmt.Errorf("%d watches: %v", len(got), got)
 		}
@@ -69,7 +70,7 @@ externalValues:
 	u.SetGroupVersionKind(testapi.WidgetKind)
 	require.NoError(t, h.env.Client.DeleteAllOf(ctx, u, client.InNamespace(ns)))
 	deleted := time.Now()
-	eventually(t, 2*time.Minute, "no source informer", func() error {
+	testenv.Eventually(t, 2*time.Minute, "no source informer", func() error {
 		if got := h.sourceWatches(); len(got) != 0 {
 			return fmt.Errorf("%d watches: %v", len(got), got)
 		}

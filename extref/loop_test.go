@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
 )
 
 // loopCase is a set of referencers that would write one another for ever.
@@ -173,7 +174,7 @@ func TestAPIServerWriteLoops(t *testing.T) {
 	pp := cases[2].referencers
 	a, b := pp[0], pp[1]
 	var held *unstructured.Unstructured
-	eventually(t, 30*time.Second, "a ping-pong referencer held as Oscillating", func() error {
+	testenv.Eventually(t, 30*time.Second, "a ping-pong referencer held as Oscillating", func() error {
 		for _, r := range pp {
 			if c := conditionOf(h.get(t, r)); c != nil && c.Reason == ReasonOscillating {
 				held = r

@@ -206,29 +206,12 @@ func (h *harness) get(t *testing.T, o *unstructured.Unstructured) *unstructured.
 	return got
 }
 
-// eventually polls check until it returns nil or the deadline passes, and
-// fails with what check last said.
-func eventually(t *testing.T, within time.Duration, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %v", what, within, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // resolved waits for the referencer's ReferencesResolved condition to have
 // the given status and reason, for its current generation.
 func (h *harness) resolved(t *testing.T, o *unstructured.Unstructured, status metav1.ConditionStatus, reason string) *unstructured.Unstructured {
 	t.Helper()
 	var got *unstructured.Unstructured
-	eventually(t, 30*time.Second, fmt.Sprintf("%s %s: %s=%s (%s)", o.GetKind(), o.GetName(), TypeReferencesResolved, status, reason), func() error {
+	testenv.Eventually(t, 30*time.Second, fmt.Sprintf("%s %s: %s=%s (%s)", o.GetKind(), o.GetName(), TypeReferencesResolved, status, reason), func() error {
 		got = h.get(t, o)
 		conds, err := conditions.FromUnstructured(got)
 		if err != nil {

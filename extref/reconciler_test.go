@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
 )
 
 // TestAPIServerAdmissionDenialNotLogged has an admission policy deny the
@@ -61,7 +62,7 @@ spec:
 	// The policy takes effect a moment after it is created.
 	probe := widget(t, ns, "probe", "forProvider: {}")
 	h.create(t, probe)
-	eventually(t, 30*time.Second, "the policy to deny an update", func() error {
+	testenv.Eventually(t, 30*time.Second, "the policy to deny an update", func() error {
 		cur := h.get(t, probe)
 		require.NoError(t, unstructured.SetNestedField(cur.Object, "x", "spec", "forProvider", "region"))
 		if err := h.env.Client.Update(ctx, cur); !apierrors.IsForbidden(err) {
@@ -76,7 +77,7 @@ externalValues:
 - fromObject: {version: v1, resource: secrets, name: vault, fieldPath: data.pw}
   toFieldPath: spec.forProvider.region`)
 	h.create(t, w)
-	eventually(t, 30*time.Second, "a reconcile to fail", func() error {
+	testenv.Eventually(t, 30*time.Second, "a reconcile to fail", func() error {
 		if n := h.reconciles.errors.Load(); n == 0 {
 			return fmt.Errorf("no reconcile returned an error")
 		}

@@ -3,6 +3,7 @@ package nop
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -117,7 +118,7 @@ func TestSeedScenario(t *testing.T) {
 	// what one poll happened to see.
 	readySeen := map[string]time.Time{}
 	xrGot := &testapi.Widget{}
-	eventually(t, 30*time.Second, "the composite resource to become Ready", func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, "the composite resource to become Ready", func() error {
 		var last []string
 		for _, n := range nops {
 			got := &v1alpha1.NopResource{}
@@ -128,7 +129,10 @@ func TestSeedScenario(t *testing.T) {
 			last = append(last, n.Name+": "+describe(got.Status))
 		}
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(xr), xrGot))
-		return conditions.IsTrue(xrGot.Status.Conditions, "Ready"), strings.Join(last, "; ")
+		if !conditions.IsTrue(xrGot.Status.Conditions, "Ready") {
+			return errors.New(strings.Join(last, "; "))
+		}
+		return nil
 	})
 	xrReady := conditions.Get(xrGot.Status.Conditions, "Ready").LastTransitionTime.Time
 
@@ -323,9 +327,12 @@ func TestSettledObjectTakesNoWrites(t *testing.T) {
 	cleanup(t, env.Client, secret) // no garbage collector in the test control plane
 
 	got := &v1alpha1.ClusterNopResource{}
-	eventually(t, 30*time.Second, "the status to settle", func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, "the status to settle", func() error {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
-		return conditions.IsTrue(got.Status.Conditions, "Synced") && got.Status.AtProvider.PatchReceiverField != "", describe(got.Status)
+		if !conditions.IsTrue(got.Status.Conditions, "Synced") || got.Status.AtProvider.PatchReceiverField == "" {
+			return errors.New(describe(got.Status))
+		}
+		return nil
 	})
 	// Status writes send the status alone; the spec and labels stay.
 	if diff := cmp.Diff(obj.Spec, got.Spec, cmp.Comparer(sameJSON)); diff != "" {
@@ -438,8 +445,11 @@ func TestRestartMidSchedule(t *testing.T) {
 
 	// Wait, controller-less, until the second deadline has passed.
 	created := n.CreationTimestamp.Time
-	eventually(t, 30*time.Second, "the second deadline to pass", func() (bool, string) {
-		return time.Now().After(created.Add(4500 * time.Millisecond)), "now " + time.Now().Format(time.StampMilli)
+	testenv.Eventually(t, 30*time.Second, "the second deadline to pass", func() error {
+		if now := time.Now(); !now.After(created.Add(4500 * time.Millisecond)) {
+			return errors.New("now " + now.Format(time.StampMilli))
+		}
+		return nil
 	})
 	got := &v1alpha1.NopResource{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
@@ -520,9 +530,12 @@ func TestInvalidSpec(t *testing.T) {
 	// Synced returns to its default.
 	require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"writeConnectionSecretToRef":null}}`))))
 	got = waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
-	eventually(t, 10*time.Second, "Stalled to be removed", func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, "Stalled to be removed", func() error {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
-		return conditions.Get(got.Status.Conditions, TypeStalled) == nil && conditionsHave(got.Status.Conditions, "Synced", "True", ReasonReconcileSuccess), describe(got.Status)
+		if conditions.Get(got.Status.Conditions, TypeStalled) != nil || !conditionsHave(got.Status.Conditions, "Synced", "True", ReasonReconcileSuccess) {
+			return errors.New(describe(got.Status))
+		}
+		return nil
 	})
 }
 
@@ -550,10 +563,7 @@ func withoutAdmissionPolicy(t *testing.T, write func() error) {
 		}
 	}
 	defer restore()
-	eventually(t, 30*time.Second, "a write the admission policy refuses to pass without it", func() (bool, string) {
-		err := write()
-		return err == nil, fmt.Sprint(err)
-	})
+	testenv.Eventually(t, 30*time.Second, "a write the admission policy refuses to pass without it", write)
 }
 
 // TestForeignSecret: a connection Secret that exists and is not controlled by
@@ -702,14 +712,14 @@ func TestAdmission(t *testing.T) {
 			// installed: a create it lets through before then is undone
 			// and tried again.
 			var err error
-			eventually(t, 10*time.Second, "the API server to refuse "+tc.obj.GetName(), func() (bool, string) {
+			testenv.Eventually(t, 10*time.Second, "the API server to refuse "+tc.obj.GetName(), func() error {
 				o := tc.obj.DeepCopyObject().(client.Object)
 				if err = env.Client.Create(ctx, o); err == nil {
 					_ = env.Client.Delete(ctx, o)
 					_ = env.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
-					return false, "accepted"
+					return errors.New("accepted")
 				}
-				return true, ""
+				return nil
 			})
 			t.Logf("%v", err)
 			for _, w := range tc.want {
@@ -731,20 +741,26 @@ func waitForCondition[T interface {
 }](t *testing.T, c client.Client, obj T, typ string, status metav1.ConditionStatus, reason string) T {
 	t.Helper()
 	got := obj.DeepCopyObject().(T)
-	eventually(t, 30*time.Second, fmt.Sprintf("%s: %s=%s (%s)", obj.GetName(), typ, status, reason), func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, fmt.Sprintf("%s: %s=%s (%s)", obj.GetName(), typ, status, reason), func() error {
 		require.NoError(t, c.Get(context.Background(), client.ObjectKeyFromObject(obj), got))
 		_, st := parts(got)
 		cond := conditions.Get(st.Conditions, typ)
-		return cond != nil && cond.Status == status && cond.Reason == reason && cond.ObservedGeneration == got.GetGeneration(), describe(*st)
+		if cond == nil || cond.Status != status || cond.Reason != reason || cond.ObservedGeneration != got.GetGeneration() {
+			return errors.New(describe(*st))
+		}
+		return nil
 	})
 	return got
 }
 
 func waitForGone(t *testing.T, c client.Client, obj client.Object) {
 	t.Helper()
-	eventually(t, 30*time.Second, obj.GetName()+" to be gone", func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, obj.GetName()+" to be gone", func() error {
 		err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object))
-		return client.IgnoreNotFound(err) == nil && err != nil, fmt.Sprintf("finalizers %v, err %v", obj.GetFinalizers(), err)
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("finalizers %v, err %v", obj.GetFinalizers(), err)
+		}
+		return nil
 	})
 }
 
@@ -752,7 +768,7 @@ func waitForGone(t *testing.T, c client.Client, obj client.Object) {
 // regarding, with reason and note.
 func waitForEvent(t *testing.T, c client.Client, regarding, reason, note string) {
 	t.Helper()
-	eventually(t, 30*time.Second, "event "+reason+" on "+regarding, func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, "event "+reason+" on "+regarding, func() error {
 		list := &unstructured.UnstructuredList{}
 		list.SetAPIVersion("events.k8s.io/v1")
 		list.SetKind("EventList")
@@ -763,12 +779,12 @@ func waitForEvent(t *testing.T, c client.Client, regarding, reason, note string)
 			r, _, _ := unstructured.NestedString(e.Object, "reason")
 			n, _, _ := unstructured.NestedString(e.Object, "note")
 			if name == regarding && r == reason && n == note {
-				return true, ""
+				return nil
 			}
 			if name == regarding {
 				seen = append(seen, r+": "+n)
 			}
 		}
-		return false, fmt.Sprint(seen)
+		return fmt.Errorf("seen %v", seen)
 	})
 }

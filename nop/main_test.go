@@ -161,23 +161,6 @@ func startManagerOn(t testing.TB, env *testenv.Env, test string, o Options, twea
 	return stop, requests
 }
 
-// eventually calls f every interval until it reports done, and fails the test
-// with f's last report when timeout passes first.
-func eventually(t testing.TB, timeout time.Duration, what string, f func() (done bool, last string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		done, last := f()
-		if done {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s; last saw: %s", timeout, what, last)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // cleanup deletes objs when the test ends, removing their finalizers so that
 // they go whether or not a controller still runs.
 func cleanup(t testing.TB, c client.Client, objs ...client.Object) {

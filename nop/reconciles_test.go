@@ -2,6 +2,7 @@ package nop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -55,9 +56,12 @@ func TestOneReconcilePerTransition(t *testing.T) {
 	}
 	for _, o := range objs {
 		got := &v1alpha1.NopResource{}
-		eventually(t, 30*time.Second, o.Name+" to reach the end of its schedule", func() (bool, string) {
+		testenv.Eventually(t, 30*time.Second, o.Name+" to reach the end of its schedule", func() error {
 			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(o), got))
-			return settled(got), describe(got.Status)
+			if !settled(got) {
+				return errors.New(describe(got.Status))
+			}
+			return nil
 		})
 	}
 	// The watch events of the last status writes arrive within this.
@@ -83,14 +87,20 @@ func TestOneReconcilePerTransition(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(objs[0]), o))
 	conditions.Set(&o.Status.Conditions, metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Meddled", ObservedGeneration: o.Generation})
 	require.NoError(t, env.Client.Status().Update(ctx, o))
-	eventually(t, 30*time.Second, "the status written by someone else to be undone", func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, "the status written by someone else to be undone", func() error {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(o), o))
-		return conditions.IsTrue(o.Status.Conditions, "Ready"), describe(o.Status)
+		if !conditions.IsTrue(o.Status.Conditions, "Ready") {
+			return errors.New(describe(o.Status))
+		}
+		return nil
 	})
 	o.Spec.ForProvider.PatchReceiverField = "changed"
 	require.NoError(t, env.Client.Update(ctx, o))
-	eventually(t, 30*time.Second, "the spec change to be reconciled", func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, "the spec change to be reconciled", func() error {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(o), o))
-		return o.Status.ObservedGeneration == o.Generation && o.Status.AtProvider.PatchReceiverField == "changed", describe(o.Status)
+		if o.Status.ObservedGeneration != o.Generation || o.Status.AtProvider.PatchReceiverField != "changed" {
+			return errors.New(describe(o.Status))
+		}
+		return nil
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/google/go-cmp/cmp"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -117,7 +117,7 @@ func TestUpstreamManifests(t *testing.T) {
 				}
 
 				got := u.DeepCopy()
-				eventually(t, 30*time.Second, fmt.Sprintf("conditions %v at the current generation", want), func() (bool, string) {
+				testenv.Eventually(t, 30*time.Second, fmt.Sprintf("conditions %v at the current generation", want), func() error {
 					require.NoError(t, env.Client.Get(ctx, key, got))
 					conds, err := conditions.FromUnstructured(got)
 					require.NoError(t, err)
@@ -127,7 +127,10 @@ func TestUpstreamManifests(t *testing.T) {
 						c := conditions.Get(conds, typ)
 						ok = ok && c != nil && c.Status == status && c.ObservedGeneration == got.GetGeneration()
 					}
-					return ok, fmt.Sprintf("observedGeneration %d of %d, %v", og, got.GetGeneration(), conds)
+					if !ok {
+						return fmt.Errorf("observedGeneration %d of %d, %v", og, got.GetGeneration(), conds)
+					}
+					return nil
 				})
 				if !slices.Contains(got.GetFinalizers(), Finalizer) {
 					t.Errorf("got.GetFinalizers() = %q, want it to contain %q", got.GetFinalizers(), Finalizer)
@@ -145,11 +148,13 @@ func TestUpstreamManifests(t *testing.T) {
 				require.NoError(t, env.Client.Delete(ctx, got))
 				foreign := len(got.GetFinalizers()) > 1
 				if foreign {
-					eventually(t, 30*time.Second, "Ready=False (Deleting)", func() (bool, string) {
+					testenv.Eventually(t, 30*time.Second, "Ready=False (Deleting)", func() error {
 						require.NoError(t, env.Client.Get(ctx, key, got))
 						conds, _ := conditions.FromUnstructured(got)
-						r := conditions.Get(conds, "Ready")
-						return r != nil && r.Reason == ReasonDeleting, fmt.Sprint(conds)
+						if r := conditions.Get(conds, "Ready"); r == nil || r.Reason != ReasonDeleting {
+							return fmt.Errorf("conditions %v", conds)
+						}
+						return nil
 					})
 					require.NoError(t, env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))))
 				}
