@@ -66,10 +66,15 @@ type Resolver struct {
 	// dropped when a read says the mapping no longer holds.
 	mu       sync.RWMutex
 	mappings map[schema.GroupVersionResource]mapping
-	targets  map[string]targetVerdict // checkTarget's verdicts
+	misses   map[schema.GroupVersionResource]miss // unknown resources (lookups.go)
+	targets  map[string]targetVerdict             // checkTarget's verdicts
+
+	budget lookupBudget     // of mapper lookups (lookups.go)
+	now    func() time.Time // time.Now; tests set another
 }
 
-// maxMappings bounds the mapping and target caches; each is cleared when full.
+// maxMappings bounds the mapping, miss and target caches; each is cleared
+// when full.
 const maxMappings = 1024
 
 // A ResolverOption configures a Resolver.
@@ -104,7 +109,7 @@ func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duratio
 //
 // Options: WithWatcher, WithAccessReview, Path and ReadTimeout.
 func NewResolver(reader client.Reader, mapper meta.RESTMapper, policy SourcePolicy, opts ...ResolverOption) *Resolver {
-	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, readTimeout: DefaultReadTimeout}
+	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, readTimeout: DefaultReadTimeout, now: time.Now}
 	for _, o := range opts {
 		o.applyToResolver(r)
 	}
@@ -854,17 +859,6 @@ func (rs *resolution) mapping(gvr schema.GroupVersionResource) mapping {
 	}
 	m := rs.r.mapResource(gvr)
 	rs.mappings = append(rs.mappings, resourceMapping{gvr: gvr, mapping: m})
-	return m
-}
-
-func (r *Resolver) mapResource(gvr schema.GroupVersionResource) mapping {
-	if m, ok := cacheGet(&r.mu, &r.mappings, gvr); ok {
-		return m
-	}
-	m := r.lookup(gvr)
-	if m.err == nil {
-		cachePut(&r.mu, &r.mappings, gvr, m)
-	}
 	return m
 }
 
