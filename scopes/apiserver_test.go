@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -898,5 +899,105 @@ func TestDefinitionByLabel(t *testing.T) {
 	require.NoError(t, err)
 	if diff := cmp.Diff(scopes.Patched{Path: "spec.workloadRefs", Changed: true}, patched); diff != "" {
 		t.Errorf("patched: -want, +got:\n%s", diff)
+	}
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestReadKindsAPIServer: a scope that references a Secret, and a
+// WorkloadDefinition that lists Secrets as child resources, make Locate send
+// no request for secrets; each is reported with ErrKindNotAllowed, and the
+// workload's children of other kinds are still found. With ReadKinds allowing
+// Secrets, both are read.
+func TestReadKindsAPIServer(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := env.Namespace(t, "readkinds")
+
+	var secretRequests atomic.Int64
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(r *http.Request) (*http.Response, error) {
+			if slices.Contains(strings.Split(r.URL.Path, "/"), "secrets") {
+				secretRequests.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
+	require.NoError(t, err)
+
+	const defName = "readkinds-secrets"
+	applyDefinition(t, env, "WorkloadDefinition", defName, map[string]any{
+		"childResourceKinds": []any{
+			map[string]any{"apiVersion": "v1", "kind": "Secret"},
+			map[string]any{"apiVersion": "v1", "kind": "ConfigMap"},
+		},
+	})
+	t.Cleanup(func() {
+		_ = env.Client.Delete(context.Background(), newObject(scopes.OAMWorkloadDefinition, "", defName))
+	})
+
+	workload := newObject(exampleWorkload, ns, "w")
+	workload.SetLabels(map[string]string{scopes.WorkloadTypeLabel: defName})
+	require.NoError(t, env.Client.Create(ctx, workload))
+	owned := func(kind, name string) *unstructured.Unstructured {
+		u := newObject(schema.GroupVersionKind{Version: "v1", Kind: kind}, ns, name)
+		u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: workload.GetAPIVersion(), Kind: workload.GetKind(), Name: workload.GetName(), UID: workload.GetUID()}})
+		return u
+	}
+	require.NoError(t, env.Client.Create(ctx, owned("Secret", "w-creds")))
+	require.NoError(t, env.Client.Create(ctx, owned("ConfigMap", "w-config")))
+	require.NoError(t, env.Client.Create(ctx, newObject(schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, ns, "s")))
+
+	scope := newObject(healthScope, ns, "hs")
+	scope.Object["spec"] = map[string]any{"workloadRefs": []any{
+		map[string]any{"apiVersion": "v1", "kind": "Secret", "name": "s"},
+		map[string]any{"apiVersion": exampleWorkload.GroupVersion().String(), "kind": exampleWorkload.Kind, "name": "w"},
+	}}
+	require.NoError(t, env.Client.Create(ctx, scope))
+
+	names := func(us []unstructured.Unstructured) []string {
+		var out []string
+		for _, u := range us {
+			out = append(out, u.GetKind()+" "+u.GetName())
+		}
+		return out
+	}
+
+	got, err := scopes.Locate(ctx, c, env.Mapper, scope, scopes.AtPath("spec.workloadRefs"))
+	if !errors.Is(err, scopes.ErrKindNotAllowed) {
+		t.Errorf("err = %v, want it to wrap ErrKindNotAllowed", err)
+	}
+	if n := secretRequests.Load(); n != 0 {
+		t.Errorf("by default, Locate sent %d requests for secrets, want 0", n)
+	}
+	require.Len(t, got, 2)
+	want := `cannot locate workload v1 Secret "s" of HealthScope ` + ns + `/hs: objects of kind Secret are not read unless the ReadKinds option allows them`
+	if got[0].Workload != nil || !errors.Is(got[0].Err, scopes.ErrKindNotAllowed) || !strings.Contains(got[0].Err.Error(), want) {
+		t.Errorf("got[0] = workload %v, err %v; want no workload and an error containing %q", got[0].Workload, got[0].Err, want)
+	}
+	want = `cannot find the child resources of example-workload ` + ns + `/w: objects of kind Secret are not read`
+	if !errors.Is(got[1].Err, scopes.ErrKindNotAllowed) || !strings.Contains(got[1].Err.Error(), want) {
+		t.Errorf("got[1].Err = %v, want it to contain %q and wrap ErrKindNotAllowed", got[1].Err, want)
+	}
+	if diff := cmp.Diff([]string{"ConfigMap w-config"}, names(got[1].Children)); diff != "" {
+		t.Errorf("children of the other kinds: -want, +got:\n%s", diff)
+	}
+
+	got, err = scopes.Locate(ctx, c, env.Mapper, scope, scopes.AtPath("spec.workloadRefs"),
+		scopes.ReadKinds(func(schema.GroupKind) bool { return true }))
+	require.NoError(t, err)
+	if secretRequests.Load() == 0 {
+		t.Errorf("with ReadKinds allowing Secrets, Locate sent no request for secrets")
+	}
+	require.Len(t, got, 2)
+	if got[0].Workload == nil || got[0].Workload.GetName() != "s" {
+		t.Errorf("got[0].Workload = %v, want Secret s", got[0].Workload)
+	}
+	if diff := cmp.Diff([]string{"ConfigMap w-config", "Secret w-creds"}, names(got[1].Children)); diff != "" {
+		t.Errorf("with Secrets allowed, children: -want, +got:\n%s", diff)
 	}
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
 
-// A ChildOption configures ChildResources. ControllerOnly and Depth are
-// ChildOptions, and LocateOptions too.
+// A ChildOption configures ChildResources. ControllerOnly, Depth and
+// ReadKinds are ChildOptions, and LocateOptions too.
 type ChildOption interface {
 	applyToChildren(*childOptions)
 }
@@ -25,6 +25,7 @@ type ChildOption interface {
 type childOptions struct {
 	controllerOnly bool
 	depth          int
+	kinds          ReadKinds
 }
 
 func newChildOptions(opts []ChildOption) childOptions {
@@ -54,6 +55,50 @@ type Depth int
 func (d Depth) applyToChildren(o *childOptions) { o.depth = max(1, int(d)) }
 func (d Depth) applyToLocate(o *locateOptions)  { d.applyToChildren(&o.child) }
 
+// ReadKinds is an option that says which kinds of object Locate and
+// ChildResources may read: a workload reference, or a child resource kind,
+// whose group and kind (as written, the version left out) it returns false
+// for is not read, and reported with an error wrapping ErrKindNotAllowed.
+// It replaces the default, NotSecret: any kind but Secrets. A scope's
+// references and a WorkloadDefinition's spec.childResourceKinds are written
+// by tenants, and a reader backed by a manager's cache starts an informer,
+// cluster-wide, for each kind it reads; a caller that means to read Secrets
+// says so:
+//
+//	scopes.ReadKinds(func(schema.GroupKind) bool { return true })
+//
+// A nil ReadKinds is the default.
+type ReadKinds func(schema.GroupKind) bool
+
+func (f ReadKinds) applyToChildren(o *childOptions) { o.kinds = f }
+func (f ReadKinds) applyToLocate(o *locateOptions)  { f.applyToChildren(&o.child) }
+
+// Allows reports whether objects of kind gk may be read: f(gk), or
+// NotSecret(gk) when f is nil.
+func (f ReadKinds) Allows(gk schema.GroupKind) bool {
+	if f == nil {
+		return NotSecret(gk)
+	}
+	return f(gk)
+}
+
+// NotSecret reports whether gk is anything but the core group's Secret (its
+// kind compared without regard to case): the kinds that Locate and
+// ChildResources read by default.
+func NotSecret(gk schema.GroupKind) bool {
+	return gk.Group != "" || !strings.EqualFold(gk.Kind, "Secret")
+}
+
+// notAllowed is the error for kinds (written as schema.GroupKind.String
+// writes them) that ReadKinds does not allow.
+func notAllowed(kinds ...string) error {
+	what := "kind "
+	if len(kinds) > 1 {
+		what = "kinds "
+	}
+	return fmt.Errorf("objects of %s%s are not read unless the ReadKinds option allows them: %w", what, strings.Join(kinds, ", "), ErrKindNotAllowed)
+}
+
 var ownerReferences = fieldpath.MustCompile("metadata.ownerReferences")
 
 // ChildResources returns the child resources of workload: the objects of
@@ -67,7 +112,10 @@ var ownerReferences = fieldpath.MustCompile("metadata.ownerReferences")
 // no kinds means no children.
 //
 // Errors name the kind that could not be listed (a kind that is not
-// installed gives one that meta.IsNoMatchError recognizes).
+// installed gives one that meta.IsNoMatchError recognizes). Kinds that
+// ReadKinds does not allow (Secrets, by default) are not listed: the
+// children of the other kinds are returned with an error that names them and
+// wraps ErrKindNotAllowed.
 func ChildResources(ctx context.Context, r client.Reader, workload *unstructured.Unstructured, kinds []ChildResourceKind, opts ...ChildOption) ([]unstructured.Unstructured, error) {
 	l := &lister{r: r}
 	return l.children(ctx, workload, kinds, newChildOptions(opts))
@@ -103,11 +151,18 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 
 	ns := workload.GetNamespace()
 	var pool []*unstructured.Unstructured
+	var refused []string
 	listed := make(map[listKey]bool, len(kinds))
 	for _, k := range kinds {
 		gvk, err := k.gvk()
 		if err != nil {
 			return nil, fmt.Errorf("cannot find the child resources of %s: %w", describeScope(workload), err)
+		}
+		if gk := gvk.GroupKind(); !o.kinds.Allows(gk) {
+			if s := gk.String(); !slices.Contains(refused, s) {
+				refused = append(refused, s)
+			}
+			continue
 		}
 		key := listKey{gvk: gvk, namespace: ns, selector: selectorString(k.Selector)}
 		if listed[key] {
@@ -142,6 +197,9 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 		owners = next
 	}
 	slices.SortFunc(out, compareObjects)
+	if len(refused) > 0 {
+		return out, fmt.Errorf("cannot find the child resources of %s: %w", describeScope(workload), notAllowed(refused...))
+	}
 	return out, nil
 }
 

@@ -57,5 +57,6 @@
 // removing succeeds without a write.
 //
 // Limits: a call retries conflicts until ctx is done (give it a deadline);
-// Locate lists each child kind once per call.
+// Locate lists each child kind once per call; Locate and ChildResources read
+// no Secret, as a workload or a child, unless ReadKinds allows it.
 package scopes

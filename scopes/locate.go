@@ -12,7 +12,7 @@ import (
 )
 
 // A LocateOption configures Locate: AtPath, Definitions, ControllerOnly,
-// Depth and ReportSkipped.
+// Depth, ReadKinds and ReportSkipped.
 type LocateOption interface {
 	applyToLocate(*locateOptions)
 }
@@ -80,8 +80,12 @@ type Located struct {
 // the list that are not references are skipped (see ReportSkipped).
 //
 // Otherwise Locate returns one Located per reference even when some fail (a
-// workload that does not exist, a kind that is not installed); the error
-// joins their errors, each naming its reference. A namespaced workload is
+// workload that does not exist, a kind that is not installed, a kind that
+// ReadKinds does not allow); the error joins their errors, each naming its
+// reference. Nothing of a kind that ReadKinds does not allow (by default,
+// Secrets) is read: a reference to one fails with ErrKindNotAllowed, and a
+// child resource kind is skipped, the children of the other kinds kept and
+// the Located's Err wrapping ErrKindNotAllowed. A namespaced workload is
 // looked for in the scope's namespace. Each list of child resources is made
 // once per call, however many workloads share it.
 func Locate(ctx context.Context, c client.Reader, mapper meta.RESTMapper, scope *unstructured.Unstructured, opts ...LocateOption) ([]Located, error) {
@@ -174,6 +178,9 @@ func (l *locator) locate(ctx context.Context, ref WorkloadRef) Located {
 		return fail(err)
 	}
 	gvk := gv.WithKind(ref.Kind)
+	if gk := gvk.GroupKind(); !l.child.kinds.Allows(gk) {
+		return fail(notAllowed(gk.String()))
+	}
 	mapping, err := l.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		return fail(err)

@@ -33,6 +33,7 @@ func testMapper() meta.RESTMapper {
 		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, true},
 		{schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, true},
 		{schema.GroupVersionKind{Version: "v1", Kind: "Service"}, true},
+		{schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, true},
 	} {
 		scope := meta.RESTScopeRoot
 		if k.namespaced {

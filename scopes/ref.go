@@ -49,6 +49,11 @@ var (
 	// is already in another scope of the same kind and the ScopeDefinition
 	// sets allowComponentOverlap to false.
 	ErrOverlap = errors.New("workload is already in another scope")
+
+	// ErrKindNotAllowed is wrapped by Locate and ChildResources when a
+	// workload reference or a child resource kind names a kind that they
+	// may not read (see ReadKinds). Nothing of that kind is read.
+	ErrKindNotAllowed = errors.New("kind not allowed")
 )
 
 // A WorkloadRef refers to a workload from a scope: the entry written at the
