@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -411,4 +414,43 @@ func TestScopeDefinitionLater(t *testing.T) {
 	require.NoError(t, demo.ApplyDefinitions(ctx, env.Client))
 	waitForReady(t, env, ns, demo.ApplicationName, metav1.ConditionTrue, controllers.ReasonAvailable, "")
 	waitForRefs(t, env, ns, demo.ScopeName, "Deployment web, StatefulSet db")
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestSecretsNotWatched: a HealthScope that references a Secret reports that
+// it is not read, and the controller neither reads nor watches Secrets: its
+// manager sends no request for secrets.
+func TestSecretsNotWatched(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := env.Namespace(t, "secrets")
+
+	var secretRequests atomic.Int64
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(r *http.Request) (*http.Response, error) {
+			if slices.Contains(strings.Split(r.URL.Path, "/"), "secrets") {
+				secretRequests.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	mgr, err := manager.New(cfg, env.ManagerOptions())
+	require.NoError(t, err)
+	require.NoError(t, controllers.Setup(mgr, controllers.Options{}))
+	testenv.StartManager(t, mgr)
+
+	require.NoError(t, env.Client.Create(ctx, object("v1", "Secret", ns, "s")))
+	hs := &v1alpha1.HealthScope{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hs"},
+		Spec:       v1alpha1.HealthScopeSpec{WorkloadRefs: []v1alpha1.WorkloadReference{{APIVersion: "v1", Kind: "Secret", Name: "s"}}},
+	}
+	require.NoError(t, env.Client.Create(ctx, hs))
+	waitForHealth(t, env, ns, "hs", "Unknown 0/1; s Unknown (objects of kind Secret are not read unless the ReadKinds option allows them: kind not allowed)")
+	if n := secretRequests.Load(); n != 0 {
+		t.Errorf("the manager sent %d requests for secrets, want 0", n)
+	}
 }

@@ -39,6 +39,9 @@ type HealthScopeReconciler struct {
 	mapper meta.RESTMapper
 	setter conditions.Setter
 	defs   scopes.Definitions
+	// kinds are the kinds Locate may read, and so the kinds watched; nil
+	// is Locate's default, any kind but Secrets.
+	kinds scopes.ReadKinds
 
 	// watch, when set, makes sure that changes to objects of a kind
 	// requeue the scopes that hold them or their owners.
@@ -67,7 +70,7 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	scope := &unstructured.Unstructured{Object: content}
 	scope.SetGroupVersionKind(v1alpha1.HealthScopeKind)
 
-	located, locateErr := scopes.Locate(ctx, r.reader, r.mapper, scope, scopes.AtPath(HealthScopeRefPath), r.defs)
+	located, locateErr := scopes.Locate(ctx, r.reader, r.mapper, scope, scopes.AtPath(HealthScopeRefPath), r.defs, r.kinds)
 	r.watchKinds(located)
 
 	status := v1alpha1.HealthScopeStatus{ObservedGeneration: hs.Generation, Conditions: slices.Clone(hs.Status.Conditions)}
@@ -101,11 +104,12 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 			return reconcile.Result{}, conflict.Ignore(err)
 		}
 	}
-	// A workload that does not exist yet is seen through its kind's watch;
-	// any other failure (a kind not installed, an API error) is retried with
-	// backoff.
+	// A workload that does not exist yet is seen through its kind's watch,
+	// and a kind Locate may not read waits for a change of the scope or of
+	// a definition; any other failure (a kind not installed, an API error)
+	// is retried with backoff.
 	for _, l := range located {
-		if l.Err != nil && !apierrors.IsNotFound(l.Err) {
+		if l.Err != nil && !apierrors.IsNotFound(l.Err) && !errors.Is(l.Err, scopes.ErrKindNotAllowed) {
 			return reconcile.Result{}, l.Err
 		}
 	}
@@ -116,20 +120,23 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 }
 
 // watchKinds watches the kinds of the located workloads and of their child
-// resources.
+// resources: the kinds Locate read, never one it may not read, so that a
+// scope's references cannot make the cache watch Secrets.
 func (r *HealthScopeReconciler) watchKinds(located []scopes.Located) {
 	if r.watch == nil {
 		return
 	}
-	for _, l := range located {
-		if gv, err := schema.ParseGroupVersion(l.Ref.APIVersion); err == nil {
-			r.watch(gv.WithKind(l.Ref.Kind))
+	watch := func(apiVersion, kind string) {
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if gvk := gv.WithKind(kind); err == nil && r.kinds.Allows(gvk.GroupKind()) {
+			r.watch(gvk)
 		}
+	}
+	for _, l := range located {
+		watch(l.Ref.APIVersion, l.Ref.Kind)
 		kinds, _ := scopes.ChildResourceKinds(l.Definition)
 		for _, k := range kinds {
-			if gv, err := schema.ParseGroupVersion(k.APIVersion); err == nil {
-				r.watch(gv.WithKind(k.Kind))
-			}
+			watch(k.APIVersion, k.Kind)
 		}
 	}
 }
