@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/go-logr/logr/funcr"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -302,14 +300,8 @@ externalValues:
 // Secret and on an obscure value from a ConfigMap under SetupReconciler:
 // neither the condition, nor any event, nor any log line holds it.
 func TestAPIServerSecretNeverQuoted(t *testing.T) {
-	var mu sync.Mutex
-	var logs strings.Builder
-	sink := funcr.New(func(prefix, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintln(&logs, prefix, args)
-	}, funcr.Options{Verbosity: 10})
-	h := start(t, testapi.WidgetKind, Options{Policy: SourcePolicy{OwnNamespaceSecrets: true}}, sink)
+	logs := testenv.NewLogs(10)
+	h := start(t, testapi.WidgetKind, Options{Policy: SourcePolicy{OwnNamespaceSecrets: true}}, logs.Logger)
 	h.create(t,
 		secret("no-leak", "vault", map[string]string{"pw": planted}),
 		configMap("no-leak", "settings", map[string]any{"pw": planted}),
@@ -353,9 +345,7 @@ externalValues:
 		require.NoError(t, err)
 		all.Write(b)
 	}
-	mu.Lock()
 	logged := logs.String()
-	mu.Unlock()
 	require.NotEmpty(t, logged, "the manager logs at verbosity 10")
 	for where, text := range map[string]string{"the condition": msg, "the events": all.String(), "the log": logged} {
 		if found := leaks(text); found != nil {

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,14 +22,8 @@ import (
 // but says why the write failed.
 func TestAPIServerAdmissionDenialNotLogged(t *testing.T) {
 	const ns = "denied-admission"
-	var mu sync.Mutex
-	var logs strings.Builder
-	sink := funcr.New(func(prefix, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintln(&logs, prefix, args)
-	}, funcr.Options{Verbosity: 7}) // client-go logs request bodies, which hold the values written, from 8 on
-	h := start(t, testapi.WidgetKind, Options{Policy: SourcePolicy{OwnNamespaceSecrets: true}}, sink)
+	logs := testenv.NewLogs(7) // client-go logs request bodies, which hold the values written, from 8 on
+	h := start(t, testapi.WidgetKind, Options{Policy: SourcePolicy{OwnNamespaceSecrets: true}}, logs.Logger)
 	ctx := context.Background()
 	policy := fromYAML(t, `
 apiVersion: admissionregistration.k8s.io/v1
@@ -83,9 +75,7 @@ externalValues:
 		}
 		return nil
 	})
-	mu.Lock()
 	logged := logs.String()
-	mu.Unlock()
 	if !strings.Contains(logged, "403 Forbidden") {
 		t.Errorf("the log does not say the write was forbidden:\n%s", logged)
 	}

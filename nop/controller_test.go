@@ -360,11 +360,7 @@ func TestSettledObjectTakesNoWrites(t *testing.T) {
 	stop()
 
 	// The next reconcile of the settled object writes nothing.
-	counter := &requestCounter{}
-	c, err := client.New(counter.wrap(env.Config), client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
-	require.NoError(t, err)
-	r := &reconciler{kind: kinds[1], client: c, reader: c, scheme: env.Scheme}
-	r.init()
+	r, counter := countedReconciler(t, env, kinds[1])
 	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
 	reconcileOnce := func() {
 		t.Helper()

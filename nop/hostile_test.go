@@ -22,17 +22,13 @@ import (
 func TestOthersConditionKept(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	counter := &requestCounter{}
-	c, err := client.New(counter.wrap(env.Config), client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
-	require.NoError(t, err)
-	r := &reconciler{kind: kinds[0], client: c, reader: c, scheme: env.Scheme}
-	r.init()
+	r, counter := countedReconciler(t, env, kinds[0])
 
 	n := newNop("others", "others", ca("0s", "Ready", "True"), ca("1h", "Healthy", "True"))
 	require.NoError(t, env.Client.Create(ctx, n))
 	cleanup(t, env.Client, n)
 	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(n)}
-	_, err = r.Reconcile(ctx, req)
+	_, err := r.Reconcile(ctx, req)
 	require.NoError(t, err)
 
 	got := &v1alpha1.NopResource{}
@@ -65,11 +61,7 @@ func TestOthersConditionKept(t *testing.T) {
 func TestConnectionSecretRefused(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	counter := &requestCounter{}
-	c, err := client.New(counter.wrap(env.Config), client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
-	require.NoError(t, err)
-	r := &reconciler{kind: kinds[0], client: c, reader: c, scheme: env.Scheme}
-	r.init()
+	r, counter := countedReconciler(t, env, kinds[0])
 	const value = "s3cr3t-value"
 	reconcile := func(n *v1alpha1.NopResource) *v1alpha1.NopResource {
 		t.Helper()
@@ -133,4 +125,16 @@ func TestConnectionSecretRefused(t *testing.T) {
 	if diff := cmp.Diff(ownerSecret.GetResourceVersion(), after.GetResourceVersion()); diff != "" {
 		t.Errorf("the other resource's Secret: resourceVersion: -want, +got:\n%s", diff)
 	}
+}
+
+// countedReconciler returns a reconciler of k on env, not started, whose
+// requests counter counts.
+func countedReconciler(t *testing.T, env *testenv.Env, k kind) (*reconciler, *requestCounter) {
+	t.Helper()
+	counter := &requestCounter{}
+	c, err := client.New(counter.wrap(env.Config), client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
+	require.NoError(t, err)
+	r := &reconciler{kind: k, client: c, reader: c, scheme: env.Scheme}
+	r.init()
+	return r, counter
 }

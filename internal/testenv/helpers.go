@@ -2,9 +2,14 @@ package testenv
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -110,4 +115,31 @@ func poll(within time.Duration, check func() error) error {
 		time.Sleep(min(wait, left))
 		wait = min(2*wait, 100*time.Millisecond)
 	}
+}
+
+// Logs is a logger for a test that keeps what it logs, up to verbosity, so
+// that the test can check what a controller logged (that no secret value
+// reached the log, say).
+type Logs struct {
+	logr.Logger
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+// NewLogs returns a Logs that keeps the lines logged at verbosity or below.
+func NewLogs(verbosity int) *Logs {
+	l := &Logs{}
+	l.Logger = funcr.New(func(prefix, args string) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		fmt.Fprintln(&l.buf, prefix, args)
+	}, funcr.Options{Verbosity: verbosity})
+	return l
+}
+
+// String returns what was logged so far, a line per entry.
+func (l *Logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }

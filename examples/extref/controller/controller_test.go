@@ -9,12 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -253,15 +251,9 @@ func TestAdmissionDenialNotLogged(t *testing.T) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var mu sync.Mutex
-	var logs strings.Builder
-	logger := funcr.New(func(prefix, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintln(&logs, prefix, args)
-	}, funcr.Options{Verbosity: 7}) // client-go logs request bodies, which hold the values written, from 8 on
+	logs := testenv.NewLogs(7) // client-go logs request bodies, which hold the values written, from 8 on
 	policy := extref.SourcePolicy{Allow: []extref.SourceRule{{Resource: "secrets", Namespaces: []string{ns}}}}
-	startControllersWith(t, env, controller.Options{Policy: &policy}, logger)
+	startControllersWith(t, env, controller.Options{Policy: &policy}, logs.Logger)
 
 	for _, doc := range []string{`
 apiVersion: admissionregistration.k8s.io/v1
@@ -314,16 +306,12 @@ spec:
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), s) })
 
 	testenv.Eventually(t, time.Minute, "the denied write to be logged", func() error {
-		mu.Lock()
-		defer mu.Unlock()
 		if !strings.Contains(logs.String(), "Reconciler error") {
 			return fmt.Errorf("no reconcile has failed")
 		}
 		return nil
 	})
-	mu.Lock()
 	logged := logs.String()
-	mu.Unlock()
 	if strings.Contains(logged, "hunter2") {
 		t.Errorf("the log holds the Secret's value:\n%s", logged)
 	}
