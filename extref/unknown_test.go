@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,16 +35,7 @@ func isDiscovery(r *http.Request) bool {
 // lookup budget fail with a transient error rather than an unknown resource.
 func TestAPIServerUnknownResourcesBoundDiscovery(t *testing.T) {
 	env := testenv.Get(t)
-	var discovery atomic.Int64
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripper(func(r *http.Request) (*http.Response, error) {
-			if isDiscovery(r) {
-				discovery.Add(1)
-			}
-			return rt.RoundTrip(r)
-		})
-	})
+	cfg, discovery := testenv.CountRequests(env.Config, func(r *http.Request) bool { return isDiscovery(r) })
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -902,10 +902,6 @@ func TestDefinitionByLabel(t *testing.T) {
 	}
 }
 
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 // TestReadKindsAPIServer: a scope that references a Secret, and a
 // WorkloadDefinition that lists Secrets as child resources, make Locate send
 // no request for secrets; each is reported with ErrKindNotAllowed, and the
@@ -916,16 +912,7 @@ func TestReadKindsAPIServer(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t, "readkinds")
 
-	var secretRequests atomic.Int64
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripper(func(r *http.Request) (*http.Response, error) {
-			if slices.Contains(strings.Split(r.URL.Path, "/"), "secrets") {
-				secretRequests.Add(1)
-			}
-			return rt.RoundTrip(r)
-		})
-	})
+	cfg, secretRequests := testenv.CountRequests(env.Config, func(r *http.Request) bool { return slices.Contains(strings.Split(r.URL.Path, "/"), "secrets") })
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
 	require.NoError(t, err)
 

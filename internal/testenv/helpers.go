@@ -3,8 +3,10 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -143,3 +146,24 @@ func (l *Logs) String() string {
 	defer l.mu.Unlock()
 	return l.buf.String()
 }
+
+// CountRequests returns a copy of cfg whose clients count, in the returned
+// counter, the requests that match reports true for, so that a test can
+// check what a controller asked the API server.
+func CountRequests(cfg *rest.Config, match func(*http.Request) bool) (*rest.Config, *atomic.Int64) {
+	var n atomic.Int64
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(r *http.Request) (*http.Response, error) {
+			if match(r) {
+				n.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	return cfg, &n
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -416,10 +415,6 @@ func TestScopeDefinitionLater(t *testing.T) {
 	waitForRefs(t, env, ns, demo.ScopeName, "Deployment web, StatefulSet db")
 }
 
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 // TestSecretsNotWatched: a HealthScope that references a Secret reports that
 // it is not read, and the controller neither reads nor watches Secrets: its
 // manager sends no request for secrets.
@@ -428,16 +423,7 @@ func TestSecretsNotWatched(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t, "secrets")
 
-	var secretRequests atomic.Int64
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripper(func(r *http.Request) (*http.Response, error) {
-			if slices.Contains(strings.Split(r.URL.Path, "/"), "secrets") {
-				secretRequests.Add(1)
-			}
-			return rt.RoundTrip(r)
-		})
-	})
+	cfg, secretRequests := testenv.CountRequests(env.Config, func(r *http.Request) bool { return slices.Contains(strings.Split(r.URL.Path, "/"), "secrets") })
 	mgr, err := manager.New(cfg, env.ManagerOptions())
 	require.NoError(t, err)
 	require.NoError(t, controllers.Setup(mgr, controllers.Options{}))
