@@ -228,18 +228,15 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("datasetId")
-	name := datasetName(r, id)
-	if !s.begin(w, r, name) {
+	d, ok := s.beginWrite(w, r, datasetName(r, id))
+	if !ok {
 		return
 	}
 	if !validID(id) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid datasetId %q: use letters, digits and underscores", id))
 		return
 	}
-	d, ok := readDataset(w, r)
-	if !ok {
-		return
-	}
+	name := datasetName(r, id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.datasets[name]; ok {
@@ -256,10 +253,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	name := datasetName(r, r.PathValue("dataset"))
-	if !s.begin(w, r, name) {
-		return
-	}
-	patch, ok := readDataset(w, r)
+	patch, ok := s.beginWrite(w, r, name)
 	if !ok {
 		return
 	}
@@ -415,9 +409,13 @@ func validate(d *Dataset) error {
 	return nil
 }
 
-// readDataset reads a Dataset from the request body and validates it, or
+// beginWrite is begin for a request that carries a Dataset: if the request
+// goes on, it also reads the Dataset from the body and validates it, or
 // answers with why it cannot.
-func readDataset(w http.ResponseWriter, r *http.Request) (*Dataset, bool) {
+func (s *Server) beginWrite(w http.ResponseWriter, r *http.Request, name string) (*Dataset, bool) {
+	if !s.begin(w, r, name) {
+		return nil, false
+	}
 	d, err := decodeDataset(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
