@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/ctrlkit/ctrlkit/internal/message"
 	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
 )
 
@@ -25,13 +26,13 @@ type Builder struct {
 // Fatal starts a fatal result with err's message: the function could not do
 // its work. A nil err gives an empty message, which Validate rejects.
 func Fatal(err error) *Builder {
-	return newBuilder(resultsv1.Severity_SEVERITY_FATAL, errorMessage(err))
+	return newBuilder(resultsv1.Severity_SEVERITY_FATAL, message.OfError(err))
 }
 
 // Warning starts a warning result with err's message. A nil err gives an
 // empty message, which Validate rejects.
 func Warning(err error) *Builder {
-	return newBuilder(resultsv1.Severity_SEVERITY_WARNING, errorMessage(err))
+	return newBuilder(resultsv1.Severity_SEVERITY_WARNING, message.OfError(err))
 }
 
 // Normal starts a normal (informational) result with message msg. An empty
@@ -48,13 +49,6 @@ func Normalf(format string, args ...any) *Builder {
 
 func newBuilder(s resultsv1.Severity, msg string) *Builder {
 	return &Builder{r: &resultsv1.Result{Severity: s, Message: msg}}
-}
-
-func errorMessage(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 // TargetComposite sends the result to the composite resource alone, which

@@ -1,7 +1,9 @@
-// Package message shortens messages built from input of any length (an
-// error, a user's spec) to what a Kubernetes field or event accepts. It
-// imports the standard library only, so that conditions, on which every
-// other package builds, stays light.
+// Package message makes messages for conditions, events and function
+// results: an error's text, and messages built from input of any length (an
+// error, a user's spec) shortened to what a Kubernetes field or event
+// accepts. It imports the standard library only, so that conditions, on
+// which every other package builds, and the function-side results/response
+// stay light.
 package message
 
 import "unicode/utf8"
@@ -21,4 +23,12 @@ func Truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + Mark
+}
+
+// OfError is err's message, or "" for a nil err.
+func OfError(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -32,6 +32,7 @@ package response
 import (
 	"fmt"
 
+	"github.com/ctrlkit/ctrlkit/internal/message"
 	crossplanev1 "github.com/ctrlkit/ctrlkit/results/proto/crossplane/v1"
 	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
 )
@@ -47,13 +48,13 @@ type ResultOption struct {
 // Fatal adds a fatal result with err's message to rsp: the function could not
 // do its work, and the control plane stops at this result.
 func Fatal(rsp *crossplanev1.RunFunctionResponse, err error) *ResultOption {
-	return newResult(rsp, crossplanev1.Severity_SEVERITY_FATAL, errorMessage(err))
+	return newResult(rsp, crossplanev1.Severity_SEVERITY_FATAL, message.OfError(err))
 }
 
 // Warning adds a warning result with err's message to rsp. An event is
 // recorded on the composite resource.
 func Warning(rsp *crossplanev1.RunFunctionResponse, err error) *ResultOption {
-	return newResult(rsp, crossplanev1.Severity_SEVERITY_WARNING, errorMessage(err))
+	return newResult(rsp, crossplanev1.Severity_SEVERITY_WARNING, message.OfError(err))
 }
 
 // Normal adds a normal result with message to rsp. An event is recorded on
@@ -78,13 +79,6 @@ func newResult(rsp *crossplanev1.RunFunctionResponse, s crossplanev1.Severity, m
 		rsp.Results = append(rsp.Results, r)
 	}
 	return &ResultOption{result: r, rsp: rsp}
-}
-
-func errorMessage(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 // TargetComposite makes the result, and its condition, target the composite
