@@ -134,18 +134,11 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 	}
 
 	if ev.Policy != nil {
-		switch ev.Policy.Resolve {
-		case "", v1alpha1.ResolveIfNotPresent:
-		case v1alpha1.ResolveAlways:
-			e.always = true
-		default:
+		var ok bool
+		if e.always, ok = isOther(ev.Policy.Resolve, v1alpha1.ResolveIfNotPresent, v1alpha1.ResolveAlways); !ok {
 			return nil, invalid(at(".policy.resolve"), "unsupported value %q (want IfNotPresent or Always)", ev.Policy.Resolve)
 		}
-		switch ev.Policy.Resolution {
-		case "", v1alpha1.ResolutionRequired:
-		case v1alpha1.ResolutionOptional:
-			e.optional = true
-		default:
+		if e.optional, ok = isOther(ev.Policy.Resolution, v1alpha1.ResolutionRequired, v1alpha1.ResolutionOptional); !ok {
 			return nil, invalid(at(".policy.resolution"), "unsupported value %q (want Required or Optional)", ev.Policy.Resolution)
 		}
 	}
@@ -266,4 +259,17 @@ func overlaps(a, b fieldpath.Segments) bool {
 		}
 	}
 	return true
+}
+
+// isOther decodes a field that takes one of two values, def (also when the
+// field is empty) or other: it reports whether v is other, and whether v is
+// one of the two at all.
+func isOther[T ~string](v, def, other T) (isOther, ok bool) {
+	switch v {
+	case "", def:
+		return false, true
+	case other:
+		return true, true
+	}
+	return false, false
 }

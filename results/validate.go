@@ -146,18 +146,14 @@ func Validate(r *resultsv1.Result) error {
 	return e
 }
 
+// severityName is a severity as the messages name it: fatal, warning or
+// normal, UNSPECIFIED, or the number of a severity this package does not
+// know.
 func severityName(s resultsv1.Severity) string {
-	switch s {
-	case resultsv1.Severity_SEVERITY_FATAL:
-		return "fatal"
-	case resultsv1.Severity_SEVERITY_WARNING:
-		return "warning"
-	case resultsv1.Severity_SEVERITY_NORMAL:
-		return "normal"
-	case resultsv1.Severity_SEVERITY_UNSPECIFIED:
+	if s == resultsv1.Severity_SEVERITY_UNSPECIFIED {
 		return "UNSPECIFIED"
 	}
-	return fmt.Sprintf("%d", int32(s))
+	return strings.ToLower(strings.TrimPrefix(s.String(), "SEVERITY_"))
 }
 
 func statusName(s resultsv1.Status) string {
