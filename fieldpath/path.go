@@ -165,8 +165,8 @@ func (p *Path) get(obj map[string]any, op string) (any, error) {
 // getWalk is get for any path and content.
 func (p *Path) getWalk(obj map[string]any, op string) (any, error) {
 	segs := p.segs
-	if p.wildcard >= 0 {
-		return nil, &walkError{op: op, segs: segs, at: p.wildcard, kind: errWildcard}
+	if err := p.concrete(op); err != nil {
+		return nil, err
 	}
 	var cur any = obj
 	for i := range segs {
@@ -196,6 +196,15 @@ func (p *Path) getWalk(obj map[string]any, op string) (any, error) {
 		}
 	}
 	return cur, nil
+}
+
+// concrete returns the error for walking a path that holds a wildcard, or
+// nil when the path holds none.
+func (p *Path) concrete(op string) error {
+	if p.wildcard >= 0 {
+		return &walkError{op: op, segs: p.segs, at: p.wildcard, kind: errWildcard}
+	}
+	return nil
 }
 
 // mismatch is the error for a value that cannot be followed by segment i: a
@@ -251,8 +260,8 @@ func (p *Path) set(obj map[string]any, v any, op string) error {
 // setWalk is set for any path and content.
 func (p *Path) setWalk(obj map[string]any, v any, op string) error {
 	segs := p.segs
-	if p.wildcard >= 0 {
-		return &walkError{op: op, segs: segs, at: p.wildcard, kind: errWildcard}
+	if err := p.concrete(op); err != nil {
+		return err
 	}
 	var cur any = obj
 	var parent slot
@@ -300,50 +309,76 @@ func (p *Path) setWalk(obj map[string]any, v any, op string) error {
 // leads nowhere is not an error; a value of the wrong type on the way is.
 func (p *Path) delete(obj map[string]any, op string) error {
 	segs := p.segs
-	if p.wildcard >= 0 {
-		return &walkError{op: op, segs: segs, at: p.wildcard, kind: errWildcard}
+	if err := p.concrete(op); err != nil {
+		return err
 	}
-	var cur any = obj
-	var parent slot
+	// parent holds cur, at segs[i-1].
+	var parent, cur any = nil, obj
 	last := len(segs) - 1
-	for i := range segs {
-		s := &segs[i]
-		if cur == nil {
+	for i := range last {
+		v, found, ok := child(cur, &segs[i])
+		if !ok {
+			return &walkError{op: op, segs: segs, at: i, kind: errWrongParent, got: cur}
+		}
+		if !found {
 			return nil
 		}
-		switch s.Type {
-		case SegmentField:
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return &walkError{op: op, segs: segs, at: i, kind: errWrongParent, got: cur}
-			}
-			if i == last {
-				delete(m, s.Field)
-				return nil
-			}
-			v, found := m[s.Field]
-			if !found {
-				return nil
-			}
-			cur = v
-			parent = slot{m: m, key: s.Field}
-		case SegmentIndex:
-			a, ok := cur.([]any)
-			if !ok {
-				return &walkError{op: op, segs: segs, at: i, kind: errWrongParent, got: cur}
-			}
-			if s.Index >= uint(len(a)) {
-				return nil
-			}
-			if i == last {
+		parent, cur = cur, v
+	}
+	s := &segs[last]
+	if cur == nil {
+		return nil
+	}
+	switch s.Type {
+	case SegmentField:
+		if m, ok := cur.(map[string]any); ok {
+			delete(m, s.Field)
+			return nil
+		}
+	case SegmentIndex:
+		if a, ok := cur.([]any); ok {
+			if s.Index < uint(len(a)) {
 				copy(a[s.Index:], a[s.Index+1:])
 				a[len(a)-1] = nil
-				parent.store(a[:len(a)-1])
-				return nil
+				// The shorter array replaces a in parent, which holds a at
+				// segs[last-1] since last > 0: obj is not an array.
+				storeAt(parent, &segs[last-1], a[:len(a)-1])
 			}
-			cur = a[s.Index]
-			parent = slot{a: a, i: s.Index}
+			return nil
 		}
 	}
-	return nil
+	return &walkError{op: op, segs: segs, at: last, kind: errWrongParent, got: cur}
+}
+
+// child returns the value that s, a field or an index, selects in cur.
+// found is false when there is none: cur is null, or has no such field or
+// element. ok is false when cur is a value that s cannot select in.
+func child(cur any, s *Segment) (v any, found, ok bool) {
+	if s.Type == SegmentField {
+		m, isObject := cur.(map[string]any)
+		if !isObject {
+			return nil, false, cur == nil
+		}
+		v, found = m[s.Field]
+		return v, found, true
+	}
+	a, isArray := cur.([]any)
+	if !isArray {
+		return nil, false, cur == nil
+	}
+	if s.Index >= uint(len(a)) {
+		return nil, false, true
+	}
+	return a[s.Index], true, true
+}
+
+// storeAt stores v at s, a field or an index, in c, the object or array
+// in which child found a value at s.
+func storeAt(c any, s *Segment, v any) {
+	switch x := c.(type) {
+	case map[string]any:
+		x[s.Field] = v
+	case []any:
+		x[s.Index] = v
+	}
 }

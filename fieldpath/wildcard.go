@@ -55,59 +55,47 @@ func (e *expansion) expand(cur any, i int) error {
 		if cur == nil {
 			return nil
 		}
-		switch s.Type {
-		case SegmentField:
-			m, ok := cur.(map[string]any)
+		if s.Type != SegmentWildcard {
+			v, found, ok := child(cur, &s)
 			if !ok {
 				return e.wrongType(i, cur)
 			}
-			v, found := m[s.Field]
 			if !found {
 				return nil
 			}
 			e.concrete[i] = s
 			cur = v
-		case SegmentIndex:
-			a, ok := cur.([]any)
-			if !ok {
-				return e.wrongType(i, cur)
-			}
-			if s.Index >= uint(len(a)) {
-				return nil
-			}
-			e.concrete[i] = s
-			cur = a[s.Index]
-		case SegmentWildcard:
-			switch c := cur.(type) {
-			case []any:
-				if len(c) > 0 && uint(len(c)-1) > e.limit {
-					return fmt.Errorf("cannot expand %s: %s has %d elements, more than the index limit of %d allows: %w",
-						e.pattern, e.concrete[:i], len(c), e.limit, ErrInvalidPath)
-				}
-				for ix, v := range c {
-					e.concrete[i] = Segment{Type: SegmentIndex, Index: uint(ix)}
-					if err := e.expand(v, i+1); err != nil {
-						return err
-					}
-				}
-			case map[string]any:
-				keys := make([]string, 0, len(c))
-				for k := range c {
-					keys = append(keys, k)
-				}
-				slices.Sort(keys)
-				for _, k := range keys {
-					e.concrete[i] = Segment{Type: SegmentField, Field: k}
-					if err := e.expand(c[k], i+1); err != nil {
-						return err
-					}
-				}
-			default:
-				return fmt.Errorf("cannot expand %s: %s is %s, which a wildcard cannot expand: %w",
-					e.pattern, e.concrete[:i], jsonvalue.Describe(cur), ErrWrongType)
-			}
-			return nil
+			continue
 		}
+		switch c := cur.(type) {
+		case []any:
+			if len(c) > 0 && uint(len(c)-1) > e.limit {
+				return fmt.Errorf("cannot expand %s: %s has %d elements, more than the index limit of %d allows: %w",
+					e.pattern, e.concrete[:i], len(c), e.limit, ErrInvalidPath)
+			}
+			for ix, v := range c {
+				e.concrete[i] = Segment{Type: SegmentIndex, Index: uint(ix)}
+				if err := e.expand(v, i+1); err != nil {
+					return err
+				}
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(c))
+			for k := range c {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				e.concrete[i] = Segment{Type: SegmentField, Field: k}
+				if err := e.expand(c[k], i+1); err != nil {
+					return err
+				}
+			}
+		default:
+			return fmt.Errorf("cannot expand %s: %s is %s, which a wildcard cannot expand: %w",
+				e.pattern, e.concrete[:i], jsonvalue.Describe(cur), ErrWrongType)
+		}
+		return nil
 	}
 	e.out = append(e.out, e.concrete.String())
 	return nil
