@@ -96,36 +96,5 @@ func appendMissing(dst, src []any) []any {
 // equalJSON reports whether d, an existing value that may hold values not in
 // JSON form (a map[string]string item, say), is the JSON value s.
 func equalJSON(d, s any) bool {
-	switch x := d.(type) {
-	case map[string]any:
-		y, ok := s.(map[string]any)
-		if x == nil || !ok {
-			return x == nil && s == nil
-		}
-		if len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, found := y[k]
-			if !found || !equalJSON(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := s.([]any)
-		if x == nil || !ok {
-			return x == nil && s == nil
-		}
-		if len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return jsonvalue.Equal(jsonForm(d), s)
+	return jsonvalue.EqualForm(d, s, jsonForm)
 }

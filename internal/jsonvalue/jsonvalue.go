@@ -121,7 +121,18 @@ func NumbersEqual(a, b any) (eq, ok bool) {
 // keys and equal values, arrays with equal items in the same order, and
 // numbers by value (NumbersEqual). Values that are not JSON are compared with
 // reflect.DeepEqual.
-func Equal(a, b any) bool {
+func Equal(a, b any) bool { return equal(a, b, nil) }
+
+// EqualForm is Equal for an a that may hold values Go code put there: form
+// turns each value of a, at every level, into the JSON value it stands for
+// (a map[string]string into a map[string]any, a nil map into nil) before it
+// is compared with b's.
+func EqualForm(a, b any, form func(any) any) bool { return equal(a, b, form) }
+
+func equal(a, b any, form func(any) any) bool {
+	if form != nil {
+		a = form(a)
+	}
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -130,7 +141,7 @@ func Equal(a, b any) bool {
 		}
 		for k, xv := range x {
 			yv, found := y[k]
-			if !found || !Equal(xv, yv) {
+			if !found || !equal(xv, yv, form) {
 				return false
 			}
 		}
@@ -141,7 +152,7 @@ func Equal(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !Equal(x[i], y[i]) {
+			if !equal(x[i], y[i], form) {
 				return false
 			}
 		}
