@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -168,11 +169,10 @@ func (p *Paved) GetStringArray(path string) ([]string, error) {
 	case []any:
 		out := make([]string, len(a))
 		for i, e := range a {
-			s, ok := e.(string)
-			if !ok {
-				return nil, fmt.Errorf("cannot get %s as an array of strings: element %d is %s: %w", path, i, jsonvalue.Describe(e), ErrWrongType)
+			var ok bool
+			if out[i], ok = e.(string); !ok {
+				return nil, notStringError(path, "an array of strings", "element "+strconv.Itoa(i), e)
 			}
-			out[i] = s
 		}
 		return out, nil
 	case []string:
@@ -195,7 +195,7 @@ func (p *Paved) GetStringObject(path string) (map[string]string, error) {
 		for k, e := range m {
 			s, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("cannot get %s as an object of strings: field %q is %s: %w", path, k, jsonvalue.Describe(e), ErrWrongType)
+				return nil, notStringError(path, "an object of strings", "field "+strconv.Quote(k), e)
 			}
 			out[k] = s
 		}
@@ -209,6 +209,12 @@ func (p *Paved) GetStringObject(path string) (map[string]string, error) {
 	default:
 		return nil, wrongTypeError(path, "an object of strings", v)
 	}
+}
+
+// notStringError is the error for an item of the array or object at path,
+// named by at, that is not a string.
+func notStringError(path, what, at string, item any) error {
+	return fmt.Errorf("cannot get %s as %s: %s is %s: %w", path, what, at, jsonvalue.Describe(item), ErrWrongType)
 }
 
 // GetBool returns the boolean at path.
