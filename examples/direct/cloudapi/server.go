@@ -228,7 +228,8 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("datasetId")
-	d, ok := s.beginWrite(w, r, datasetName(r, id))
+	name := datasetName(r, id)
+	d, ok := s.beginWrite(w, r, name)
 	if !ok {
 		return
 	}
@@ -236,7 +237,6 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid datasetId %q: use letters, digits and underscores", id))
 		return
 	}
-	name := datasetName(r, id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.datasets[name]; ok {
