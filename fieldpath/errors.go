@@ -20,7 +20,7 @@ var (
 	// IsNotFound method that returns true, so that crossplane-runtime's
 	// IsNotFound, which looks for that method on the innermost error,
 	// recognises this package's not-found errors too.
-	ErrNotFound error = &notFoundError{}
+	ErrNotFound error = notFoundError{errFieldNotFound}
 
 	// ErrWrongType is wrapped when a value on the path, or the value at its
 	// end, has a type other than the one the path or the method needs: a
@@ -50,10 +50,14 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &nf) && nf.IsNotFound()
 }
 
-type notFoundError struct{}
+var errFieldNotFound = errors.New("field not found")
 
-func (*notFoundError) Error() string    { return "field not found" }
-func (*notFoundError) IsNotFound() bool { return true }
+// A notFoundError is crossplane-runtime's not-found error, with the same
+// name and shape (an embedded error), so that tests written for
+// crossplane-runtime's package compile and classify errors here as there.
+type notFoundError struct{ error }
+
+func (notFoundError) IsNotFound() bool { return true }
 
 // A parseError is a syntax error in a path, at a byte position.
 type parseError struct {

@@ -6,13 +6,16 @@ import (
 	"testing"
 )
 
-// upstreamFound is an error with crossplane-runtime's IsNotFound method that
-// says it is not a not-found error.
-type upstreamFound struct{ error }
+// methodError is another package's error with the IsNotFound method that
+// crossplane-runtime's IsNotFound looks for.
+type methodError struct {
+	error
+	notFound bool
+}
 
-func (upstreamFound) IsNotFound() bool { return false }
+func (e methodError) IsNotFound() bool { return e.notFound }
 
-func TestIsNotFound(t *testing.T) {
+func TestIsNotFoundRecognises(t *testing.T) {
 	missing := func() error {
 		_, err := Pave(map[string]any{}).GetValue("a.b")
 		return err
@@ -44,19 +47,24 @@ func TestIsNotFound(t *testing.T) {
 			reason: "A type mismatch is not a not-found error.",
 			err:    wrongType(),
 		},
-		"Crossplane": {
-			reason: "An error with crossplane-runtime's IsNotFound method is not found.",
-			err:    upstreamNotFound{errors.New("boom")},
+		"CrossplaneShape": {
+			reason: "The not-found error as crossplane-runtime's tests build it, notFoundError{err}, is not found.",
+			err:    notFoundError{errors.New("boom")},
+			want:   true,
+		},
+		"MethodSaysTrue": {
+			reason: "Another package's error whose IsNotFound method returns true is not found.",
+			err:    methodError{error: errors.New("boom"), notFound: true},
 			want:   true,
 		},
 		"CrossplaneJoined": {
 			reason: "An error joined with crossplane-runtime's not-found error is not found.",
-			err:    errors.Join(errors.New("other"), upstreamNotFound{errors.New("boom")}),
+			err:    errors.Join(errors.New("other"), notFoundError{errors.New("boom")}),
 			want:   true,
 		},
 		"MethodSaysFalse": {
 			reason: "An IsNotFound method that returns false is believed.",
-			err:    upstreamFound{errors.New("boom")},
+			err:    methodError{error: errors.New("boom")},
 		},
 	}
 	for name, tc := range cases {

@@ -110,8 +110,9 @@ func ExamplePaved_ExpandWildcards() {
 func ExamplePaved_MergeValue() {
 	p := fieldpath.Pave(object(`{"metadata": {"labels": {"team": "a", "tier": "db"}}}`))
 
+	keep := true
 	_ = p.MergeValue("metadata.labels", map[string]string{"team": "b", "env": "prod"},
-		&fieldpath.MergeOptions{KeepMapValues: true})
+		&fieldpath.MergeOptions{KeepMapValues: &keep})
 	labels, _ := p.GetStringObject("metadata.labels")
 	fmt.Println(labels)
 	// Output:

@@ -15,7 +15,7 @@ func merge(dst, src any, opts *MergeOptions) any {
 		return src
 	}
 	if src == nil {
-		if opts.KeepMapValues {
+		if opts.keepMapValues() {
 			return dst
 		}
 		return nil
@@ -33,14 +33,14 @@ func merge(dst, src any, opts *MergeOptions) any {
 			return dm
 		}
 	}
-	if opts.AppendSlice {
+	if opts.appendSlice() {
 		if da, ok := dst.([]any); ok {
 			if sa, ok := src.([]any); ok {
 				return appendMissing(da, sa)
 			}
 		}
 	}
-	if opts.KeepMapValues {
+	if opts.keepMapValues() {
 		return dst
 	}
 	return src

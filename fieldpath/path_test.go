@@ -455,7 +455,7 @@ func TestPavedSetNilContent(t *testing.T) {
 	}
 }
 
-func TestDeleteField(t *testing.T) {
+func TestDelete(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		obj    map[string]any

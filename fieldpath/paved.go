@@ -311,17 +311,29 @@ func (p *Paved) DeleteField(path string) error {
 }
 
 // MergeOptions say how MergeValue combines a value with the one already at
-// its path. A nil *MergeOptions replaces the existing value.
+// its path. A nil *MergeOptions replaces the existing value. The fields are
+// pointers, as in crossplane-runtime, so that a Composition's optional
+// fields decode into them; nil means false.
 type MergeOptions struct {
 	// KeepMapValues keeps every value already present: objects are merged
 	// field by field, and only fields that are absent or null are taken from
 	// the merged value. Without it, the merged value's fields win.
-	KeepMapValues bool `json:"keepMapValues,omitempty"`
+	KeepMapValues *bool `json:"keepMapValues,omitempty"`
 
 	// AppendSlice appends to an existing array the items of the merged array
 	// that it does not already hold (by deep equality), instead of replacing
 	// it.
-	AppendSlice bool `json:"appendSlice,omitempty"`
+	AppendSlice *bool `json:"appendSlice,omitempty"`
+}
+
+// keepMapValues reports whether KeepMapValues is set and true.
+func (o *MergeOptions) keepMapValues() bool {
+	return o != nil && o.KeepMapValues != nil && *o.KeepMapValues
+}
+
+// appendSlice reports whether AppendSlice is set and true.
+func (o *MergeOptions) appendSlice() bool {
+	return o != nil && o.AppendSlice != nil && *o.AppendSlice
 }
 
 // MergeValue merges value into the value at path. With nil opts it is

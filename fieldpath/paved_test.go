@@ -100,7 +100,7 @@ func TestGetStringArrayIsACopy(t *testing.T) {
 	}
 }
 
-func TestGetValueInto(t *testing.T) {
+func TestGetValueIntoDecodes(t *testing.T) {
 	type container struct {
 		Name  string         `json:"name"`
 		Extra map[string]any `json:"extra"`
@@ -329,7 +329,8 @@ func TestUnstructuredContent(t *testing.T) {
 	}
 }
 
-func TestMergeValue(t *testing.T) {
+func TestMergeValueOptions(t *testing.T) {
+	yes, no := true, false
 	cases := map[string]struct {
 		reason string
 		obj    map[string]any
@@ -367,7 +368,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": map[string]any{"x": "1", "n": nil, "b": map[string]any{"p": "q"}}},
 			path:   "a",
 			value:  map[string]any{"x": "3", "n": "5", "z": "4", "b": map[string]any{"p": "r", "s": "t"}},
-			opts:   &MergeOptions{KeepMapValues: true},
+			opts:   &MergeOptions{KeepMapValues: &yes},
 			want:   map[string]any{"a": map[string]any{"x": "1", "n": "5", "z": "4", "b": map[string]any{"p": "q", "s": "t"}}},
 		},
 		"KeepScalar": {
@@ -375,7 +376,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": "1"},
 			path:   "a",
 			value:  "2",
-			opts:   &MergeOptions{KeepMapValues: true},
+			opts:   &MergeOptions{KeepMapValues: &yes},
 			want:   map[string]any{"a": "1"},
 		},
 		"KeepAgainstNull": {
@@ -383,7 +384,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": map[string]any{"x": "1"}},
 			path:   "a",
 			value:  map[string]any{"x": nil},
-			opts:   &MergeOptions{KeepMapValues: true},
+			opts:   &MergeOptions{KeepMapValues: &yes},
 			want:   map[string]any{"a": map[string]any{"x": "1"}},
 		},
 		"NullReplaces": {
@@ -393,6 +394,14 @@ func TestMergeValue(t *testing.T) {
 			value:  map[string]any{"x": nil},
 			opts:   &MergeOptions{},
 			want:   map[string]any{"a": map[string]any{"x": nil}},
+		},
+		"FalseOptions": {
+			reason: "Options pointing to false act as options left nil: objects merge, the new values winning, and arrays are replaced.",
+			obj:    map[string]any{"a": map[string]any{"x": "1", "y": "2", "l": []any{"p"}}},
+			path:   "a",
+			value:  map[string]any{"x": "3", "l": []any{"q"}},
+			opts:   &MergeOptions{KeepMapValues: &no, AppendSlice: &no},
+			want:   map[string]any{"a": map[string]any{"x": "3", "y": "2", "l": []any{"q"}}},
 		},
 		"ReplaceSlice": {
 			reason: "Without AppendSlice a slice is replaced.",
@@ -407,7 +416,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": []any{"x", int64(1), map[string]any{"k": "v"}}},
 			path:   "a",
 			value:  []any{"x", "y", 1.0, map[string]any{"k": "v"}, map[string]any{"k": "w"}},
-			opts:   &MergeOptions{AppendSlice: true},
+			opts:   &MergeOptions{AppendSlice: &yes},
 			want:   map[string]any{"a": []any{"x", int64(1), map[string]any{"k": "v"}, "y", map[string]any{"k": "w"}}},
 		},
 		"AppendSliceNested": {
@@ -415,7 +424,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": map[string]any{"l": []any{"x"}, "s": "1"}},
 			path:   "a",
 			value:  map[string]any{"l": []any{"y"}, "s": "2"},
-			opts:   &MergeOptions{AppendSlice: true},
+			opts:   &MergeOptions{AppendSlice: &yes},
 			want:   map[string]any{"a": map[string]any{"l": []any{"x", "y"}, "s": "2"}},
 		},
 		"AppendSliceRepeats": {
@@ -423,7 +432,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": []any{"x"}},
 			path:   "a",
 			value:  []any{"y", "y"},
-			opts:   &MergeOptions{AppendSlice: true},
+			opts:   &MergeOptions{AppendSlice: &yes},
 			want:   map[string]any{"a": []any{"x", "y", "y"}},
 		},
 		"AppendToTypedSlice": {
@@ -431,7 +440,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": []string{"x", "y"}},
 			path:   "a",
 			value:  []string{"y", "z"},
-			opts:   &MergeOptions{AppendSlice: true},
+			opts:   &MergeOptions{AppendSlice: &yes},
 			want:   map[string]any{"a": []any{"x", "y", "z"}},
 		},
 		"AppendToTypedArray": {
@@ -439,7 +448,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": [2]int32{1, 2}},
 			path:   "a",
 			value:  []any{2, 3},
-			opts:   &MergeOptions{AppendSlice: true},
+			opts:   &MergeOptions{AppendSlice: &yes},
 			want:   map[string]any{"a": []any{int64(1), int64(2), int64(3)}},
 		},
 		"AppendTypedItems": {
@@ -447,7 +456,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": []any{map[string]string{"k": "v"}, []string{"x"}}},
 			path:   "a",
 			value:  []any{map[string]any{"k": "v"}, []any{"x"}, "n"},
-			opts:   &MergeOptions{AppendSlice: true},
+			opts:   &MergeOptions{AppendSlice: &yes},
 			want:   map[string]any{"a": []any{map[string]string{"k": "v"}, []string{"x"}, "n"}},
 		},
 		"KeepTypedMapValues": {
@@ -455,7 +464,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": map[string]string{"k": "v"}},
 			path:   "a",
 			value:  map[string]any{"k": "w", "n": "m"},
-			opts:   &MergeOptions{KeepMapValues: true},
+			opts:   &MergeOptions{KeepMapValues: &yes},
 			want:   map[string]any{"a": map[string]any{"k": "v", "n": "m"}},
 		},
 		"MergeIntoTypedMap": {
@@ -471,7 +480,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": &metav1.OwnerReference{APIVersion: "v1", Kind: "K", Name: "n", UID: "u"}},
 			path:   "a",
 			value:  map[string]any{"name": "m", "controller": true},
-			opts:   &MergeOptions{KeepMapValues: true},
+			opts:   &MergeOptions{KeepMapValues: &yes},
 			want:   map[string]any{"a": map[string]any{"apiVersion": "v1", "kind": "K", "name": "n", "uid": "u", "controller": true}},
 		},
 		"TypedContainersNested": {
@@ -479,7 +488,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": map[string]any{"l": []string{"x"}, "m": map[string]int{"k": 1}}},
 			path:   "a",
 			value:  map[string]any{"l": []any{"y"}, "m": map[string]any{"n": 2}},
-			opts:   &MergeOptions{AppendSlice: true, KeepMapValues: true},
+			opts:   &MergeOptions{AppendSlice: &yes, KeepMapValues: &yes},
 			want:   map[string]any{"a": map[string]any{"l": []any{"x", "y"}, "m": map[string]any{"k": int64(1), "n": int64(2)}}},
 		},
 		"KeepAgainstTypedNil": {
@@ -487,7 +496,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{"a": map[string]string(nil)},
 			path:   "a",
 			value:  map[string]any{"k": "v"},
-			opts:   &MergeOptions{KeepMapValues: true},
+			opts:   &MergeOptions{KeepMapValues: &yes},
 			want:   map[string]any{"a": map[string]any{"k": "v"}},
 		},
 		"Missing": {
@@ -495,7 +504,7 @@ func TestMergeValue(t *testing.T) {
 			obj:    map[string]any{},
 			path:   "a.b",
 			value:  map[string]any{"x": 1},
-			opts:   &MergeOptions{KeepMapValues: true},
+			opts:   &MergeOptions{KeepMapValues: &yes},
 			want:   map[string]any{"a": map[string]any{"b": map[string]any{"x": int64(1)}}},
 		},
 		"TypeChange": {
@@ -741,7 +750,8 @@ func TestPavedJSON(t *testing.T) {
 }
 
 func TestMergeOptionsJSON(t *testing.T) {
-	b, err := json.Marshal(MergeOptions{KeepMapValues: true, AppendSlice: true})
+	yes := true
+	b, err := json.Marshal(MergeOptions{KeepMapValues: &yes, AppendSlice: &yes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -756,7 +766,7 @@ func TestMergeOptionsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"keepMapValues": true, "appendSlice": true}`), &got); err != nil {
 		t.Fatal(err)
 	}
-	if want := (MergeOptions{KeepMapValues: true, AppendSlice: true}); got != want {
-		t.Errorf("json.Unmarshal: got %+v, want %+v", got, want)
+	if diff := cmp.Diff(MergeOptions{KeepMapValues: &yes, AppendSlice: &yes}, got); diff != "" {
+		t.Errorf("json.Unmarshal: -want, +got:\n%s", diff)
 	}
 }

@@ -13,7 +13,7 @@ func index(i uint) Segment      { return Segment{Type: SegmentIndex, Index: i} }
 
 var wildcard = Segment{Type: SegmentWildcard}
 
-func TestParse(t *testing.T) {
+func TestParseSyntax(t *testing.T) {
 	type want struct {
 		segs Segments
 		// err is a substring the error must contain; every error must also

@@ -254,12 +254,6 @@ func TestUpstreamParse(t *testing.T) {
 	}
 }
 
-// upstreamNotFound is crossplane-runtime's not-found error: it has no
-// sentinel, only the method its IsNotFound looks for.
-type upstreamNotFound struct{ error }
-
-func (upstreamNotFound) IsNotFound() bool { return true }
-
 func TestUpstreamIsNotFound(t *testing.T) {
 	cases := map[string]struct {
 		reason string
@@ -268,12 +262,12 @@ func TestUpstreamIsNotFound(t *testing.T) {
 	}{
 		"NotFound": {
 			reason: "An error with method `IsNotFound() bool` should be considered a not found error.",
-			err:    upstreamNotFound{errors.New("boom")},
+			err:    notFoundError{errors.New("boom")},
 			want:   true,
 		},
 		"WrapsNotFound": {
 			reason: "An error that wraps an error with method `IsNotFound() bool` should be considered a not found error.",
-			err:    fmt.Errorf("because reasons: %w", upstreamNotFound{errors.New("boom")}),
+			err:    fmt.Errorf("because reasons: %w", notFoundError{errors.New("boom")}),
 			want:   true,
 		},
 		"SomethingElse": {
@@ -1041,8 +1035,7 @@ func TestUpstreamMergeValue(t *testing.T) {
 		return map[string]any{pathTest: map[string]any{pathTest: v}}
 	}
 
-	// crossplane-runtime's MergeOptions fields are *bool; these are bool, and
-	// a false one is the same as none.
+	yes, no := true, false
 	cases := map[string]struct {
 		reason string
 		object map[string]any
@@ -1060,21 +1053,21 @@ func TestUpstreamMergeValue(t *testing.T) {
 			reason: "If MergeOptions.AppendSlice is false, an array should be overridden when merging",
 			object: map[string]any{pathTest: arrDst},
 			value:  arrSrc,
-			mo:     &MergeOptions{AppendSlice: false},
+			mo:     &MergeOptions{AppendSlice: &no},
 			want:   array(valSrc),
 		},
 		"MergeArrayAppend": {
 			reason: "If MergeOptions.AppendSlice is true, dst array should be merged with the src array",
 			object: map[string]any{pathTest: arrDst},
 			value:  arrSrc,
-			mo:     &MergeOptions{AppendSlice: true},
+			mo:     &MergeOptions{AppendSlice: &yes},
 			want:   array(valDst, valSrc),
 		},
 		"MergeArrayAppendDuplicate": {
 			reason: "If MergeOptions.AppendSlice is true, dst array should be merged with the src array not allowing duplicates",
 			object: map[string]any{pathTest: []string{valDst, valSrc}},
 			value:  []string{valSrc, valSrc2},
-			mo:     &MergeOptions{AppendSlice: true},
+			mo:     &MergeOptions{AppendSlice: &yes},
 			want:   array(valDst, valSrc, valSrc2),
 		},
 		"MergeMapNoMergeOptions": {
@@ -1087,14 +1080,14 @@ func TestUpstreamMergeValue(t *testing.T) {
 			reason: "If MergeOptions.KeepMapValues is false, a map key should be overridden",
 			object: mapDst(),
 			value:  mapSrc(),
-			mo:     &MergeOptions{KeepMapValues: false},
+			mo:     &MergeOptions{KeepMapValues: &no},
 			want:   object(valSrc),
 		},
 		"MergeMapKeep": {
 			reason: "If MergeOptions.KeepMapValues is true, a dst map key should preserve its value",
 			object: mapDst(),
 			value:  mapSrc(),
-			mo:     &MergeOptions{KeepMapValues: true},
+			mo:     &MergeOptions{KeepMapValues: &yes},
 			want:   object(valDst),
 		},
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestExpandWildcards(t *testing.T) {
+func TestExpandWildcardsMatches(t *testing.T) {
 	obj := map[string]any{
 		"spec": map[string]any{
 			"containers": []any{
