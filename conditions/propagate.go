@@ -66,7 +66,9 @@ func Propagate(xr, claim *unstructured.Unstructured, opts ...PropagateOption) (c
 // Crossplane's status.claimConditionTypes. For each listed type present on the
 // XR, the claim gets a condition with the XR's status, reason, message and
 // lastTransitionTime (the Setter's clock's now, under Set's rules, when the
-// XR's is unset) and the claim's own metadata.generation as observedGeneration.
+// XR's is unset) and the claim's own metadata.generation as observedGeneration
+// (a claim condition that lacks only observedGeneration, as a schema without
+// the field leaves it, is not rewritten for it).
 // A condition already on the claim keeps its position; new ones are appended
 // in the order listed.
 //
@@ -236,7 +238,7 @@ func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptio
 		old := outConds[j]
 		next := old
 		s.mirror(&next, c)
-		if sameState(&old, &next) && sameSecond(old.LastTransitionTime, next.LastTransitionTime) {
+		if unchanged(&old, &next) {
 			continue
 		}
 		edit()
@@ -342,6 +344,17 @@ func (s Setter) mirror(c, x *metav1.Condition) {
 	c.Reason = x.Reason
 	c.Message = x.Message
 	c.ObservedGeneration = x.ObservedGeneration
+}
+
+// unchanged reports whether next, a claim condition as Propagate would leave
+// it, needs no write over old, as the claim holds it. An observedGeneration
+// that old lacks is no change on its own: a claim schema without the field
+// (Crossplane's before v2.0) prunes it, and the write would come back on
+// every call. crossplane-runtime's Condition.Equal compares the same way.
+func unchanged(old, next *metav1.Condition) bool {
+	return old.Status == next.Status && old.Reason == next.Reason && old.Message == next.Message &&
+		(old.ObservedGeneration == next.ObservedGeneration || old.ObservedGeneration == 0) &&
+		sameSecond(old.LastTransitionTime, next.LastTransitionTime)
 }
 
 // sameSecond compares times at the precision the API server stores.

@@ -62,6 +62,13 @@ func strs(s ...string) []any {
 	return out
 }
 
+// noGeneration is c without observedGeneration, as a schema without the
+// field leaves it.
+func noGeneration(c metav1.Condition) metav1.Condition {
+	c.ObservedGeneration = 0
+	return c
+}
+
 // onClaim is the XR condition x as Propagate shows it on the claim.
 func onClaim(x metav1.Condition) metav1.Condition {
 	x.ObservedGeneration = 2
@@ -111,6 +118,31 @@ func TestPropagate(t *testing.T) {
 				claim: claimObject([]metav1.Condition{cReady, onClaim(xImage), onClaim(xDB)}, strs("ImageReady", "DatabaseReady")),
 			},
 			want: want{claim: claimObject([]metav1.Condition{cReady, onClaim(xImage), onClaim(xDB)}, strs("ImageReady", "DatabaseReady"))},
+		},
+		"NoGenerationOnClaim": {
+			reason: "A claim condition that lacks only observedGeneration (a schema without the field prunes it) needs no write.",
+			args: args{
+				xr:    xrObject([]metav1.Condition{xImage}, strs("ImageReady"), nil),
+				claim: claimObject([]metav1.Condition{noGeneration(xImage)}, strs("ImageReady")),
+			},
+			want: want{claim: claimObject([]metav1.Condition{noGeneration(xImage)}, strs("ImageReady"))},
+		},
+		"NoGenerationOnClaimAndNewReason": {
+			reason: "A claim condition without observedGeneration that differs otherwise is written whole, with the claim's generation.",
+			args: args{
+				xr: xrObject([]metav1.Condition{xImage}, strs("ImageReady"), nil),
+				claim: claimObject([]metav1.Condition{with(noGeneration(xImage), func(c *metav1.Condition) { c.Reason = "Pulling" })},
+					strs("ImageReady")),
+			},
+			want: want{claim: claimObject([]metav1.Condition{onClaim(xImage)}, strs("ImageReady")), changed: true},
+		},
+		"OlderGenerationOnClaim": {
+			reason: "A claim condition of an older generation takes the claim's generation, though nothing else changed.",
+			args: args{
+				xr:    xrObject([]metav1.Condition{xImage}, strs("ImageReady"), nil),
+				claim: claimObject([]metav1.Condition{xImage}, strs("ImageReady")),
+			},
+			want: want{claim: claimObject([]metav1.Condition{onClaim(xImage)}, strs("ImageReady")), changed: true},
 		},
 		"NoStatus": {
 			reason: "A claim without status gets one when there is something to propagate.",

@@ -84,7 +84,8 @@ const _ = uint(64 - propagateBuf)
 // leave claim as it is and return no error, when that is quick to tell: both
 // condition lists have at most propagateBuf entries, all well-formed; every
 // condition the XR lists for the claim is valid and on the claim with the
-// same status, reason, message and the claim's generation, and the XR's
+// same status, reason, message and the claim's generation (or none, see
+// unchanged), and the XR's
 // lastTransitionTime is unset or written exactly as the claim's; and the
 // record lists exactly those types, or the claim has none. It reads both
 // objects' raw values, comparing strings as strings, and allocates nothing
@@ -155,7 +156,8 @@ func settled(xr, claim *unstructured.Unstructured, record RecordField, raw *rawL
 		}
 		claimHint = j + 1
 		c := &claimConds[j]
-		if c.status != x.status || c.reason != x.reason || c.message != x.message || c.generation != generation {
+		if c.status != x.status || c.reason != x.reason || c.message != x.message ||
+			c.generation != generation && c.generation != 0 {
 			return false
 		}
 		// An unset time on the XR keeps the claim's; a set one must be
