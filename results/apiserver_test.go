@@ -36,6 +36,9 @@ var (
 	xappKind    = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "XApp"}
 	appKind     = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "App"}
 	xseedKind   = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "XSeedApp"}
+	xmodernKind = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "XModernApp"}
+	xoldKind    = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "XOldApp"}
+	oldKind     = schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: "OldApp"}
 	errImage    = userMessage("The image provided does not exist or you are not authorized to use it.")
 	friendlyMsg = "Internal error, the platform team has been alerted."
 )
@@ -95,6 +98,21 @@ func reconcile(ctx context.Context, t *testing.T, c client.Client, a *results.Ap
 		writes++
 	}
 	return writes, out
+}
+
+// reconcileXR is reconcile for an XR without a claim.
+func reconcileXR(ctx context.Context, t *testing.T, c client.Client, a *results.Applier, body func(*fnv1.RunFunctionResponse), xr *unstructured.Unstructured) int {
+	t.Helper()
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(xr), xr))
+	rsp := &fnv1.RunFunctionResponse{}
+	body(rsp)
+	out, err := a.Apply(results.FromCrossplane(rsp), xr, nil, results.Step("app"))
+	require.NoError(t, err)
+	if !out.CompositeChanged {
+		return 0
+	}
+	require.NoError(t, c.Status().Update(ctx, xr))
+	return 1
 }
 
 func create(ctx context.Context, t *testing.T, c client.Client, gvk schema.GroupVersionKind, namespace, name string) *unstructured.Unstructured {
@@ -233,6 +251,73 @@ func TestSeedShapedSettles(t *testing.T) {
 				t.Errorf("second reconcile: %d write(s), want none (Outcome %+v)", writes, out)
 			}
 		})
+	}
+}
+
+// TestModernXRSettles: Crossplane v2's modern XRs have no claim and no
+// status field that lists the claim's condition types, so the API server
+// prunes both lists; a function that targets the claim anyway (a common
+// habit) must still leave a settled XR alone.
+func TestModernXRSettles(t *testing.T) {
+	ctx := context.Background()
+	env := testenv.Get(t)
+	xr := create(ctx, t, env.Client, xmodernKind, "default", "modern")
+	a := results.NewApplier(nil)
+	for i, body := range []func(*fnv1.RunFunctionResponse){progressing, success} {
+		if writes := reconcileXR(ctx, t, env.Client, a, body, xr); writes == 0 {
+			t.Errorf("response %d: the first reconcile wrote nothing", i)
+		}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(xr), xr))
+		got, err := conditions.FromUnstructured(xr)
+		require.NoError(t, err)
+		if diff := cmp.Diff(3, len(got)); diff != "" {
+			t.Errorf("response %d: conditions on the XR: -want, +got:\n%s", i, diff)
+		}
+		if writes := reconcileXR(ctx, t, env.Client, a, body, xr); writes != 0 {
+			t.Errorf("response %d: second reconcile: %d write(s), want none", i, writes)
+		}
+	}
+}
+
+// TestCrossplaneBeforeV2Settles: the XR and claim schemas Crossplane
+// generated before v2.0 have conditions without observedGeneration, which
+// the API server prunes; the Applier and the propagation to the claim still
+// settle, and the conditions are written with every other field.
+func TestCrossplaneBeforeV2Settles(t *testing.T) {
+	ctx := context.Background()
+	env := testenv.Get(t)
+	xr := create(ctx, t, env.Client, xoldKind, "", "old-x7k2p")
+	claim := create(ctx, t, env.Client, oldKind, "default", "old")
+	a := results.NewApplier(nil)
+	const T, F = metav1.ConditionTrue, metav1.ConditionFalse
+	for _, s := range []struct {
+		name      string
+		body      func(*fnv1.RunFunctionResponse)
+		wantClaim []metav1.Condition
+	}{
+		{name: "Progressing", body: progressing, wantClaim: []metav1.Condition{
+			cond("DatabaseReady", T, "Available", ""),
+			cond("ImageReady", T, "Available", ""),
+			cond("AppReady", F, "Creating", "Waiting for the deployment to be available."),
+		}},
+		{name: "Success", body: success, wantClaim: []metav1.Condition{
+			cond("DatabaseReady", T, "Available", ""),
+			cond("ImageReady", T, "Available", ""),
+			cond("AppReady", T, "Available", ""),
+		}},
+	} {
+		if writes, _ := reconcile(ctx, t, env.Client, a, s.body, xr, claim); writes != 2 {
+			t.Errorf("%s: the first reconcile wrote %d object(s), want 2", s.name, writes)
+		}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim))
+		got, err := conditions.FromUnstructured(claim)
+		require.NoError(t, err)
+		if diff := cmp.Diff(s.wantClaim, got, cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); diff != "" {
+			t.Errorf("%s: claim conditions (no observedGeneration kept): -want, +got:\n%s", s.name, diff)
+		}
+		if writes, out := reconcile(ctx, t, env.Client, a, s.body, xr, claim); writes != 0 {
+			t.Errorf("%s: second reconcile: %d write(s), want none (Outcome %+v)", s.name, writes, out)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -120,6 +121,9 @@ func WithRecordField(f conditions.RecordField) ApplierOption { return recordOpti
 // status.claimConditions where the composite has them, and both where it has
 // neither: the API server prunes the one the schema lacks, and the next run
 // writes only the other, so the Applier settles on a schema with either.
+// Where the composite has neither, the list is written only along with
+// another change of its status, so that a schema with neither (Crossplane
+// v2's modern XRs, which have no claim) settles too.
 // conditions.Propagate reads these two fields only.
 type ClaimConditionsField []string
 
@@ -206,12 +210,14 @@ type Outcome struct {
 //
 // Conditions first, all of them, whatever the results' severities: those of
 // the results in order, then rsp's conditions. Each is set on xr with xr's
-// generation as observedGeneration; when several set one type, the last
-// wins. One that targets the claim lists its type in xr's
-// status.claimConditionTypes (see ClaimConditionsField); one that does not
-// takes it off. A condition of a system type (IsSystemConditionType), or
-// whose type or reason is not valid for a condition (see
-// conditions.Validate), is not applied: a Warning event names it. A status
+// generation as observedGeneration (a condition on xr that lacks only
+// observedGeneration, as a schema without the field leaves it, is not
+// rewritten for it); when several set one type, the last wins. One that
+// targets the claim lists its type in xr's status.claimConditionTypes (see
+// ClaimConditionsField); one that does not takes it off. A condition of a
+// system type (IsSystemConditionType), or whose type or reason is not valid
+// for a condition (see conditions.Validate), is not applied: a Warning event
+// names it. A status
 // that is not TRUE, FALSE or UNKNOWN is Unknown; an empty reason is
 // ReasonUnspecified; a message is shortened to conditions.MaxMessageLength.
 //
@@ -279,7 +285,12 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 		}
 		claimTypes = union(claimTypes, l)
 	}
-	if len(write) == 0 {
+	// With neither field there, the schema may have neither (Crossplane
+	// v2's modern XRs, which have no claim, list nothing): the list is then
+	// written only along with another change, so that a pruned list is not
+	// written again on every run.
+	listKept := len(write) > 0
+	if !listKept {
 		write = fields
 	}
 	var owned []string
@@ -351,11 +362,22 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 		return Outcome{}, err
 	}
 	out.CompositeChanged = changed
+	// The lists of the claim's types: written now where a field is kept;
+	// where neither is, along with another change (below).
+	listChanged := false
 	for _, f := range write {
 		before, _ := stringList(xr, f)
-		if setStringList(xr, f, before, newClaimTypes) {
-			out.CompositeChanged = true
+		listChanged = listChanged || !slices.Equal(before, newClaimTypes)
+	}
+	writeLists := func() {
+		for _, f := range write {
+			before, _ := stringList(xr, f)
+			setStringList(xr, f, before, newClaimTypes)
 		}
+		out.CompositeChanged = true
+	}
+	if listChanged && listKept {
+		writeLists()
 	}
 	// The record is written when it is there and differs, or along with
 	// another change: a schema that prunes it then settles, with ownership
@@ -371,9 +393,19 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 			out.CompositeChanged = true
 		}
 	}
+	// A list left unwritten still reaches the claim, through a copy of xr
+	// that holds it: xr itself stays as the Outcome says.
+	from := xr
+	if listChanged && !listKept {
+		if out.CompositeChanged {
+			writeLists()
+		} else if claim != nil {
+			from = withStatusLists(xr, write, newClaimTypes)
+		}
+	}
 
 	if claim != nil {
-		changed, err := a.setter.Propagate(xr, claim, a.propagate...)
+		changed, err := a.setter.Propagate(from, claim, a.propagate...)
 		out.ClaimChanged = changed
 		if err != nil {
 			return out, fmt.Errorf("cannot carry the results to the claim: %w", err)
@@ -618,9 +650,31 @@ func writeConditions(s conditions.Setter, xr *unstructured.Unstructured, before,
 	return changed, nil
 }
 
+// sameCondition reports whether b, as the run leaves a condition, needs no
+// write over a, as xr holds it. An observedGeneration that a lacks is no
+// change on its own: a schema without the field (Crossplane's before v2.0)
+// prunes it, and the write would come back on every run.
 func sameCondition(a, b *metav1.Condition) bool {
 	return a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
-		a.ObservedGeneration == b.ObservedGeneration && a.LastTransitionTime.Equal(&b.LastTransitionTime)
+		(a.ObservedGeneration == b.ObservedGeneration || a.ObservedGeneration == 0) &&
+		a.LastTransitionTime.Equal(&b.LastTransitionTime)
+}
+
+// withStatusLists returns a copy of u whose fields at paths hold l, sharing
+// all else with u: paths are fields of u's status, which stringList read as
+// absent.
+func withStatusLists(u *unstructured.Unstructured, paths [][]string, l []string) *unstructured.Unstructured {
+	v := &unstructured.Unstructured{Object: maps.Clone(u.Object)}
+	status, _ := v.Object["status"].(map[string]any)
+	status = maps.Clone(status)
+	if status == nil {
+		status = map[string]any{}
+	}
+	v.Object["status"] = status
+	for _, p := range paths {
+		setStringList(v, p, nil, l)
+	}
+	return v
 }
 
 // stringList reads a list of strings at path in u. A missing or null field

@@ -460,6 +460,112 @@ func TestApply(t *testing.T) {
 				},
 			},
 		},
+		"SettledWithoutListFields": {
+			reason: "An XR with neither status.claimConditionTypes nor status.claimConditions (Crossplane v2's modern XRs have neither in their schema) that shows what results set changes nothing: the list is written only along with another change.",
+			rsp: rspOf(
+				Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+			),
+			xr: composite(2, []metav1.Condition{cond("DatabaseReady", T, "Available", "", 2, earlier)}, nil, nil),
+			want: want{
+				xr: status{Conditions: []metav1.Condition{cond("DatabaseReady", T, "Available", "", 2, earlier)}},
+			},
+		},
+		"ListWithoutFieldsReachesTheClaim": {
+			reason: "On an XR with neither list field, a type listed by a run that changes nothing else on the XR still reaches the claim; the XR is left as it is.",
+			rsp: rspOf(
+				Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+			),
+			xr:    composite(2, []metav1.Condition{cond("DatabaseReady", T, "Available", "", 2, earlier)}, nil, nil),
+			claim: claimOf(1, nil, nil),
+			want: want{
+				out: Outcome{ClaimChanged: true},
+				xr:  status{Conditions: []metav1.Condition{cond("DatabaseReady", T, "Available", "", 2, earlier)}},
+				claim: status{
+					Conditions:      []metav1.Condition{cond("DatabaseReady", T, "Available", "", 1, earlier)},
+					ClaimConditions: []string{"DatabaseReady"},
+				},
+			},
+		},
+		"ListWithoutFieldsAlongWithAChange": {
+			reason: "On an XR with neither list field, a run that changes a condition writes the list (and the record) with it.",
+			rsp: rspOf(
+				Normal("").ConditionFalse("DatabaseReady", "Creating").TargetCompositeAndClaim().Build(),
+			),
+			xr: composite(2, []metav1.Condition{cond("DatabaseReady", T, "Available", "", 2, earlier)}, nil, nil),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr: status{
+					Conditions:      []metav1.Condition{cond("DatabaseReady", F, "Creating", "", 2, later)},
+					ClaimConditions: []string{"DatabaseReady"},
+					Record:          []string{"DatabaseReady"},
+				},
+			},
+		},
+		"ListFieldKeptIsWritten": {
+			reason: "On an XR that has the list field, a run that only lists a type for the claim writes the list.",
+			rsp: rspOf(
+				Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+			),
+			xr: composite(2, []metav1.Condition{cond("DatabaseReady", T, "Available", "", 2, earlier)}, []string{}, nil),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr: status{
+					Conditions:      []metav1.Condition{cond("DatabaseReady", T, "Available", "", 2, earlier)},
+					ClaimConditions: []string{"DatabaseReady"},
+					Record:          []string{"DatabaseReady"},
+				},
+			},
+		},
+		"SettledWithoutObservedGeneration": {
+			reason: "Conditions that lack only observedGeneration (Crossplane's schemas before v2.0 prune it) need no write, Synced=False of a fatal run included.",
+			rsp: rspOf(
+				Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+				Fatal(errors.New("boom")).Build(),
+			),
+			step: "app",
+			xr: composite(3, []metav1.Condition{
+				cond("Synced", F, ReasonReconcileError, `cannot compose resources: pipeline step "app" returned a fatal result: boom`, 0, earlier),
+				cond("DatabaseReady", T, "Available", "", 0, earlier),
+			}, []string{"DatabaseReady"}, nil),
+			claim: claimOf(1, []metav1.Condition{cond("DatabaseReady", T, "Available", "", 0, earlier)}, nil),
+			want: want{
+				xr: status{
+					Conditions: []metav1.Condition{
+						cond("Synced", F, ReasonReconcileError, `cannot compose resources: pipeline step "app" returned a fatal result: boom`, 0, earlier),
+						cond("DatabaseReady", T, "Available", "", 0, earlier),
+					},
+					ClaimConditions: []string{"DatabaseReady"},
+				},
+				claim: status{Conditions: []metav1.Condition{cond("DatabaseReady", T, "Available", "", 0, earlier)}},
+				fatal: []error{ErrFatal},
+				events: []event{{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction,
+					Note: `cannot compose resources: pipeline step "app" returned a fatal result: boom`}},
+			},
+		},
+		"ChangeWithoutObservedGeneration": {
+			reason: "A condition without observedGeneration that changes otherwise is written whole, with the XR's generation.",
+			rsp:    rspOf(Normal("").ConditionFalse("DatabaseReady", "Creating").Build()),
+			xr:     composite(3, []metav1.Condition{cond("DatabaseReady", T, "Available", "", 0, earlier)}, nil, nil),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr: status{
+					Conditions: []metav1.Condition{cond("DatabaseReady", F, "Creating", "", 3, later)},
+					Record:     []string{"DatabaseReady"},
+				},
+			},
+		},
+		"OlderObservedGeneration": {
+			reason: "A condition of an older generation takes the XR's, though nothing else changed.",
+			rsp:    rspOf(Normal("").ConditionTrue("DatabaseReady", "Available").Build()),
+			xr:     composite(3, []metav1.Condition{cond("DatabaseReady", T, "Available", "", 2, earlier)}, nil, []string{"DatabaseReady"}),
+			want: want{
+				out: Outcome{CompositeChanged: true},
+				xr: status{
+					Conditions: []metav1.Condition{cond("DatabaseReady", T, "Available", "", 3, earlier)},
+					Record:     []string{"DatabaseReady"},
+				},
+			},
+		},
 		"SystemTypes": {
 			reason: "A condition of any of Crossplane's five system types is not applied and a Warning event names it; the rest of the run applies.",
 			step:   "check",
@@ -736,6 +842,28 @@ func TestApplyTwiceIsSettled(t *testing.T) {
 	second, err := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now.Add(time.Hour)))).Apply(rsp, xr, claim)
 	require.NoError(t, err)
 	requireSettled(t, "second Apply() of the same results", second, xrBefore, xr, claimBefore, claim)
+}
+
+// TestApplyPrunedListsIsSettled: on an XR whose schema has neither list
+// of the claim's types (the API server prunes both after the first write),
+// a second Apply of the same results changes nothing, in memory either.
+func TestApplyPrunedListsIsSettled(t *testing.T) {
+	rsp := rspOf(Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build())
+	xr, claim := composite(1, nil, nil, nil), claimOf(1, nil, nil)
+	a := NewApplier(nil, WithClock(clocktesting.NewFakePassiveClock(now)))
+	first, err := a.Apply(rsp, xr, claim)
+	require.NoError(t, err)
+	require.True(t, first.CompositeChanged)
+	for _, f := range []string{"claimConditionTypes", "claimConditions", "resultConditions"} {
+		_, found, _ := unstructured.NestedFieldNoCopy(xr.Object, "status", f)
+		require.True(t, found, "first Apply() wrote no status.%s", f)
+		unstructured.RemoveNestedField(xr.Object, "status", f) // what the API server prunes
+	}
+
+	xrBefore, claimBefore := xr.DeepCopy(), claim.DeepCopy()
+	second, err := a.Apply(rsp, xr, claim)
+	require.NoError(t, err)
+	requireSettled(t, "second Apply() on a pruned XR", second, xrBefore, xr, claimBefore, claim)
 }
 
 // requireSettled fails t unless an Apply described by what reported no
