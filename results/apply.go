@@ -208,6 +208,12 @@ type Outcome struct {
 // (FromCrossplane converts one). It changes xr and claim in memory only; the
 // Outcome says which of them to write.
 //
+// Apply once per reconcile, with all a pipeline returned: a pipeline of
+// several steps merges their responses into one, setting each result's step
+// (Result.step) for its events. Ownership compares a run with the one
+// before, so applying step by step would make each step remove the
+// conditions the steps before it set.
+//
 // Conditions first, all of them, whatever the results' severities: those of
 // the results in order, then rsp's conditions. Each is set on xr with xr's
 // generation as observedGeneration (a condition on xr that lacks only
