@@ -273,6 +273,11 @@ func TestModernXRSettles(t *testing.T) {
 		if diff := cmp.Diff(3, len(got)); diff != "" {
 			t.Errorf("response %d: conditions on the XR: -want, +got:\n%s", i, diff)
 		}
+		for _, f := range []string{"claimConditionTypes", "claimConditions"} {
+			if _, found, _ := unstructured.NestedFieldNoCopy(xr.Object, "status", f); found {
+				t.Errorf("response %d: the API server kept status.%s, which the schema lacks", i, f)
+			}
+		}
 		if writes := reconcileXR(ctx, t, env.Client, a, body, xr); writes != 0 {
 			t.Errorf("response %d: second reconcile: %d write(s), want none", i, writes)
 		}
