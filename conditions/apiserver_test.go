@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 var (
 	xrGVK    = schema.GroupVersionKind{Group: "conditions.test.ctrlkit.dev", Version: "v1alpha1", Kind: "XDatabase"}
 	claimGVK = schema.GroupVersionKind{Group: "conditions.test.ctrlkit.dev", Version: "v1alpha1", Kind: "Database"}
+	oldGVK   = schema.GroupVersionKind{Group: "conditions.test.ctrlkit.dev", Version: "v1alpha1", Kind: "OldDatabase"}
 )
 
 func newObject(gvk schema.GroupVersionKind, namespace, name string) *unstructured.Unstructured {
@@ -254,6 +255,48 @@ func TestPropagateCrossplaneFieldAgainstAPIServer(t *testing.T) {
 	_, wrote = propagate(ctx, t, c, xr, claim)
 	if wrote {
 		t.Errorf("a settled claim should not be written")
+	}
+}
+
+// TestPropagateClaimWithoutObservedGenerationAgainstAPIServer: a claim whose
+// schema has no observedGeneration in its conditions (Crossplane's before
+// v2.0) loses the one Propagate writes; the next pass must still find the
+// claim settled, and a change of the XR's condition must still reach it.
+func TestPropagateClaimWithoutObservedGenerationAgainstAPIServer(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := env.Client
+
+	xr := newObject(xrGVK, "", "old-q9z")
+	create(ctx, t, c, xr)
+	xrStatus := func(status, reason string) map[string]any {
+		return map[string]any{
+			"claimConditionTypes": []any{"CacheReady"},
+			"conditions": []any{map[string]any{
+				"type": "CacheReady", "status": status, "reason": reason, "message": "", "lastTransitionTime": "2026-03-01T12:00:00Z",
+			}},
+		}
+	}
+	setStatus(ctx, t, c, xr, xrStatus("Unknown", "Provisioning"))
+	claim := newObject(oldGVK, "default", "old")
+	create(ctx, t, c, claim)
+
+	for _, step := range []struct {
+		status, reason string
+	}{{"Unknown", "Provisioning"}, {"True", "Available"}} {
+		setStatus(ctx, t, c, xr, xrStatus(step.status, step.reason))
+		got, wrote := propagate(ctx, t, c, xr, claim)
+		if !wrote {
+			t.Errorf("%s: the first pass should write the claim", step.reason)
+		}
+		want := []metav1.Condition{{Type: "CacheReady", Status: metav1.ConditionStatus(step.status), Reason: step.reason}}
+		if diff := cmp.Diff(want, conditionsOf(t, got), condCmp...); diff != "" {
+			t.Errorf("%s: claim conditions (observedGeneration pruned): -want, +got:\n%s", step.reason, diff)
+		}
+		if _, wrote = propagate(ctx, t, c, xr, claim); wrote {
+			t.Errorf("%s: a settled claim should not be written", step.reason)
+		}
 	}
 }
 
