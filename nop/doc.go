@@ -30,7 +30,7 @@
 //
 // An entry is due once the age since metadata.creationTimestamp reaches its
 // time; per condition type the due entry with the greatest time wins (the
-// later one on ties). Ready (Unknown, AwaitingSchedule) and Synced (True)
+// earlier one in the list on ties, as in provider-nop). Ready (Unknown, AwaitingSchedule) and Synced (True)
 // are there from the first status write. The reconciler requeues at each
 // deadline, writes the status only when it changed (a settled resource takes
 // no write), and never writes the spec. A scheduled condition's

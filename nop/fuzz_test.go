@@ -16,7 +16,7 @@ import (
 // FuzzParseSpec feeds user input to the spec's validation and the schedule's
 // evaluation: they never panic, a refusal names a spec field and wraps
 // ErrInvalidSpec, durations are accepted exactly when the CRD accepts them,
-// and the evaluation follows its rules (latest due entry per type, the later
+// and the evaluation follows its rules (latest due entry per type, the earlier
 // one on equal times, the next deadline strictly in the future).
 func FuzzParseSpec(f *testing.F) {
 	f.Add("5s", "Ready", "False", "10s", "Ready", "True", "", "", "2s", "", int64(7*time.Second))
@@ -82,7 +82,7 @@ func checkAt(t *testing.T, s schedule, elapsed time.Duration) {
 		if e.after > elapsed {
 			continue
 		}
-		if w, seen := want[e.cond.Type]; !seen || e.after > w.after || (e.after == w.after && e.index > w.index) {
+		if w, seen := want[e.cond.Type]; !seen || e.after > w.after || (e.after == w.after && e.index < w.index) {
 			want[e.cond.Type] = e
 		}
 	}

@@ -123,11 +123,11 @@ func TestReconcileSchedule(t *testing.T) {
 			}}},
 		},
 		"EqualTimes": {
-			reason:  "On equal times the later entry in the list wins.",
+			reason:  "On equal times the earlier entry in the list wins, as in provider-nop.",
 			entries: []v1alpha1.ConditionAfter{ca("1s", "Ready", "True"), ca("1s", "Ready", "False")},
 			elapsed: 2 * time.Second,
 			want: want{status: v1alpha1.NopResourceStatus{ObservedGeneration: 1, Conditions: []metav1.Condition{
-				scheduled("Ready", "False", 1, time.Second, 1),
+				scheduled("Ready", "True", 0, time.Second, 1),
 				synced(2*time.Second, 1),
 			}}},
 		},

@@ -69,15 +69,15 @@ func TestScheduleAt(t *testing.T) {
 			elapsed: time.Hour,
 			want:    want{due: []string{"1:Ready=True", "3:Synced=True"}},
 		},
-		"EqualTimesLaterEntryWins": {
-			reason: "On equal times the later entry in the list wins.",
+		"EqualTimesEarlierEntryWins": {
+			reason: "On equal times the earlier entry in the list wins, as provider-nop's stable sort decides.",
 			entries: []v1alpha1.ConditionAfter{
 				ca("1s", "Ready", "True"),
 				ca("1s", "Ready", "False"),
 				ca("1000ms", "Ready", "Unknown"),
 			},
 			elapsed: time.Second,
-			want:    want{due: []string{"2:Ready=Unknown"}},
+			want:    want{due: []string{"0:Ready=True"}},
 		},
 		"EqualTimesNotYetDue": {
 			reason: "Entries with equal times fall due together.",
@@ -127,6 +127,63 @@ func TestScheduleAt(t *testing.T) {
 				got.due = append(got.due, fmt.Sprintf("%d:%s=%s", e.index, e.cond.Type, e.cond.Status))
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nat(%s): -want, +got:\n%s", tc.reason, tc.elapsed, diff)
+			}
+		})
+	}
+}
+
+// TestScheduleAtAsProviderNop runs an unsorted schedule with several entries
+// per type through the ages at which provider-nop's own tests observe it, and
+// checks that each type takes the status provider-nop's controller gives it:
+// the latest due entry, the earliest in the list among equal times.
+func TestScheduleAtAsProviderNop(t *testing.T) {
+	entries := []v1alpha1.ConditionAfter{
+		ca("10s", "Ready", "False"),
+		ca("5s", "Ready", "False"),
+		ca("7s", "Ready", "True"),
+		ca("5s", "Synced", "False"),
+		ca("10s", "Synced", "True"),
+		ca("2s", "Ready", "False"),
+		ca("7s", "Ready", "Unknown"),
+		ca("10s", "Synced", "False"),
+	}
+	cases := map[string]struct {
+		reason  string
+		elapsed time.Duration
+		want    map[string]string // type -> "index:status"
+	}{
+		"NothingDueYet": {
+			reason:  "Before the earliest entry no condition is scheduled.",
+			elapsed: time.Second,
+			want:    map[string]string{},
+		},
+		"OneDue": {
+			reason:  "At 2s only the earliest entry is due.",
+			elapsed: 2 * time.Second,
+			want:    map[string]string{"Ready": "5:False"},
+		},
+		"LatestDuePerType": {
+			reason:  "At 8s the 7s Ready entry supersedes the 2s and 5s ones; the first of the two 7s entries wins.",
+			elapsed: 8 * time.Second,
+			want:    map[string]string{"Ready": "2:True", "Synced": "3:False"},
+		},
+		"LongAfter": {
+			reason:  "Long after the last deadline each type keeps its last entry; the first of the two 10s Synced entries wins.",
+			elapsed: 50 * time.Second,
+			want:    map[string]string{"Ready": "0:False", "Synced": "4:True"},
+		},
+	}
+	s, err := parseSchedule(entries)
+	require.NoError(t, err)
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			due, _, _ := s.at(tc.elapsed)
+			got := map[string]string{}
+			for _, e := range due {
+				got[e.cond.Type] = fmt.Sprintf("%d:%s", e.index, e.cond.Status)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nat(%s): -want, +got:\n%s", tc.reason, tc.elapsed, diff)
 			}
 		})

@@ -17,8 +17,8 @@ const (
 
 // A ConditionAfter sets a condition once the resource is Time old, measured
 // from its metadata.creationTimestamp. For each condition type the entry with
-// the greatest Time that is due wins; on equal times the later entry in the
-// list wins.
+// the greatest Time that is due wins; on equal times the earlier entry in the
+// list wins, as in provider-nop.
 type ConditionAfter struct {
 	// Time after the resource's creation at which the condition is set, as a
 	// Go duration: "0s", "500ms", "5s", "1m30s". It must not be negative.
