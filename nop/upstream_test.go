@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
@@ -182,4 +183,137 @@ func deleteConnectionSecret(t *testing.T, u *unstructured.Unstructured) {
 	if err := testenv.Get(t).Client.Delete(context.Background(), s); client.IgnoreNotFound(err) != nil {
 		t.Errorf("cannot delete connection secret %s/%s: %v", ns, name, err)
 	}
+}
+
+// readProviderNopExample reads provider-nop's example (apiVersion and kind
+// changed to a ClusterNopResource's).
+func readProviderNopExample(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	b, err := os.ReadFile("testdata/upstream/provider-nop-nopresource.yaml")
+	require.NoError(t, err)
+	u := &unstructured.Unstructured{}
+	require.NoError(t, yaml.Unmarshal(b, &u.Object))
+	return u
+}
+
+// TestProviderNopExampleSchedule: at each age provider-nop's example passes
+// through, each condition type has the status provider-nop's controller
+// gives it (Ready True at 30s, False at 60s, True with Green True at 90s).
+func TestProviderNopExampleSchedule(t *testing.T) {
+	typed := &v1alpha1.ClusterNopResource{}
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(readProviderNopExample(t).Object, typed))
+	s, err := parseSchedule(typed.Spec.ForProvider.ConditionAfter)
+	require.NoError(t, err)
+	cases := map[string]struct {
+		age  time.Duration
+		want map[string]metav1.ConditionStatus
+	}{
+		"Created":       {age: 0, want: map[string]metav1.ConditionStatus{}},
+		"BeforeReady":   {age: 29 * time.Second, want: map[string]metav1.ConditionStatus{}},
+		"Ready":         {age: 30 * time.Second, want: map[string]metav1.ConditionStatus{"Ready": "True"}},
+		"NotReady":      {age: 60 * time.Second, want: map[string]metav1.ConditionStatus{"Ready": "False"}},
+		"StillNot":      {age: 89 * time.Second, want: map[string]metav1.ConditionStatus{"Ready": "False"}},
+		"ReadyAndGreen": {age: 90 * time.Second, want: map[string]metav1.ConditionStatus{"Ready": "True", "Green": "True"}},
+		"LongAfter":     {age: time.Hour, want: map[string]metav1.ConditionStatus{"Ready": "True", "Green": "True"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			due, _, _ := s.at(tc.age)
+			got := map[string]metav1.ConditionStatus{}
+			for _, e := range due {
+				got[e.cond.Type] = e.cond.Status
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("at(%s): -want, +got:\n%s", tc.age, diff)
+			}
+		})
+	}
+}
+
+// TestProviderNopExample applies provider-nop's example as kubectl apply
+// --server-side would and checks what provider-nop's controller would also
+// give it: the managed-resource defaults of the CRD (deletionPolicy Delete,
+// managementPolicies ["*"]), its conditions with Synced=True
+// (ReconcileSuccess), and a connection Secret of Crossplane's type,
+// controlled by the resource, holding exactly the connection details. It
+// also checks what nop adds: status.atProvider.fields mirrors the spec's.
+func TestProviderNopExample(t *testing.T) {
+	const test = "nopexample"
+	env := testenv.Get(t)
+	ctx := context.Background()
+	startManager(t, test, Options{Clock: aheadClock{100 * time.Second}})
+
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "crossplane-system"}}}
+	if err := env.Client.Create(ctx, ns); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("create namespace crossplane-system: %v", err)
+	}
+
+	u := readProviderNopExample(t)
+	u.SetName("provider-nop-example")
+	u.SetLabels(map[string]string{testLabel: test})
+	//lint:ignore SA1019 the apply patch type is the way to send fieldValidation=Strict
+	require.NoError(t, env.Client.Patch(ctx, u, client.Apply, client.FieldOwner("kubectl"), client.ForceOwnership, client.FieldValidation("Strict")))
+	cleanup(t, env.Client, u)
+	defer deleteConnectionSecret(t, u)
+
+	n := &v1alpha1.ClusterNopResource{ObjectMeta: metav1.ObjectMeta{Name: u.GetName()}}
+	waitForCondition(t, env.Client, n, "Green", metav1.ConditionTrue, ReasonScheduled)
+	got := waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
+	if s := conditions.Get(got.Status.Conditions, "Synced"); s == nil || s.Status != metav1.ConditionTrue || s.Reason != ReasonReconcileSuccess {
+		t.Errorf("Synced: got %+v, want True (ReconcileSuccess)", s)
+	}
+
+	if diff := cmp.Diff(v1alpha1.DeletionDelete, got.Spec.DeletionPolicy); diff != "" {
+		t.Errorf("spec.deletionPolicy defaults as in provider-nop's CRD: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]v1alpha1.ManagementAction{v1alpha1.ManagementActionAll}, got.Spec.ManagementPolicies); diff != "" {
+		t.Errorf("spec.managementPolicies defaults as in provider-nop's CRD: -want, +got:\n%s", diff)
+	}
+
+	var specFields, atFields any
+	require.NotNil(t, got.Spec.ForProvider.Fields)
+	require.NoError(t, json.Unmarshal(got.Spec.ForProvider.Fields.Raw, &specFields))
+	if got.Status.AtProvider.Fields != nil {
+		require.NoError(t, json.Unmarshal(got.Status.AtProvider.Fields.Raw, &atFields))
+	}
+	if diff := cmp.Diff(specFields, atFields); diff != "" {
+		t.Errorf("status.atProvider.fields mirrors spec.forProvider.fields: -want, +got:\n%s", diff)
+	}
+
+	secret := newSecret()
+	require.NoError(t, env.Client.Get(ctx, types.NamespacedName{Namespace: "crossplane-system", Name: "nop-example-resource"}, secret))
+	if diff := cmp.Diff(SecretTypeConnection, secret.Object["type"]); diff != "" {
+		t.Errorf("secret type: -want, +got:\n%s", diff)
+	}
+	wantData := map[string]any{"username": b64("fakeuser"), "password": b64("verysecurepassword"), "endpoint": b64("127.0.0.1")}
+	if diff := cmp.Diff(wantData, secret.Object["data"]); diff != "" {
+		t.Errorf("secret data: -want, +got:\n%s", diff)
+	}
+	wantOwners := []metav1.OwnerReference{{
+		APIVersion: v1alpha1.GroupVersion.String(), Kind: v1alpha1.ClusterNopResourceKind,
+		Name: got.Name, UID: got.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+	}}
+	if diff := cmp.Diff(wantOwners, secret.GetOwnerReferences()); diff != "" {
+		t.Errorf("secret owner references: -want, +got:\n%s", diff)
+	}
+}
+
+// TestEmptyConditionReason: provider-nop's CRD admits conditionReason: "",
+// and so does ours; the condition then has the default reason.
+func TestEmptyConditionReason(t *testing.T) {
+	const test = "emptyreason"
+	env := testenv.Get(t)
+	ctx := context.Background()
+	startManager(t, test, Options{})
+
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": v1alpha1.GroupVersion.String(), "kind": v1alpha1.ClusterNopResourceKind,
+		"metadata": map[string]any{"name": "empty-reason", "labels": map[string]any{testLabel: test}},
+		"spec": map[string]any{"forProvider": map[string]any{"conditionAfter": []any{
+			map[string]any{"time": "0s", "conditionType": "Ready", "conditionStatus": "True", "conditionReason": ""},
+		}}},
+	}}
+	require.NoError(t, env.Client.Create(ctx, u, client.FieldValidation("Strict")))
+	cleanup(t, env.Client, u)
+	waitForCondition(t, env.Client, &v1alpha1.ClusterNopResource{ObjectMeta: metav1.ObjectMeta{Name: u.GetName()}}, "Ready", metav1.ConditionTrue, ReasonScheduled)
 }

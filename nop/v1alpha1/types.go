@@ -37,11 +37,11 @@ type ConditionAfter struct {
 	// +kubebuilder:validation:Enum=True;False;Unknown
 	ConditionStatus metav1.ConditionStatus `json:"conditionStatus"`
 
-	// ConditionReason is the condition's reason, in CamelCase. Defaults to
-	// Scheduled.
+	// ConditionReason is the condition's reason, in CamelCase. Empty (or
+	// absent) means Scheduled.
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
-	// +kubebuilder:validation:Pattern=`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`
+	// +kubebuilder:validation:Pattern=`^([A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?)?$`
 	ConditionReason string `json:"conditionReason,omitempty"`
 
 	// ConditionMessage is the condition's message. Defaults to a message
@@ -241,12 +241,14 @@ type NopResourceSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=6
+	// +kubebuilder:default={"*"}
 	ManagementPolicies []ManagementAction `json:"managementPolicies,omitempty"`
 
 	// DeletionPolicy: Delete (the default, also when empty) honours
 	// deleteAfter and deleteError; Orphan skips them and releases the
 	// resource at once when it is deleted.
 	// +optional
+	// +kubebuilder:default=Delete
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 }
 
