@@ -178,7 +178,9 @@ func TestDeletion(t *testing.T) {
 	failing.Spec.ForProvider.DeleteError = "the cloud says no"
 	long := newNop(test, "long", ca("0s", "Ready", "True"))
 	long.Spec.ForProvider.DeleteError = strings.Repeat("x", conditions.MaxMessageLength) // the longest the CRD admits
-	for _, n := range []*v1alpha1.NopResource{held, failing, long} {
+	// held last: its two seconds start at its deletion, and the test must
+	// see it Deleting before they pass.
+	for _, n := range []*v1alpha1.NopResource{failing, long, held} {
 		require.NoError(t, env.Client.Create(ctx, n))
 		cleanup(t, env.Client, n)
 		waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
