@@ -136,9 +136,10 @@ func parseSchedule(in []v1alpha1.ConditionAfter) (schedule, error) {
 
 // at returns what the schedule says once elapsed has passed since creation:
 // for each condition type the due entry (after <= elapsed) with the greatest
-// time, the earlier one in the list on equal times (as provider-nop decides),
-// in the order in which the types first appear in the spec; and the time after creation at which the
-// next entry falls due (ok is false when none is left).
+// time, the earlier one in the list on equal times (as provider-nop
+// decides), in the order in which the types first appear in the spec; and
+// the time after creation at which the next entry falls due (ok is false
+// when none is left).
 func (s schedule) at(elapsed time.Duration) (due []entry, next time.Duration, ok bool) {
 	slot := make(map[string]int, 4) // type -> index into due
 	filled := make([]bool, 0, 4)
