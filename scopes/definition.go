@@ -101,7 +101,8 @@ func DefinitionName(mapper meta.RESTMapper, gvk schema.GroupVersionKind) (string
 
 // RefPath returns the reference path a ScopeDefinition declares: its
 // spec.workloadRefPath (the design's name) or, when that is unset, its
-// spec.workloadRefsPath (the name OAM's runtime shipped). ok is false when
+// spec.workloadRefsPath (the name OAM's runtime and KubeVela ship, and the
+// only one their ScopeDefinition CRDs keep: they prune the other). ok is false when
 // the definition declares neither (or declares something other than a
 // non-empty string): the scope does not take workload references, and
 // nothing is patched into it. The path is returned as written; it is parsed

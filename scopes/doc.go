@@ -1,7 +1,8 @@
 // Package scopes lets OAM-style application scopes work with any workload and
 // any scope schema: an application controller writes references to its
 // workloads into a scope object at the path the scope's ScopeDefinition
-// declares (spec.workloadRefPath), without knowing the scope's schema; and a
+// declares (spec.workloadRefsPath, as OAM and KubeVela name it, or the
+// design's spec.workloadRefPath), without knowing the scope's schema; and a
 // scope controller finds, in one call, the workloads it holds and the
 // resources those workloads created (their WorkloadDefinition's
 // spec.childResourceKinds), without knowing the workloads' schemas.

@@ -86,7 +86,8 @@ type Located struct {
 // Secrets) is read: a reference to one fails with ErrKindNotAllowed, and a
 // child resource kind is skipped, the children of the other kinds kept and
 // the Located's Err wrapping ErrKindNotAllowed. A namespaced workload is
-// looked for in the scope's namespace. Each list of child resources is made
+// looked for in the scope's namespace; a reference whose namespace field
+// names another one fails with ErrInvalidRef, and nothing is read for it. Each list of child resources is made
 // once per call, however many workloads share it.
 func Locate(ctx context.Context, c client.Reader, mapper meta.RESTMapper, scope *unstructured.Unstructured, opts ...LocateOption) ([]Located, error) {
 	o := locateOptions{child: childOptions{depth: 1}}
@@ -190,6 +191,12 @@ func (l *locator) locate(ctx context.Context, ref WorkloadRef) Located {
 	key := client.ObjectKey{Name: ref.Name}
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		key.Namespace = l.scope.GetNamespace()
+		// A scope's references are written by its tenants: one that names
+		// another namespace would make the scope's controller read, and
+		// report on, a workload the tenant may not see.
+		if ref.Namespace != "" && ref.Namespace != key.Namespace {
+			return fail(fmt.Errorf("it names namespace %q, and a scope's workloads are read in the scope's own namespace %q: %w", ref.Namespace, key.Namespace, ErrInvalidRef))
+		}
 	}
 	if err := l.c.Get(ctx, key, w); err != nil {
 		return fail(err)

@@ -224,3 +224,49 @@ func TestLocateScopeErrors(t *testing.T) {
 		t.Errorf("spec.other holds no references: got = %v, want empty", got)
 	}
 }
+
+func TestLocateReferenceNamespace(t *testing.T) {
+	// KubeVela's references are core/v1 ObjectReferences, which may carry a
+	// namespace. One that names the scope's namespace is an ordinary
+	// reference; one that names another is refused before anything is read
+	// for it, although a workload of that name exists there.
+	r := (&memReader{}).add(
+		object("apps/v1", "StatefulSet", "prod", "db", "P", nil),
+		object("apps/v1", "StatefulSet", "other", "db", "O", nil),
+	)
+	scope := scopeOf(t, `{"refs":[
+		{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db","namespace":"prod"},
+		{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db","namespace":"other"},
+		{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db","namespace":""}]}`)
+	scope.SetNamespace("prod")
+	got, err := Locate(context.Background(), r, testMapper(), scope, AtPath("spec.refs"))
+	require.Len(t, got, 3)
+
+	type summary struct {
+		Ref, WorkloadUID string
+		Err              bool
+	}
+	var sums []summary
+	for _, l := range got {
+		s := summary{Ref: l.Ref.String(), Err: l.Err != nil}
+		if l.Workload != nil {
+			s.WorkloadUID = string(l.Workload.GetUID())
+		}
+		sums = append(sums, s)
+	}
+	want := []summary{
+		{Ref: `apps/v1 StatefulSet "prod/db"`, WorkloadUID: "P"},
+		{Ref: `apps/v1 StatefulSet "other/db"`, Err: true},
+		{Ref: `apps/v1 StatefulSet "db"`, WorkloadUID: "P"},
+	}
+	if diff := cmp.Diff(want, sums); diff != "" {
+		t.Errorf("Locate(...): -want, +got:\n%s", diff)
+	}
+	if !errors.Is(err, ErrInvalidRef) || !errors.Is(got[1].Err, ErrInvalidRef) {
+		t.Errorf("err = %v, got[1].Err = %v, want both to wrap %v", err, got[1].Err, ErrInvalidRef)
+	}
+	const msg = `cannot locate workload apps/v1 StatefulSet "other/db" of HealthScope prod/hs: it names namespace "other", and a scope's workloads are read in the scope's own namespace "prod"`
+	if got[1].Err == nil || !strings.Contains(got[1].Err.Error(), msg) {
+		t.Errorf("got[1].Err = %v, want it to contain %q", got[1].Err, msg)
+	}
+}

@@ -18,8 +18,9 @@ import (
 // errors.Is tells them apart.
 var (
 	// ErrInvalidRef is wrapped when a WorkloadRef given to a function lacks
-	// its apiVersion, kind or name, or when a change both adds and removes
-	// one reference.
+	// its apiVersion, kind or name, when a change both adds and removes one
+	// reference, or by Locate when a reference names a namespace other than
+	// its scope's.
 	ErrInvalidRef = errors.New("invalid workload reference")
 
 	// ErrMalformed is wrapped when the value at a scope's reference path is
@@ -42,7 +43,8 @@ var (
 	ErrAmbiguousDefinition = errors.New("ambiguous definition")
 
 	// ErrNoRefPath is wrapped by Locate when the scope's ScopeDefinition
-	// does not declare a reference path (spec.workloadRefPath).
+	// does not declare a reference path (spec.workloadRefPath or
+	// spec.workloadRefsPath).
 	ErrNoRefPath = errors.New("scope definition declares no workload reference path")
 
 	// ErrOverlap is wrapped when a workload cannot join a scope because it
@@ -58,11 +60,17 @@ var (
 
 // A WorkloadRef refers to a workload from a scope: the entry written at the
 // scope's reference path. Two references are the same reference when their
-// apiVersion, kind and name are equal; the UID is recorded but not compared.
+// apiVersion, kind and name are equal; the UID and the namespace are recorded
+// but not compared.
 type WorkloadRef struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Name       string `json:"name"`
+	// Namespace is optional and usually empty: a scope's workloads are in
+	// the scope's namespace, and OAM writes none. KubeVela's references
+	// (core/v1 ObjectReference) may carry one; Locate refuses one that names
+	// another namespace.
+	Namespace string `json:"namespace,omitempty"`
 	// UID is optional. When set, AddWorkloadRef writes it in new entries and
 	// refreshes the uid of an existing entry that records another one.
 	UID types.UID `json:"uid,omitempty"`
@@ -76,8 +84,12 @@ func RefOf(obj client.Object) WorkloadRef {
 	return WorkloadRef{APIVersion: apiVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID()}
 }
 
-// String returns the reference as `apps/v1 Deployment "web"`.
+// String returns the reference as `apps/v1 Deployment "web"`, or
+// `apps/v1 Deployment "other/web"` when it names a namespace.
 func (r WorkloadRef) String() string {
+	if r.Namespace != "" {
+		return r.APIVersion + " " + r.Kind + " " + strconv.Quote(r.Namespace+"/"+r.Name)
+	}
 	return r.APIVersion + " " + r.Kind + " " + strconv.Quote(r.Name)
 }
 
@@ -107,6 +119,9 @@ func (r WorkloadRef) validate() error {
 // object returns the reference as a scope entry.
 func (r WorkloadRef) object() map[string]any {
 	m := map[string]any{"apiVersion": r.APIVersion, "kind": r.Kind, "name": r.Name}
+	if r.Namespace != "" {
+		m["namespace"] = r.Namespace
+	}
 	if r.UID != "" {
 		m["uid"] = string(r.UID)
 	}
@@ -328,6 +343,9 @@ func refFrom(m map[string]any) (WorkloadRef, error) {
 	}
 	if len(bad) > 0 {
 		return WorkloadRef{}, fmt.Errorf("is an object with no string %s, not a workload reference", join(bad))
+	}
+	if ns, ok := m["namespace"].(string); ok {
+		r.Namespace = ns
 	}
 	if uid, ok := m["uid"].(string); ok {
 		r.UID = types.UID(uid)
