@@ -150,7 +150,7 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 	}
 
 	ns := workload.GetNamespace()
-	var pool []*unstructured.Unstructured
+	var pool []pooled
 	var refused []string
 	listed := make(map[listKey]bool, len(kinds))
 	for _, k := range kinds {
@@ -174,7 +174,7 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 			return nil, fmt.Errorf("cannot find the child resources of %s: %w", describeScope(workload), err)
 		}
 		for i := range items {
-			pool = append(pool, &items[i])
+			pool = append(pool, pooled{item: &items[i], kind: gvk.GroupKind()})
 		}
 	}
 
@@ -183,8 +183,9 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 	var out []unstructured.Unstructured
 	for level := 0; level < o.depth && len(owners) > 0; level++ {
 		next := map[types.UID]bool{}
-		for _, item := range pool {
-			if !ownedBy(item.Object, owners, o.controllerOnly) || !found.add(item) {
+		for _, p := range pool {
+			item := p.item
+			if !ownedBy(item.Object, owners, o.controllerOnly) || !found.add(item, p.kind) {
 				continue
 			}
 			// An object without a UID owns nothing: owner references
@@ -203,9 +204,17 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 	return out, nil
 }
 
+// A pooled object is an item of a list and the kind it was listed as.
+type pooled struct {
+	item *unstructured.Unstructured
+	kind schema.GroupKind
+}
+
 // seen records the objects a walk has found: by UID, or, for an object
-// without one (controller-runtime's fake client sets none), by group, kind,
-// namespace and name, so that such objects do not all count as one.
+// without one (controller-runtime's fake client sets none), by the group and
+// kind it was listed as, namespace and name, so that such objects do not all
+// count as one (nor two objects of two kinds whose lists left their kind
+// unset).
 type seen struct {
 	uids  map[types.UID]bool
 	names map[objectName]bool
@@ -215,8 +224,9 @@ type objectName struct {
 	group, kind, namespace, name string
 }
 
-// add records u and reports whether it was not found before.
-func (s *seen) add(u *unstructured.Unstructured) bool {
+// add records u, listed as kind gk, and reports whether it was not found
+// before.
+func (s *seen) add(u *unstructured.Unstructured, gk schema.GroupKind) bool {
 	if uid := u.GetUID(); uid != "" {
 		if s.uids[uid] {
 			return false
@@ -224,7 +234,7 @@ func (s *seen) add(u *unstructured.Unstructured) bool {
 		s.uids[uid] = true
 		return true
 	}
-	key := objectName{group: u.GroupVersionKind().Group, kind: u.GetKind(), namespace: u.GetNamespace(), name: u.GetName()}
+	key := objectName{group: gk.Group, kind: gk.Kind, namespace: u.GetNamespace(), name: u.GetName()}
 	if s.names[key] {
 		return false
 	}

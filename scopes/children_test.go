@@ -335,3 +335,36 @@ func TestChildResourcesNeedsUID(t *testing.T) {
 		t.Errorf("err = %v, want %v", err, ErrInvalidRef)
 	}
 }
+
+// bareLists is a reader whose lists return items with nothing but their
+// owner references, as OAM's runtime's tests mock them: no apiVersion, kind,
+// name or UID.
+type bareLists map[string][]unstructured.Unstructured
+
+func (bareLists) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
+	return errors.New("not supported")
+}
+
+func (b bareLists) List(_ context.Context, list client.ObjectList, _ ...client.ListOption) error {
+	ul := list.(*unstructured.UnstructuredList)
+	ul.Items = b[strings.TrimSuffix(ul.GetKind(), "List")]
+	return nil
+}
+
+func TestChildResourcesBareItems(t *testing.T) {
+	owned := func(uid string) unstructured.Unstructured {
+		var u unstructured.Unstructured
+		u.SetOwnerReferences([]metav1.OwnerReference{{UID: types.UID(uid)}})
+		return u
+	}
+	r := bareLists{
+		"Deployment": {owned("other"), owned("W"), owned("other")},
+		"Service":    {owned("W")},
+	}
+	got, err := ChildResources(context.Background(), r, object("core.oam.dev/v1alpha2", "ContainerizedWorkload", "prod", "w", "W", nil), []ChildResourceKind{deployments, services})
+	require.NoError(t, err)
+	want := []unstructured.Unstructured{owned("W"), owned("W")}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("one child listed as a Deployment and one as a Service, neither with a kind or a name, are two children: -want, +got:\n%s", diff)
+	}
+}
