@@ -59,7 +59,7 @@ func Assess(located []scopes.Located) (v1alpha1.ScopeHealthCondition, []v1alpha1
 
 func assessWorkload(l scopes.Located) v1alpha1.WorkloadHealthCondition {
 	w := v1alpha1.WorkloadHealthCondition{
-		TargetWorkload: v1alpha1.WorkloadReference{APIVersion: l.Ref.APIVersion, Kind: l.Ref.Kind, Name: l.Ref.Name},
+		TargetWorkload: v1alpha1.WorkloadReference{APIVersion: l.Ref.APIVersion, Kind: l.Ref.Kind, Name: l.Ref.Name, Namespace: l.Ref.Namespace},
 		HealthStatus:   v1alpha1.StatusUnknown,
 	}
 	if l.Err != nil {

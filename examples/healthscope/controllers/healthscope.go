@@ -105,11 +105,11 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 		}
 	}
 	// A workload that does not exist yet is seen through its kind's watch,
-	// and a kind Locate may not read waits for a change of the scope or of
-	// a definition; any other failure (a kind not installed, an API error)
-	// is retried with backoff.
+	// and a kind Locate may not read, or a reference to another namespace,
+	// waits for a change of the scope or of a definition; any other failure
+	// (a kind not installed, an API error) is retried with backoff.
 	for _, l := range located {
-		if l.Err != nil && !apierrors.IsNotFound(l.Err) && !errors.Is(l.Err, scopes.ErrKindNotAllowed) {
+		if l.Err != nil && !apierrors.IsNotFound(l.Err) && !errors.Is(l.Err, scopes.ErrKindNotAllowed) && !errors.Is(l.Err, scopes.ErrInvalidRef) {
 			return reconcile.Result{}, l.Err
 		}
 	}

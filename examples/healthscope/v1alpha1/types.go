@@ -23,6 +23,10 @@ var (
 type DefinitionReference struct {
 	// Name of the CustomResourceDefinition, `<plural>.<group>`.
 	Name string `json:"name"`
+	// Version of the CRD to use, as OAM's definitionRef.version; accepted,
+	// not used by the example.
+	// +optional
+	Version string `json:"version,omitempty"`
 }
 
 // ScopeDefinitionSpec says how a kind of scope takes workload references.
@@ -46,6 +50,11 @@ type ScopeDefinitionSpec struct {
 	// this kind (in one namespace). Unset allows it.
 	// +optional
 	AllowComponentOverlap *bool `json:"allowComponentOverlap,omitempty"`
+
+	// Extension is free-form data for platform builders, as OAM's.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Extension *runtime.RawExtension `json:"extension,omitempty"`
 }
 
 // A ScopeDefinition opts a kind of scope into the scope/workload interaction
@@ -96,6 +105,22 @@ type WorkloadDefinitionSpec struct {
 	// workload.
 	// +optional
 	ChildResourceKinds []ChildResourceKind `json:"childResourceKinds,omitempty"`
+
+	// RevisionLabel is the label of the workload's underlying resources
+	// that tells their revisions apart, as OAM's; accepted, not used by the
+	// example.
+	// +optional
+	RevisionLabel string `json:"revisionLabel,omitempty"`
+
+	// PodSpecPath is where the workload holds a pod spec, as OAM's;
+	// accepted, not used by the example.
+	// +optional
+	PodSpecPath string `json:"podSpecPath,omitempty"`
+
+	// Extension is free-form data for platform builders, as OAM's.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Extension *runtime.RawExtension `json:"extension,omitempty"`
 }
 
 // A WorkloadDefinition describes a kind of workload. Its name is
@@ -120,14 +145,19 @@ type WorkloadDefinitionList struct {
 	Items           []WorkloadDefinition `json:"items"`
 }
 
-// A WorkloadReference refers to a workload in the scope's namespace.
+// A WorkloadReference refers to a workload in the scope's namespace. Its
+// fields are not required to be non-empty, as in OAM's HealthScope, whose
+// tests hold a placeholder {apiVersion: "", kind: "", name: ""}: such an
+// entry is kept by application controllers and skipped by the HealthScope
+// controller.
 type WorkloadReference struct {
-	// +kubebuilder:validation:MinLength=1
 	APIVersion string `json:"apiVersion"`
-	// +kubebuilder:validation:MinLength=1
-	Kind string `json:"kind"`
-	// +kubebuilder:validation:MinLength=1
-	Name string `json:"name"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	// Namespace, as KubeVela's references may carry, must be empty or the
+	// scope's: the HealthScope controller reads no other namespace.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
 	// UID of the workload the reference was written for.
 	// +optional
 	UID types.UID `json:"uid,omitempty"`
@@ -135,6 +165,16 @@ type WorkloadReference struct {
 
 // HealthScopeSpec is what a HealthScope watches.
 type HealthScopeSpec struct {
+	// ProbeTimeout is OAM's probe-timeout, in seconds; accepted, not used:
+	// the controller reads the API server, it does not probe.
+	// +optional
+	ProbeTimeout *int32 `json:"probe-timeout,omitempty"`
+
+	// ProbeInterval is OAM's probe-interval, in seconds; accepted, not used:
+	// the controller is driven by watches, not by a period.
+	// +optional
+	ProbeInterval *int32 `json:"probe-interval,omitempty"`
+
 	// WorkloadRefs are the workloads in the scope, written by application
 	// controllers (the ScopeDefinition of HealthScope declares this path).
 	// +optional
