@@ -150,9 +150,9 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 	}
 
 	ns := workload.GetNamespace()
-	var pool []pooled
+	var pool []listed
 	var refused []string
-	listed := make(map[listKey]bool, len(kinds))
+	done := make(map[listKey]bool, len(kinds))
 	for _, k := range kinds {
 		gvk, err := k.gvk()
 		if err != nil {
@@ -165,17 +165,15 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 			continue
 		}
 		key := listKey{gvk: gvk, namespace: ns, selector: selectorString(k.Selector)}
-		if listed[key] {
+		if done[key] {
 			continue
 		}
-		listed[key] = true
+		done[key] = true
 		items, err := l.list(ctx, key, k.Selector)
 		if err != nil {
 			return nil, fmt.Errorf("cannot find the child resources of %s: %w", describeScope(workload), err)
 		}
-		for i := range items {
-			pool = append(pool, pooled{item: &items[i], kind: gvk.GroupKind()})
-		}
+		pool = append(pool, listed{kind: gvk.GroupKind(), items: items})
 	}
 
 	found := seen{uids: map[types.UID]bool{uid: true}}
@@ -184,16 +182,18 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 	for level := 0; level < o.depth && len(owners) > 0; level++ {
 		next := map[types.UID]bool{}
 		for _, p := range pool {
-			item := p.item
-			if !ownedBy(item.Object, owners, o.controllerOnly) || !found.add(item, p.kind) {
-				continue
+			for i := range p.items {
+				item := &p.items[i]
+				if !ownedBy(item.Object, owners, o.controllerOnly) || !found.add(item, p.kind) {
+					continue
+				}
+				// An object without a UID owns nothing: owner
+				// references name their owner's UID.
+				if id := item.GetUID(); id != "" {
+					next[id] = true
+				}
+				out = append(out, l.take(item))
 			}
-			// An object without a UID owns nothing: owner references
-			// name their owner's UID.
-			if id := item.GetUID(); id != "" {
-				next[id] = true
-			}
-			out = append(out, l.take(item))
 		}
 		owners = next
 	}
@@ -204,10 +204,10 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 	return out, nil
 }
 
-// A pooled object is an item of a list and the kind it was listed as.
-type pooled struct {
-	item *unstructured.Unstructured
-	kind schema.GroupKind
+// listed is the items of one list and the kind they were listed as.
+type listed struct {
+	kind  schema.GroupKind
+	items []unstructured.Unstructured
 }
 
 // seen records the objects a walk has found: by UID, or, for an object
