@@ -43,6 +43,7 @@ func FuzzAddRemove(f *testing.F) {
 		{`{"metadata":{}}`, "metadata.ownerReferences"},
 		{`{"status":{}}`, "status.refs"},
 		{`{"spec":{"refs":[{"apiVersion":"","kind":"","name":""}]}}`, "spec.refs"},
+		{`{"spec":{"refs":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","namespace":"other"},{"apiVersion":"apps/v1","kind":"Deployment","name":"db","namespace":7}]}}`, "spec.refs"},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s.doc), s.path, "apps/v1", "Deployment", "web", "")
