@@ -1,0 +1,133 @@
+package directstatus_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/directstatus"
+	"github.com/ctrlkit/ctrlkit/internal/testenv"
+)
+
+// TestSchemasSettle takes objects of CRDs shaped as Config Connector's and
+// their variants through an update that a Config Connector controller had
+// reported first (its own Ready condition, status.externalRef and
+// status.observedState), and checks that a settled object takes no write from
+// any Writer, and that the status fields the Writer does not own are kept.
+func TestSchemasSettle(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	clk := clocktesting.NewFakePassiveClock(t0)
+
+	tests := []struct {
+		kind string
+		// the status fields the schema keeps besides conditions and observedGeneration
+		keep []string
+	}{
+		{kind: "KCCWidget", keep: []string{"externalRef"}},
+		{kind: "NoGenWidget", keep: []string{"externalRef", "observedState"}},
+		{kind: "OpaqueWidget", keep: []string{"externalRef", "observedState"}},
+		{kind: "TerseWidget"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			gvk := kccGV.WithKind(tt.kind)
+			obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"size": "small"}}}
+			obj.SetGroupVersionKind(gvk)
+			obj.SetNamespace("default")
+			obj.SetName("shape-" + map[string]string{"KCCWidget": "kcc", "NoGenWidget": "nogen", "OpaqueWidget": "opaque", "TerseWidget": "terse"}[tt.kind])
+			require.NoError(t, env.Client.Create(ctx, obj))
+			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
+
+			// Config Connector's controller reported the object first.
+			obj.Object["status"] = map[string]any{
+				"observedGeneration": obj.GetGeneration(),
+				"externalRef":        "projects/p/datasets/d",
+				"observedState":      map[string]any{"etag": "e1"},
+				"conditions": []any{map[string]any{
+					"type": "Ready", "status": "True", "reason": "UpToDate",
+					"message": "The resource is up to date", "lastTransitionTime": "2024-01-02T03:04:05Z",
+				}},
+			}
+			require.NoError(t, env.Client.Status().Update(ctx, obj))
+			get := func() *unstructured.Unstructured {
+				u := &unstructured.Unstructured{}
+				u.SetGroupVersionKind(gvk)
+				require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), u))
+				return u
+			}
+			c := newCountingClient(t, env)
+
+			op, err := directstatus.NewWriter(c, directstatus.WithClock(clk)).StartUpdate(ctx, get(), "spec.size")
+			require.NoError(t, err)
+			require.NoError(t, op.Succeeded(ctx))
+			if got := c.writes.Load(); got != 2 {
+				t.Errorf("status writes for an update: got %d, want 2 (Updating and UpToDate)", got)
+			}
+			w := directstatus.NewWriter(c, directstatus.WithClock(clk))
+			for i, wr := range []*directstatus.Writer{w, w, directstatus.NewWriter(c, directstatus.WithClock(clk))} {
+				written, err := wr.SetReady(ctx, get(), directstatus.UpToDate())
+				require.NoError(t, err)
+				if written {
+					t.Errorf("SetReady(UpToDate) reconcile %d of a settled object: got written, want no write", i)
+				}
+			}
+			if got := c.writes.Load(); got != 2 {
+				t.Errorf("status writes after settled reconciles: got %d, want 2", got)
+			}
+			st := get().Object["status"].(map[string]any)
+			for _, k := range tt.keep {
+				if _, ok := st[k]; !ok {
+					t.Errorf("status.%s: got none, want it kept", k)
+				}
+			}
+		})
+	}
+}
+
+// TestUnreadableConditionTime gives an object of a Config Connector-shaped
+// CRD, whose schema takes any string as a condition's lastTransitionTime, a
+// time that is not RFC 3339: the Writer writes nothing, and its error names
+// the object, the field and the value.
+func TestUnreadableConditionTime(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"size": "small"}}}
+	obj.SetGroupVersionKind(kccGV.WithKind("KCCWidget"))
+	obj.SetNamespace("default")
+	obj.SetName("odd-time")
+	require.NoError(t, env.Client.Create(ctx, obj))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
+	obj.Object["status"] = map[string]any{"conditions": []any{map[string]any{
+		"type": "Ready", "status": "False", "reason": "DependencyNotReady", "message": "waiting", "lastTransitionTime": "2018-11-08",
+	}}}
+	require.NoError(t, env.Client.Status().Update(ctx, obj))
+	before := obj.GetResourceVersion()
+	c := newCountingClient(t, env)
+
+	_, err := directstatus.NewWriter(c).SetReady(ctx, obj, directstatus.UpToDate())
+	if !errors.Is(err, conditions.ErrMalformed) {
+		t.Fatalf("SetReady on a condition with lastTransitionTime \"2018-11-08\": got error %v, want one wrapping conditions.ErrMalformed", err)
+	}
+	for _, want := range []string{"KCCWidget default/odd-time", "status.conditions[0].lastTransitionTime", `"2018-11-08"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+	if got := c.writes.Load(); got != 0 {
+		t.Errorf("status writes: got %d, want 0", got)
+	}
+	if got := obj.GetResourceVersion(); got != before {
+		t.Errorf("resourceVersion: got %s, want %s (object unchanged)", got, before)
+	}
+}
