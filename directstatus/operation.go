@@ -61,7 +61,7 @@ func (w *Writer) StartCreate(ctx context.Context, obj client.Object) (*Operation
 // SetOperationID records the external system's long-running operation in
 // the Ready condition (see OperationID), once the external call has returned
 // it, so that a controller that restarts can find the operation again.
-// Failed keeps it in the failure's reason too.
+// Failed keeps it at the end of the failure's message too.
 func (op *Operation) SetOperationID(ctx context.Context, id string) error {
 	op.id = OperationID(id)
 	_, err := op.w.SetReady(ctx, op.obj, op.running())
