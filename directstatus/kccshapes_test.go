@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -129,5 +131,97 @@ func TestUnreadableConditionTime(t *testing.T) {
 	}
 	if got := obj.GetResourceVersion(); got != before {
 		t.Errorf("resourceVersion: got %s, want %s (object unchanged)", got, before)
+	}
+}
+
+// warningRecorder keeps the API server's warnings to a client.
+type warningRecorder struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (r *warningRecorder) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, text)
+}
+
+func (r *warningRecorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	got := r.got
+	r.got = nil
+	return got
+}
+
+// TestPrunedFieldsNotResent checks that once a write has shown which fields
+// the schema prunes, the Writer stops sending them: the API server answers
+// each with an "unknown field" warning, which controller-runtime's client
+// logs on every write. The writes of a second update draw no warning.
+func TestPrunedFieldsNotResent(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := rest.CopyConfig(env.Config)
+	warnings := &warningRecorder{}
+	cfg.WarningHandlerWithContext = warnings
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
+	require.NoError(t, err)
+
+	tests := []struct {
+		name, kind string
+		typed      bool
+	}{
+		{name: "KCCWidget", kind: "KCCWidget"},
+		{name: "KCCWidgetTyped", kind: "KCCWidget", typed: true},
+		{name: "NoGenWidget", kind: "NoGenWidget"},
+		{name: "TerseWidget", kind: "TerseWidget"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gvk := kccGV.WithKind(tt.kind)
+			obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"size": "small"}}}
+			obj.SetGroupVersionKind(gvk)
+			obj.SetNamespace("default")
+			obj.SetName("resent-" + strings.ToLower(tt.name))
+			require.NoError(t, env.Client.Create(ctx, obj))
+			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
+			get := func() client.Object {
+				if tt.typed {
+					w := &KCCWidget{}
+					require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(obj), w))
+					return w
+				}
+				u := &unstructured.Unstructured{}
+				u.SetGroupVersionKind(gvk)
+				require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(obj), u))
+				return u
+			}
+			w := directstatus.NewWriter(c)
+			update := func(size string) {
+				t.Helper()
+				fresh := get()
+				if u, ok := fresh.(*unstructured.Unstructured); ok {
+					require.NoError(t, unstructured.SetNestedField(u.Object, size, "spec", "size"))
+				} else {
+					fresh.(*KCCWidget).Spec.Size = size
+				}
+				require.NoError(t, c.Update(ctx, fresh))
+				op, err := w.StartUpdate(ctx, fresh, "spec.size")
+				require.NoError(t, err)
+				require.NoError(t, op.Succeeded(ctx))
+			}
+			update("medium") // the Writer learns the schema
+			warnings.take()
+			update("large")
+			if got := warnings.take(); len(got) != 0 {
+				t.Errorf("API server warnings on the writes of a second update: got %q, want none", got)
+			}
+			written, err := w.SetReady(ctx, get(), directstatus.UpToDate())
+			require.NoError(t, err)
+			if written {
+				t.Errorf("SetReady(UpToDate) of a settled object: got written, want no write")
+			}
+		})
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,10 +59,13 @@ var ErrGenerationChanged = errors.New("the object's generation changed")
 // conditions have no observedGeneration) makes the API server prune it. The
 // Writer does not count such a field as a change: it learns from the
 // response to each write whether the kind of object keeps the condition's
-// observedGeneration, reason and message, and status.observedGeneration;
-// before its first write it takes a field missing from a condition that
-// otherwise matches as not kept. A settled object therefore takes no write
-// on any schema, from a Writer just started too.
+// observedGeneration, reason, message and lastTransitionTime, and
+// status.observedGeneration; before its first write it takes a field
+// missing from a condition that otherwise matches as not kept. A settled
+// object therefore takes no write on any schema, from a Writer just started
+// too. Once a write has shown a field pruned, the Writer no longer sends it,
+// so later writes draw no "unknown field" warning from the API server; the
+// first write of each kind still sends every field.
 type Writer struct {
 	client  client.Client
 	reader  client.Reader
@@ -155,7 +160,7 @@ func (w *Writer) setReady(ctx context.Context, obj client.Object, c metav1.Condi
 			}
 		}
 		first = false
-		changed, err := w.record(obj, c, p)
+		changed, sent, err := w.record(obj, c, p)
 		if err != nil || !changed {
 			return err
 		}
@@ -163,7 +168,7 @@ func (w *Writer) setReady(ctx context.Context, obj client.Object, c metav1.Condi
 			return err
 		}
 		written = true
-		w.learn(obj, c)
+		w.learn(obj, sent)
 		return nil
 	})
 	if err != nil {
@@ -196,32 +201,39 @@ func (w *Writer) reread(ctx context.Context, obj client.Object) error {
 }
 
 // record sets c, stamped with obj's generation, and status.observedGeneration
-// on obj, and reports whether obj changed.
-func (w *Writer) record(obj client.Object, c metav1.Condition, p conditions.Progress) (bool, error) {
+// on obj, and reports whether obj changed and, if it did, which of the
+// fields the Writer learns about the write sends.
+func (w *Writer) record(obj client.Object, c metav1.Condition, p conditions.Progress) (bool, sentFields, error) {
 	gen := obj.GetGeneration()
 	c.ObservedGeneration = gen
 	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return w.recordUnstructured(u, c, gen, w.schemaOf(obj), p)
+		changed, err := w.recordUnstructured(u, c, gen, w.schemaOf(obj), p)
+		if err != nil || !changed {
+			return false, sentFields{}, err
+		}
+		return true, sentIn(u), nil
 	}
 
 	if err := checkStatus(obj); err != nil {
-		return false, err
+		return false, sentFields{}, err
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return false, fmt.Errorf("cannot convert %s to unstructured content: %w", describe(obj), err)
+		return false, sentFields{}, fmt.Errorf("cannot convert %s to unstructured content: %w", describe(obj), err)
 	}
 	u := &unstructured.Unstructured{Object: content}
 	changed, err := w.recordUnstructured(u, c, gen, w.schemaOf(obj), p)
 	if err != nil || !changed {
-		return false, err
+		return false, sentFields{}, err
 	}
 	fresh := reflect.New(reflect.TypeOf(obj).Elem())
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, fresh.Interface()); err != nil {
-		return false, fmt.Errorf("cannot convert unstructured content back to %s: %w", describe(obj), err)
+		return false, sentFields{}, fmt.Errorf("cannot convert unstructured content back to %s: %w", describe(obj), err)
 	}
 	reflect.ValueOf(obj).Elem().Set(fresh.Elem())
-	return true, nil
+	// A field the struct lacks is not sent, and the response, converted
+	// from the struct, lacks it too: the Writer takes it as pruned, as it is.
+	return true, sentIn(u), nil
 }
 
 // recordUnstructured records c and gen on u. A field the object's schema
@@ -253,8 +265,8 @@ func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condi
 			return false, nil
 		}
 	}
-	// A write stamps both observedGenerations, kept or not, so that its
-	// response tells which the schema keeps.
+	// A write stamps both observedGenerations unless the schema is known to
+	// prune them, so that its response tells which the schema keeps.
 	changed, err := w.setter.SetUnstructured(u, c)
 	if err != nil {
 		return false, err
@@ -264,14 +276,15 @@ func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condi
 		return false, err
 	}
 	changed = changed || progressed
-	if rootSame {
-		return changed, nil
+	if !rootSame && sch.rootGen != pruned {
+		// SetUnstructured made sure that status is an object.
+		if err := unstructured.SetNestedField(u.Object, gen, "status", "observedGeneration"); err != nil {
+			return false, fmt.Errorf("cannot set status.observedGeneration of %s: %w", describe(u), err)
+		}
+		changed = true
 	}
-	// SetUnstructured made sure that status is an object.
-	if err := unstructured.SetNestedField(u.Object, gen, "status", "observedGeneration"); err != nil {
-		return false, fmt.Errorf("cannot set status.observedGeneration of %s: %w", describe(u), err)
-	}
-	return true, nil
+	sch.omitPruned(u)
+	return changed, nil
 }
 
 var statusChecks sync.Map // reflect.Type -> error
@@ -361,6 +374,86 @@ type schema struct {
 	rootGen keeps // status.observedGeneration
 	reason  keeps // a condition's reason
 	message keeps // a condition's message
+	ltt     keeps // a condition's lastTransitionTime
+}
+
+// omitPruned removes from what the Writer is about to send the fields its
+// schema is known to prune: status.observedGeneration, and the fields of the
+// conditions the Writer writes (Ready, Reconciling, Stalled). The API server
+// would drop them anyway, but it answers each one with an "unknown field"
+// warning, which controller-runtime's client logs on every write, and
+// refuses the write under strict field validation. Maps and lists are copied,
+// not changed, where a field is removed from them.
+func (sch schema) omitPruned(u *unstructured.Unstructured) {
+	status, ok := u.Object["status"].(map[string]any)
+	if !ok {
+		return
+	}
+	if sch.rootGen == pruned {
+		if _, found := status["observedGeneration"]; found {
+			status = maps.Clone(status)
+			delete(status, "observedGeneration")
+			u.Object["status"] = status
+		}
+	}
+	var drop []string
+	for _, f := range []struct {
+		k   keeps
+		key string
+	}{{sch.condGen, "observedGeneration"}, {sch.reason, "reason"}, {sch.message, "message"}, {sch.ltt, "lastTransitionTime"}} {
+		if f.k == pruned {
+			drop = append(drop, f.key)
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	list, _ := status["conditions"].([]any)
+	var out []any
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok || !writtenType(m["type"]) || !slices.ContainsFunc(drop, func(k string) bool { _, ok := m[k]; return ok }) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(list)
+		}
+		m = maps.Clone(m)
+		for _, k := range drop {
+			delete(m, k)
+		}
+		out[i] = m
+	}
+	if out != nil {
+		status = maps.Clone(status)
+		status["conditions"] = out
+		u.Object["status"] = status
+	}
+}
+
+// writtenType reports whether t is the type of a condition the Writer writes.
+func writtenType(t any) bool {
+	return t == conditions.TypeReady || t == conditions.TypeReconciling || t == conditions.TypeStalled
+}
+
+// sentFields says which of the fields that the Writer learns about a write
+// sent in the Ready condition and the status.
+type sentFields struct {
+	condGen, rootGen, reason, message, ltt bool
+}
+
+// sentIn returns the fields u, about to be written, holds: an
+// observedGeneration that is 0 or a message that is empty tells nothing (a
+// typed object may omit it).
+func sentIn(u *unstructured.Unstructured) sentFields {
+	msg, _ := conditionField(u, conditions.TypeReady, "message")
+	return sentFields{
+		condGen: hasGeneration(u, conditions.TypeReady),
+		rootGen: hasRootGeneration(u),
+		reason:  hasKey(u, conditions.TypeReady, "reason"),
+		message: msg != nil && msg != "",
+		ltt:     hasKey(u, conditions.TypeReady, "lastTransitionTime"),
+	}
 }
 
 // sameText reports whether x, a condition of u, shows reason and message,
@@ -396,14 +489,12 @@ func (w *Writer) schemaOf(obj client.Object) schema {
 }
 
 // learn records, from obj as the API server returned it after a write that
-// set both observedGenerations and c, whether its kind keeps them and c's
-// reason and message (an empty message tells nothing: a typed condition may
-// omit it). Every write tells again, so a CRD that changes its schema is
-// followed.
-func (w *Writer) learn(obj client.Object, c metav1.Condition) {
-	if obj.GetGeneration() == 0 {
-		return // nothing was stamped that could tell
-	}
+// sent the fields sent says, whether its kind keeps each of them. A field
+// the write did not send (one known to be pruned, which is no longer sent)
+// tells nothing, so a field once found pruned stays so for the Writer's
+// life: a CRD that loses a field is followed at once, one that gains it
+// when the controller starts again with a new Writer.
+func (w *Writer) learn(obj client.Object, sent sentFields) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
@@ -413,22 +504,20 @@ func (w *Writer) learn(obj client.Object, c metav1.Condition) {
 		u = &unstructured.Unstructured{Object: content}
 	}
 	sch := w.schemaOf(obj)
-	sch.condGen, sch.rootGen, sch.reason = pruned, pruned, pruned
-	if hasGeneration(u, conditions.TypeReady) {
-		sch.condGen = kept
-	}
-	if hasKey(u, conditions.TypeReady, "reason") {
-		sch.reason = kept
-	}
-	if c.Message != "" {
-		sch.message = pruned
-		if hasKey(u, conditions.TypeReady, "message") {
-			sch.message = kept
+	observe := func(k *keeps, sent, found bool) {
+		switch {
+		case !sent:
+		case found:
+			*k = kept
+		default:
+			*k = pruned
 		}
 	}
-	if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "observedGeneration"); found {
-		sch.rootGen = kept
-	}
+	observe(&sch.condGen, sent.condGen, hasGeneration(u, conditions.TypeReady))
+	observe(&sch.rootGen, sent.rootGen, hasRootGeneration(u))
+	observe(&sch.reason, sent.reason, hasKey(u, conditions.TypeReady, "reason"))
+	observe(&sch.message, sent.message, hasKey(u, conditions.TypeReady, "message"))
+	observe(&sch.ltt, sent.ltt, hasKey(u, conditions.TypeReady, "lastTransitionTime"))
 	w.schemas.Store(keyOf(obj), sch)
 }
 
@@ -436,6 +525,14 @@ func (w *Writer) learn(obj client.Object, c metav1.Condition) {
 // observedGeneration other than 0 (which typed objects omit).
 func hasGeneration(u *unstructured.Unstructured, t string) bool {
 	v, _ := conditionField(u, t, "observedGeneration")
+	i, ok := jsonvalue.WholeInt64(v)
+	return ok && i != 0
+}
+
+// hasRootGeneration reports whether u's status.observedGeneration holds a
+// generation other than 0 (which typed objects may omit).
+func hasRootGeneration(u *unstructured.Unstructured) bool {
+	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "observedGeneration")
 	i, ok := jsonvalue.WholeInt64(v)
 	return ok && i != 0
 }
