@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -223,5 +226,68 @@ func TestPrunedFieldsNotResent(t *testing.T) {
 				t.Errorf("SetReady(UpToDate) of a settled object: got written, want no write")
 			}
 		})
+	}
+}
+
+// TestKCCConditionTransitions follows Config Connector's SetStatusCondition
+// rules on a typed object with KCC's condition struct: there is one Ready
+// condition whatever is written, its reason and message always follow the
+// last write, its lastTransitionTime moves only when its status does, and a
+// condition of another type (written by someone else) is kept.
+func TestKCCConditionTransitions(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	obj := newKCCWidget(t, env, "kcc-transitions")
+	obj.Status.Conditions = []kccCondition{{Type: "Foo", Status: corev1.ConditionTrue, Reason: "Bar", LastTransitionTime: "2020-01-01T00:00:00Z"}}
+	require.NoError(t, env.Client.Status().Update(ctx, obj))
+	clk := clocktesting.NewFakePassiveClock(t0)
+	w := directstatus.NewWriter(env.Client, directstatus.WithClock(clk))
+	foo := kccCondition{Type: "Foo", Status: corev1.ConditionTrue, Reason: "Bar", LastTransitionTime: "2020-01-01T00:00:00Z"}
+	errQuota := errors.New("quota exceeded")
+
+	steps := []struct {
+		name    string
+		set     metav1.Condition
+		wantLTT time.Time
+	}{
+		{name: "Updating", set: directstatus.Updating("spec.size"), wantLTT: t0},
+		{name: "UpdateFailure keeps False", set: directstatus.UpdateFailure("spec.size", errQuota), wantLTT: t0},
+		{name: "Updating again keeps False", set: directstatus.Updating("spec.size"), wantLTT: t0},
+		{name: "UpToDate turns True", set: directstatus.UpToDate(), wantLTT: t0.Add(3 * time.Minute)},
+		{name: "UpToDate again", set: directstatus.UpToDate(), wantLTT: t0.Add(3 * time.Minute)},
+		{name: "Updating turns False", set: directstatus.Updating(""), wantLTT: t0.Add(5 * time.Minute)},
+	}
+	for i, step := range steps {
+		clk.SetTime(t0.Add(time.Duration(i) * time.Minute))
+		got := &KCCWidget{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
+		_, err := w.SetReady(ctx, got, step.set)
+		require.NoError(t, err, step.name)
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
+		var ready []kccCondition
+		others := []kccCondition{}
+		for _, c := range got.Status.Conditions {
+			switch c.Type {
+			case "Ready":
+				ready = append(ready, c)
+			case "Reconciling", "Stalled":
+			default:
+				others = append(others, c)
+			}
+		}
+		want := []kccCondition{{
+			Type: "Ready", Status: corev1.ConditionStatus(step.set.Status), Reason: step.set.Reason,
+			Message: step.set.Message, LastTransitionTime: step.wantLTT.Format(time.RFC3339),
+		}}
+		if diff := cmp.Diff(want, ready); diff != "" {
+			t.Errorf("%s: Ready conditions: -want, +got:\n%s", step.name, diff)
+		}
+		if diff := cmp.Diff([]kccCondition{foo}, others); diff != "" {
+			t.Errorf("%s: other conditions: -want, +got:\n%s", step.name, diff)
+		}
+		if got.Status.ObservedGeneration == nil || *got.Status.ObservedGeneration != got.Generation {
+			t.Errorf("%s: status.observedGeneration: got %v, want %d", step.name, got.Status.ObservedGeneration, got.Generation)
+		}
 	}
 }
