@@ -38,6 +38,24 @@ func fieldsByNumber(md protoreflect.MessageDescriptor) []protoreflect.FieldDescr
 	return v.([]protoreflect.FieldDescriptor)
 }
 
+// singleValue reports whether messages of the type name are one value each,
+// as in their JSON form: Timestamp, Duration, the wrappers, Any, FieldMask,
+// Empty. Other messages of package google.protobuf (descriptor.proto's,
+// type.proto's, api.proto's) are messages like any other, compared field by
+// field.
+func singleValue(name protoreflect.FullName) bool {
+	switch name {
+	case "google.protobuf.Timestamp", "google.protobuf.Duration",
+		"google.protobuf.Any", "google.protobuf.FieldMask", "google.protobuf.Empty",
+		"google.protobuf.DoubleValue", "google.protobuf.FloatValue",
+		"google.protobuf.Int64Value", "google.protobuf.UInt64Value",
+		"google.protobuf.Int32Value", "google.protobuf.UInt32Value",
+		"google.protobuf.BoolValue", "google.protobuf.StringValue", "google.protobuf.BytesValue":
+		return true
+	}
+	return false
+}
+
 // messageField compares two messages that a field holds (or the top-level
 // messages). An invalid message (a nil pointer) is one that is not set.
 func (d *differ) messageField(a, b protoreflect.Message) {
@@ -76,9 +94,7 @@ func (d *differ) message(a, b protoreflect.Message) {
 		d.pbListValue(a, b)
 		return
 	}
-	if md.FullName().Parent() == "google.protobuf" {
-		// Timestamp, Duration, the wrappers, Any, FieldMask, Empty: one
-		// value each, as in their JSON form.
+	if singleValue(md.FullName()) {
 		if !proto.Equal(a.Interface(), b.Interface()) {
 			d.report()
 		}

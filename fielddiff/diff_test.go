@@ -13,7 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -688,6 +691,29 @@ func TestDiffProto(t *testing.T) {
 			reason:  "Output-only fields are ignored by path.",
 			desired: with(func(c *testpb.Cluster) { c.CreateTime = nil; c.NodePools[0].Labels = map[string]string{"x": "y"} }), actual: base(),
 			opts: []fielddiff.Option{jsonNames, fielddiff.Prefix("spec"), fielddiff.IgnorePaths("spec.createTime", "spec.nodePools[*].labels")},
+		},
+		"DescriptorMessages": {
+			reason:  "descriptor.proto's messages are in package google.protobuf but are not well-known values: they are compared field by field.",
+			desired: &descriptorpb.FieldDescriptorProto{Name: proto.String("field1"), Options: &descriptorpb.FieldOptions{Deprecated: proto.Bool(false)}},
+			actual:  &descriptorpb.FieldDescriptorProto{Name: proto.String("field2"), Options: &descriptorpb.FieldOptions{Deprecated: proto.Bool(true)}},
+			want:    []string{"name", "options.deprecated"},
+		},
+		"DescriptorList": {
+			reason:  "A list of descriptor messages is compared element by element.",
+			desired: &descriptorpb.DescriptorProto{Field: []*descriptorpb.FieldDescriptorProto{{Name: proto.String("a"), Number: proto.Int32(1)}}},
+			actual:  &descriptorpb.DescriptorProto{Field: []*descriptorpb.FieldDescriptorProto{{Name: proto.String("a"), Number: proto.Int32(2)}}},
+			opts:    []fielddiff.Option{jsonNames},
+			want:    []string{"field[0].number"},
+		},
+		"FieldMask": {
+			reason:  "A FieldMask is one value, as in its JSON.",
+			desired: &fieldmaskpb.FieldMask{Paths: []string{"a", "b"}}, actual: &fieldmaskpb.FieldMask{Paths: []string{"a", "c"}}, opts: []fielddiff.Option{fielddiff.Prefix("spec.mask")},
+			want: []string{"spec.mask"},
+		},
+		"Any": {
+			reason:  "An Any is one value.",
+			desired: &anypb.Any{TypeUrl: "t", Value: []byte{1}}, actual: &anypb.Any{TypeUrl: "t", Value: []byte{2}}, opts: []fielddiff.Option{fielddiff.Prefix("spec.extra")},
+			want: []string{"spec.extra"},
 		},
 		"NilMessages": {
 			reason:  "Two nil messages are equal.",
