@@ -22,6 +22,17 @@ func invalid(path string, format string, args ...any) *compileError {
 
 var variableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// The limits of one external value, as the CRD schema (ExternalValuesSchema)
+// has them. The resolver checks them itself, since a referencer's schema may
+// not (a CRD written by hand, or x-kubernetes-preserve-unknown-fields): a
+// target path of a megabyte makes half a million nested objects, and
+// thousands of variables take a check of each name against the others.
+const (
+	maxSources    = 32   // items of combine and variables
+	maxTransforms = 16   // items of transforms
+	maxPathLength = 1024 // of fieldPath and toFieldPath
+)
+
 // compile decodes and checks external value i. Paths for errors are built
 // only when there is an error.
 func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
@@ -116,6 +127,8 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 	switch {
 	case ev.ToFieldPath != "" && ev.MakeAvailableAs != "":
 		return nil, invalid(at(""), "toFieldPath and makeAvailableAs are exclusive")
+	case len(ev.ToFieldPath) > maxPathLength:
+		return nil, invalid(at(".toFieldPath"), "longer than %d bytes", maxPathLength)
 	case ev.ToFieldPath != "":
 		v := r.checkTarget(ev.ToFieldPath)
 		if v.err != nil {
@@ -171,6 +184,8 @@ func checkRef(ref v1alpha1.ObjectFieldRef) (*fieldpath.Path, *compileError) {
 		return nil, invalid(".name", "name is required")
 	case ref.FieldPath == "":
 		return nil, invalid(".fieldPath", "fieldPath is required")
+	case len(ref.FieldPath) > maxPathLength:
+		return nil, invalid(".fieldPath", "longer than %d bytes", maxPathLength)
 	}
 	switch ref.SecretData {
 	case "", v1alpha1.SecretDataDecoded, v1alpha1.SecretDataBase64:

@@ -152,9 +152,9 @@ func decodeExternalValue(base string, i int, v any) (v1alpha1.ExternalValue, *co
 		ev.FromObject = &ref
 		d.pop()
 	}
-	ev.Combine = decodeList(d, m, "combine", d.ref)
+	ev.Combine = decodeList(d, m, "combine", maxSources, d.ref)
 	ev.Fmt = d.str(m, "fmt")
-	ev.Variables = decodeList(d, m, "variables", d.variable)
+	ev.Variables = decodeList(d, m, "variables", maxSources, d.variable)
 	ev.Template = d.str(m, "template")
 	ev.ToFieldPath = d.str(m, "toFieldPath")
 	ev.MakeAvailableAs = d.str(m, "makeAvailableAs")
@@ -168,18 +168,23 @@ func decodeExternalValue(base string, i int, v any) (v1alpha1.ExternalValue, *co
 		}
 		d.pop()
 	}
-	ev.Transforms = decodeList(d, m, "transforms", d.transform)
+	ev.Transforms = decodeList(d, m, "transforms", maxTransforms, d.transform)
 	return ev, d.err
 }
 
-// decodeList decodes field f of m, a list, with elem for each item; absent
-// or null is nil.
-func decodeList[T any](d *decoder, m map[string]any, f string, elem func(any) T) []T {
+// decodeList decodes field f of m, a list of at most maxItems items, with
+// elem for each item; absent or null is nil.
+func decodeList[T any](d *decoder, m map[string]any, f string, maxItems int, elem func(any) T) []T {
 	l, ok := d.list(m, f)
 	if !ok {
 		return nil
 	}
 	d.field(f)
+	if len(l) > maxItems {
+		d.fail("%d items, more than %d", len(l), maxItems)
+		d.pop()
+		return nil
+	}
 	out := make([]T, len(l))
 	for i, e := range l {
 		d.index(i)

@@ -3,6 +3,8 @@ package extref
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,9 +110,9 @@ func TestResolveReadTimeout(t *testing.T) {
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: a, fieldPath: data.x}
   toFieldPath: spec.forProvider.a
-- fromObject: {version: v1, resource: configmaps, name: b, fieldPath: data.x}
+- fromObject: {version: v1, resource: secrets, name: b, fieldPath: data.x}
   toFieldPath: spec.forProvider.b`)
-	_, err := NewResolver(reader, testMapper(), SourcePolicy{}, ReadTimeout(timeout)).Resolve(context.Background(), w)
+	_, err := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}, ReadTimeout(timeout)).Resolve(context.Background(), w)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Resolve with blocking reads: got error %v, want context.DeadlineExceeded", err)
 	}
@@ -121,5 +123,40 @@ externalValues:
 		if d < timeout/2 || d > 10*timeout {
 			t.Errorf("read %d waited %v: want between %v and %v", i, d, timeout/2, 10*timeout)
 		}
+	}
+}
+
+// A kind whose reads run out of time (its informer cannot sync, as when the
+// controller may not list it) holds a worker for one read timeout per
+// Resolve, not one per object a referencer names: the other reads of the
+// kind fail at once, with an error that says why.
+func TestResolveReadTimeoutPerKind(t *testing.T) {
+	const timeout = 50 * time.Millisecond
+	reader := &blockingReader{}
+	var b strings.Builder
+	b.WriteString("externalValues:\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "- {fromObject: {version: v1, resource: configmaps, name: c%d, fieldPath: data.x}, toFieldPath: spec.c%d}\n", i, i)
+	}
+	w := widget(t, "team-a", "w", b.String())
+	start := time.Now()
+	out, err := NewResolver(reader, testMapper(), SourcePolicy{}, ReadTimeout(timeout)).Resolve(context.Background(), w)
+	took := time.Since(start)
+	require.Error(t, err)
+	if got := len(reader.waited); got != 1 {
+		t.Errorf("reads waited on: got %d, want 1", got)
+	}
+	if took > 10*timeout {
+		t.Errorf("Resolve of 40 sources of a kind that never syncs took %v: want about one read timeout (%v)", took, timeout)
+	}
+	require.Len(t, out.Failed, 40)
+	for _, f := range out.Failed {
+		if !errors.Is(f, context.DeadlineExceeded) || !transientErr(f) {
+			t.Errorf("failure %s: want a transient error wrapping context.DeadlineExceeded", f)
+		}
+	}
+	want := "cannot resolve spec.externalValues[1].fromObject (configmaps team-a/c1, data.x): cannot read the source: context deadline exceeded: an earlier read of ConfigMap ran out of time (its cache has not synced)"
+	if diff := cmp.Diff(want, out.Failed[1].Error()); diff != "" {
+		t.Errorf("second failure: -want, +got:\n%s", diff)
 	}
 }

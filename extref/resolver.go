@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +42,12 @@ const DefaultReadTimeout = 10 * time.Second
 // object, so that a referencer cannot make a Resolve copy a large source
 // (or pad arrays) over and over.
 const maxResolvedSize = 4 << 20
+
+// maxExternalValues bounds the external values of one referencer, so that
+// what one Resolve reads, checks, reviews and reports stays bounded whatever
+// the referencer's schema allows: every external value, even a malformed
+// one, costs its own error and message.
+const maxExternalValues = 256
 
 // maxExpressionLength bounds a format, fmt or template, as the CRD schema
 // does.
@@ -210,7 +217,7 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 	if update != nil {
 		r.entries.put(key, update)
 	}
-	r.track(ref, rs.watched)
+	r.track(ref, rs.watched.keys)
 	switch len(out.Failed) {
 	case 0:
 	case 1:
@@ -281,13 +288,37 @@ func (r *Resolver) list(content map[string]any) ([]any, error) {
 	if !ok {
 		return nil, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: want a list, got %s", ErrInvalid, jsonvalue.Describe(raw))}
 	}
+	if len(list) > maxExternalValues {
+		return nil, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: %d external values, more than %d", ErrInvalid, len(list), maxExternalValues)}
+	}
 	return list, nil
 }
 
 // failures are the required external values that failed, reported together.
 type failures []*ReferenceError
 
-func (f failures) Error() string { return joinMessages(f) }
+// Error names the failures in turn until the message passes
+// maxFailuresMessage, then counts the rest: a condition holds 32 KiB, and a
+// referencer's every external value may fail.
+func (f failures) Error() string {
+	var b strings.Builder
+	for i, e := range f {
+		if b.Len() > maxFailuresMessage {
+			fmt.Fprintf(&b, "; and %d more", len(f)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// maxFailuresMessage is the length past which failures' message counts the
+// failures left rather than naming them: short enough for the count to fit
+// in a condition's message.
+const maxFailuresMessage = 16 << 10
 
 // joinMessages is the messages of errs, separated by "; ".
 func joinMessages[E error](errs []E) string {
@@ -340,21 +371,55 @@ type resolution struct {
 	ref        types.NamespacedName // the referencer
 	namespace  string               // the referencer's
 	state      state
-	mappings   []resourceMapping // few, so slices beat maps
-	objects    []objectRead
-	watched    []watchKey
-	resolved   int     // bytes written or handed over so far, counted by fits
-	writes     []write // for typeError
+	mappings   index[schema.GroupVersionResource, mapping]
+	objects    index[objectKey, readResult]
+	watched    index[watchKey, struct{}]
+	timedOut   []schema.GroupVersionKind // kinds a read of which ran out of time
+	resolved   int                       // bytes written or handed over so far, counted by fits
+	writes     []write                   // for typeError
 }
 
-type resourceMapping struct {
-	gvr schema.GroupVersionResource
-	mapping
+// An index holds values by key, in the order they were added: in a slice
+// searched from start to end while it is short (a settled Resolve has a
+// few, for which a slice beats a map), and in a map as well once it holds
+// more than linearSearch, so that a referencer of thousands of sources
+// costs no quadratic search.
+type index[K comparable, V any] struct {
+	keys   []K
+	values []V
+	m      map[K]int
 }
 
-type objectRead struct {
-	key objectKey
-	readResult
+const linearSearch = 16
+
+func (x *index[K, V]) get(k K) (V, bool) {
+	if x.m != nil {
+		if i, ok := x.m[k]; ok {
+			return x.values[i], true
+		}
+	} else {
+		for i, e := range x.keys {
+			if e == k {
+				return x.values[i], true
+			}
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// add adds k, which the index does not hold, with v.
+func (x *index[K, V]) add(k K, v V) {
+	x.keys, x.values = append(x.keys, k), append(x.values, v)
+	switch {
+	case x.m != nil:
+		x.m[k] = len(x.keys) - 1
+	case len(x.keys) > linearSearch:
+		x.m = make(map[K]int, 2*len(x.keys))
+		for i, e := range x.keys {
+			x.m[e] = i
+		}
+	}
 }
 
 type mapping struct {
@@ -741,20 +806,13 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef, path *fieldpath.Path) (v
 
 	key := objectKey{gvk: m.gvk, namespace: src.Namespace, name: src.Name}
 	rs.watch(watchKey{gk: m.gvk.GroupKind(), gvk: m.gvk, namespace: src.Namespace, name: src.Name})
-	var res readResult
-	found := false
-	for _, o := range rs.objects {
-		if o.key == key {
-			res, found = o.readResult, true
-			break
-		}
-	}
+	res, found := rs.objects.get(key)
 	if !found {
 		res = rs.get(key, m)
 		if meta.IsNoMatchError(res.err) {
 			rs.r.forget(gvr)
 		}
-		rs.objects = append(rs.objects, objectRead{key: key, readResult: res})
+		rs.objects.add(key, res)
 	}
 	if res.err != nil {
 		return fail(res.err)
@@ -816,9 +874,22 @@ func decodeSecretData(v any) (any, error) {
 // get reads one source object, of mapping m. A cache hands over its own
 // object rather than a copy: the resolution only reads it, and copies what
 // it writes to the referencer or hands over in Outcome.Values.
+//
+// A read that runs out of time is that of a kind whose informer has not
+// synced (the controller may not list it): every other read of that kind
+// would wait as long, so a referencer naming a hundred such objects would
+// hold a worker for a hundred read timeouts. Once one has run out of time,
+// the resolution's other reads of the kind fail at once.
 func (rs *resolution) get(key objectKey, m mapping) readResult {
+	if slices.Contains(rs.timedOut, key.gvk) {
+		return readResult{err: fmt.Errorf("cannot read the source: %w: an earlier read of %s ran out of time (its cache has not synced)", context.DeadlineExceeded, key.gvk.Kind)}
+	}
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": m.apiVersion, "kind": m.kind}}
-	err := rs.r.reader.Get(rs.readContext(), types.NamespacedName{Namespace: key.namespace, Name: key.name}, u, sharedRead...)
+	ctx := rs.readContext()
+	err := rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u, sharedRead...)
+	if err != nil && ctx.Err() != nil && rs.ctx.Err() == nil {
+		rs.timedOut = append(rs.timedOut, key.gvk)
+	}
 	switch {
 	case err == nil:
 	case apierrors.IsNotFound(err):
@@ -852,13 +923,11 @@ func (rs *resolution) readContext() context.Context {
 // mapping maps a resource to its kind and scope, refreshing a resettable
 // mapper once when it knows no such resource.
 func (rs *resolution) mapping(gvr schema.GroupVersionResource) mapping {
-	for _, m := range rs.mappings {
-		if m.gvr == gvr {
-			return m.mapping
-		}
+	if m, ok := rs.mappings.get(gvr); ok {
+		return m
 	}
 	m := rs.r.mapResource(gvr)
-	rs.mappings = append(rs.mappings, resourceMapping{gvr: gvr, mapping: m})
+	rs.mappings.add(gvr, m)
 	return m
 }
 
@@ -923,12 +992,10 @@ func (rs *resolution) watch(k watchKey) {
 	if rs.r.watcher == nil {
 		return
 	}
-	for _, w := range rs.watched {
-		if w == k {
-			return
-		}
+	if _, ok := rs.watched.get(k); ok {
+		return
 	}
-	rs.watched = append(rs.watched, k)
+	rs.watched.add(k, struct{}{})
 	// Before the read, not only at track: a source created between the
 	// two would otherwise find no referencer to wake.
 	rs.r.watcher.expect(rs.ref, k)
