@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // A referencer's schema may not bound its external values (a CRD written by
@@ -196,5 +198,63 @@ func TestResolveManySourcesLinear(t *testing.T) {
 	t.Logf("CPU time of a Resolve: %d sources %v, %d sources %v", maxExternalValues/4*maxSources, small, maxExternalValues*maxSources, large)
 	if small > 0 && large > 8*small {
 		t.Errorf("4 times the sources took %.1f times the CPU time, want less than 8", float64(large)/float64(small))
+	}
+}
+
+// An AccessReview creates at most reviewBurst reviews at once and
+// reviewRate a second after that, for all referencers together: a
+// referencer naming hundreds of sources cannot make one Resolve create
+// hundreds of SubjectAccessReviews (nor wait for them in the client's rate
+// limiter). The reads past the budget fail with a transient error, not a
+// denial, and are reviewed on a later Resolve.
+func TestResolveAccessReviewsBounded(t *testing.T) {
+	const n = 200
+	var b strings.Builder
+	b.WriteString("externalValues:\n")
+	objs := make([]*unstructured.Unstructured, 0, n)
+	for i := range n {
+		fmt.Fprintf(&b, "- {fromObject: {version: v1, resource: configmaps, name: c%d, fieldPath: data.x}, toFieldPath: spec.c%d}\n", i, i)
+		objs = append(objs, configMap("team-a", fmt.Sprintf("c%d", i), map[string]any{"x": "y"}))
+	}
+	w := &reviewWriter{allow: func(string, map[string]any) bool { return true }}
+	clk := clocktesting.NewFakePassiveClock(time.Unix(1_000_000, 0))
+	review := &AccessReview{Client: w, ServiceAccount: "reader", Clock: clk, TTL: time.Hour}
+	r := NewResolver(newReader(objs...), testMapper(), SourcePolicy{}, WithAccessReview(review))
+
+	ref := widget(t, "team-a", "w", b.String())
+	out, err := r.Resolve(context.Background(), ref)
+	if got := len(w.reviews); got != reviewBurst {
+		t.Errorf("reviews created by the first Resolve: got %d, want %d", got, reviewBurst)
+	}
+	require.Error(t, err)
+	if errors.Is(err, ErrDenied) || !errors.Is(err, errReviewsLimited) || !transient(out.Failed) {
+		t.Errorf("Resolve past the review budget: want a transient error wrapping errReviewsLimited and not ErrDenied, got %v", err)
+	}
+	if got := len(out.Failed); got != n-reviewBurst {
+		t.Errorf("failed external values: got %d, want %d", got, n-reviewBurst)
+	}
+	if out.Changed {
+		t.Error("Resolve past the review budget changed the referencer")
+	}
+
+	clk.SetTime(clk.Now().Add(time.Second))
+	_, _ = r.Resolve(context.Background(), ref)
+	if got, want := len(w.reviews), reviewBurst+reviewRate; got != want {
+		t.Errorf("reviews a second later: got %d, want %d (the decisions made are reused)", got, want)
+	}
+
+	// Later Resolves review the rest, reviewBurst at a time.
+	for range n / reviewBurst {
+		clk.SetTime(clk.Now().Add(reviewBurst / reviewRate * time.Second))
+		if out, err = r.Resolve(context.Background(), ref); err == nil {
+			break
+		}
+	}
+	require.NoError(t, err, "once every source has been reviewed")
+	if !out.Changed || out.Resolved != n {
+		t.Errorf("Resolve after the reviews: want %d values written, got changed=%t, resolved=%d", n, out.Changed, out.Resolved)
+	}
+	if got := len(w.reviews); got != n {
+		t.Errorf("reviews in all: got %d, want one per source, %d", got, n)
 	}
 }

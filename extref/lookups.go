@@ -38,21 +38,24 @@ type miss struct {
 	at      time.Time
 }
 
-// lookupBudget is a token bucket of mapper lookups.
-type lookupBudget struct {
+// tokenBucket is a token bucket: of mapper lookups (lookupRate and
+// lookupBurst), or of access reviews (reviewRate and reviewBurst).
+type tokenBucket struct {
+	rate, burst float64 // tokens a second, and the most it holds
+
 	mu     sync.Mutex
 	tokens float64
 	last   time.Time
 }
 
 // take takes a token at now if more than reserve tokens are left.
-func (b *lookupBudget) take(now time.Time, reserve float64) bool {
+func (b *tokenBucket) take(now time.Time, reserve float64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.last.IsZero() {
-		b.tokens = lookupBurst
+		b.tokens = b.burst
 	} else if d := now.Sub(b.last); d > 0 {
-		b.tokens = min(lookupBurst, b.tokens+d.Seconds()*lookupRate)
+		b.tokens = min(b.burst, b.tokens+d.Seconds()*b.rate)
 	}
 	if now.After(b.last) {
 		b.last = now

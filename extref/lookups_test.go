@@ -102,7 +102,7 @@ externalValues:
 }
 
 func TestLookupBudget(t *testing.T) {
-	var b lookupBudget
+	b := tokenBucket{rate: lookupRate, burst: lookupBurst}
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range lookupBurst {
 		if !b.take(now, 0) {

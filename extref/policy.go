@@ -2,6 +2,7 @@ package extref
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -216,7 +217,22 @@ type AccessReview struct {
 
 	mu        sync.Mutex
 	decisions map[reviewKey]decision
+	budget    tokenBucket // of reviews, under mu
 }
+
+// A referencer names as many sources as it likes, each of which may need a
+// review, so the reviews an AccessReview creates are limited, for all
+// referencers together, to reviewBurst at once and reviewRate a second
+// after that; a read past that fails with a transient error (the reconciler
+// retries with backoff), rather than wait in the client's rate limiter.
+const (
+	reviewRate  = 10
+	reviewBurst = 50
+)
+
+// errReviewsLimited is why a read was not reviewed: too many reviews came
+// at once. It is transient.
+var errReviewsLimited = errors.New("too many access reviews at once; retrying")
 
 type accessReviewOption struct{ a *AccessReview }
 
@@ -272,6 +288,15 @@ func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
 			return d.err(user)
 		}
 	}
+	a.mu.Lock()
+	if a.budget.burst == 0 {
+		a.budget.rate, a.budget.burst = reviewRate, reviewBurst
+	}
+	allowed := a.budget.take(now, 0)
+	a.mu.Unlock()
+	if !allowed {
+		return fmt.Errorf("cannot review access for %s: %w", user, errReviewsLimited)
+	}
 	d, err := a.review(ctx, user, saNamespace, s)
 	if err != nil {
 		return err
@@ -279,13 +304,34 @@ func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
 	if ttl > 0 {
 		d.expires = now.Add(ttl)
 		a.mu.Lock()
-		if a.decisions == nil || len(a.decisions) >= maxDecisions {
-			a.decisions = make(map[reviewKey]decision)
-		}
-		a.decisions[key] = d
+		a.remember(key, d, now)
 		a.mu.Unlock()
 	}
 	return d.err(user)
+}
+
+// remember keeps d for key. When maxDecisions are kept, expired ones are
+// dropped, and if none has, one at random: a referencer naming thousands
+// of sources must not make every other referencer's decisions be reviewed
+// again. The caller holds a.mu.
+func (a *AccessReview) remember(key reviewKey, d decision, now time.Time) {
+	if a.decisions == nil {
+		a.decisions = make(map[reviewKey]decision)
+	}
+	if _, ok := a.decisions[key]; !ok && len(a.decisions) >= maxDecisions {
+		for k, old := range a.decisions {
+			if !now.Before(old.expires) {
+				delete(a.decisions, k)
+			}
+		}
+		if len(a.decisions) >= maxDecisions {
+			for k := range a.decisions {
+				delete(a.decisions, k)
+				break
+			}
+		}
+	}
+	a.decisions[key] = d
 }
 
 func (d decision) err(user string) error {

@@ -76,7 +76,7 @@ type Resolver struct {
 	misses   map[schema.GroupVersionResource]miss // unknown resources (lookups.go)
 	targets  map[string]targetVerdict             // checkTarget's verdicts
 
-	budget lookupBudget     // of mapper lookups (lookups.go)
+	budget tokenBucket      // of mapper lookups (lookups.go)
 	now    func() time.Time // time.Now; tests set another
 }
 
@@ -117,6 +117,7 @@ func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duratio
 // Options: WithWatcher, WithAccessReview, Path and ReadTimeout.
 func NewResolver(reader client.Reader, mapper meta.RESTMapper, policy SourcePolicy, opts ...ResolverOption) *Resolver {
 	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, readTimeout: DefaultReadTimeout, now: time.Now}
+	r.budget.rate, r.budget.burst = lookupRate, lookupBurst
 	for _, o := range opts {
 		o.applyToResolver(r)
 	}
