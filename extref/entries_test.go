@@ -155,7 +155,7 @@ func TestResolveReadTimeoutPerKind(t *testing.T) {
 			t.Errorf("failure %s: want a transient error wrapping context.DeadlineExceeded", f)
 		}
 	}
-	want := "cannot resolve spec.externalValues[1].fromObject (configmaps team-a/c1, data.x): cannot read the source: context deadline exceeded: an earlier read of ConfigMap ran out of time (its cache has not synced)"
+	want := "cannot resolve spec.externalValues[1].fromObject (configmaps team-a/c1, data.x): cannot read the source: the cache of ConfigMap has not synced within the read timeout (the controller may not be able to list it)"
 	if diff := cmp.Diff(want, out.Failed[1].Error()); diff != "" {
 		t.Errorf("second failure: -want, +got:\n%s", diff)
 	}

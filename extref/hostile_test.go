@@ -5,13 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	toolscache "k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // A referencer's schema may not bound its external values (a CRD written by
@@ -257,4 +262,91 @@ func TestResolveAccessReviewsBounded(t *testing.T) {
 	if got := len(w.reviews); got != n {
 		t.Errorf("reviews in all: got %d, want one per source, %d", got, n)
 	}
+}
+
+// syncingReader is a cache whose one informer has not synced until synced
+// is set: reads wait until their context is done, as a cache's do, and
+// then read from memReader.
+type syncingReader struct {
+	memReader
+	synced atomic.Bool
+	waits  atomic.Int32
+}
+
+func (r *syncingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if !r.synced.Load() {
+		r.waits.Add(1)
+		<-ctx.Done()
+		return apierrors.NewTimeoutError("failed waiting for *unstructured.Unstructured Informer to sync", 0)
+	}
+	return r.memReader.Get(ctx, key, obj, opts...)
+}
+
+func (r *syncingReader) GetInformer(context.Context, client.Object, ...cache.InformerGetOption) (cache.Informer, error) {
+	return syncState{r}, nil
+}
+
+type syncState struct{ r *syncingReader }
+
+func (s syncState) HasSynced() bool { return s.r.synced.Load() }
+
+func (syncState) AddEventHandler(toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
+	return nil, errors.New("not implemented")
+}
+
+func (syncState) AddEventHandlerWithResyncPeriod(toolscache.ResourceEventHandler, time.Duration) (toolscache.ResourceEventHandlerRegistration, error) {
+	return nil, errors.New("not implemented")
+}
+
+func (syncState) AddEventHandlerWithOptions(toolscache.ResourceEventHandler, toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
+	return nil, errors.New("not implemented")
+}
+
+func (syncState) RemoveEventHandler(toolscache.ResourceEventHandlerRegistration) error { return nil }
+func (syncState) AddIndexers(toolscache.Indexers) error                                { return nil }
+func (syncState) IsStopped() bool                                                      { return false }
+
+// A kind whose informer does not sync (the controller may not list it, or
+// nobody can, as bindings) holds a worker for one read timeout, not one per
+// retry: while the cache says it has not synced, later Resolves fail its
+// reads at once, with a transient error; once it has, they read again.
+func TestResolveUnsyncedKindAcrossResolves(t *testing.T) {
+	const timeout = 50 * time.Millisecond
+	reader := &syncingReader{memReader: *newReader(configMap("team-a", "c", map[string]any{"x": "y"}))}
+	r := NewResolver(reader, testMapper(), SourcePolicy{}, ReadTimeout(timeout))
+	w := widget(t, "team-a", "w", `
+externalValues:
+- {fromObject: {version: v1, resource: configmaps, name: c, fieldPath: data.x}, toFieldPath: spec.c}`)
+
+	var first string
+	for i := range 3 {
+		start := time.Now()
+		out, err := r.Resolve(context.Background(), w)
+		if i == 0 && err != nil {
+			first = err.Error()
+		} else if err != nil && err.Error() != first {
+			t.Errorf("Resolve %d: the message changed, so its condition would be written again on every retry: -first, +now:\n%s", i, cmp.Diff(first, err.Error()))
+		}
+		took := time.Since(start)
+		if err == nil || !transient(out.Failed) {
+			t.Fatalf("Resolve %d while the informer has not synced: want a transient error, got %v", i, err)
+		}
+		if i == 0 {
+			continue
+		}
+		if took > timeout/2 {
+			t.Errorf("Resolve %d took %v: want it to fail at once", i, took)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Resolve %d: want an error wrapping context.DeadlineExceeded, got %v", i, err)
+		}
+	}
+	if got := reader.waits.Load(); got != 1 {
+		t.Errorf("reads that waited for the informer: got %d, want 1", got)
+	}
+
+	reader.synced.Store(true)
+	out, err := r.Resolve(context.Background(), w)
+	require.NoError(t, err, "once the informer has synced")
+	require.True(t, out.Changed)
 }

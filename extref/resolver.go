@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
@@ -75,6 +76,7 @@ type Resolver struct {
 	mappings map[schema.GroupVersionResource]mapping
 	misses   map[schema.GroupVersionResource]miss // unknown resources (lookups.go)
 	targets  map[string]targetVerdict             // checkTarget's verdicts
+	unsynced map[schema.GroupVersionKind]struct{} // kinds a read of which ran out of time
 
 	budget tokenBucket      // of mapper lookups (lookups.go)
 	now    func() time.Time // time.Now; tests set another
@@ -877,19 +879,30 @@ func decodeSecretData(v any) (any, error) {
 // it writes to the referencer or hands over in Outcome.Values.
 //
 // A read that runs out of time is that of a kind whose informer has not
-// synced (the controller may not list it): every other read of that kind
-// would wait as long, so a referencer naming a hundred such objects would
-// hold a worker for a hundred read timeouts. Once one has run out of time,
-// the resolution's other reads of the kind fail at once.
+// synced (the controller may not list it, or the kind cannot be listed at
+// all, as bindings): every other read of that kind would wait as long, so a
+// referencer naming a hundred such objects would hold a worker for a
+// hundred read timeouts, on every retry. Once one has run out of time, the
+// resolution's other reads of the kind fail at once, and so do later
+// resolutions' while the reader, when it is a cache (cache.Informers),
+// says that the kind's informer has still not synced.
 func (rs *resolution) get(key objectKey, m mapping) readResult {
 	if slices.Contains(rs.timedOut, key.gvk) {
-		return readResult{err: fmt.Errorf("cannot read the source: %w: an earlier read of %s ran out of time (its cache has not synced)", context.DeadlineExceeded, key.gvk.Kind)}
+		return readResult{err: &unsyncedError{kind: key.gvk.Kind, cause: context.DeadlineExceeded}}
 	}
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": m.apiVersion, "kind": m.kind}}
+	if rs.r.notSynced(rs.ctx, key.gvk, u) {
+		rs.timedOut = append(rs.timedOut, key.gvk)
+		return readResult{err: &unsyncedError{kind: key.gvk.Kind, cause: context.DeadlineExceeded}}
+	}
 	ctx := rs.readContext()
 	err := rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u, sharedRead...)
 	if err != nil && ctx.Err() != nil && rs.ctx.Err() == nil {
 		rs.timedOut = append(rs.timedOut, key.gvk)
+		if _, ok := rs.r.reader.(informerGetter); ok {
+			cachePut(&rs.r.mu, &rs.r.unsynced, key.gvk, struct{}{})
+		}
+		return readResult{err: &unsyncedError{kind: key.gvk.Kind, cause: err}}
 	}
 	switch {
 	case err == nil:
@@ -900,6 +913,46 @@ func (rs *resolution) get(key objectKey, m mapping) readResult {
 	}
 	return readResult{content: u.Object}
 }
+
+// informerGetter is the part of a cache (cache.Informers) that tells
+// whether a kind's informer has synced.
+type informerGetter interface {
+	GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error)
+}
+
+// notSynced reports whether a read of kind gvk ran out of time before, and
+// the reader, a cache, says that its informer has not synced since. obj is
+// an empty object of the kind.
+func (r *Resolver) notSynced(ctx context.Context, gvk schema.GroupVersionKind, obj client.Object) bool {
+	if _, ok := cacheGet(&r.mu, &r.unsynced, gvk); !ok {
+		return false
+	}
+	if informers, ok := r.reader.(informerGetter); ok {
+		inf, err := informers.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+		if err == nil && !inf.HasSynced() {
+			return true
+		}
+	}
+	r.mu.Lock()
+	delete(r.unsynced, gvk)
+	r.mu.Unlock()
+	return false
+}
+
+// An unsyncedError is why a read of a kind whose informer has not synced
+// failed. Its message is the same whether this read ran out of time or an
+// earlier one did, so that the condition reporting it does not change (and
+// is not written again) on every retry.
+type unsyncedError struct {
+	kind  string
+	cause error
+}
+
+func (e *unsyncedError) Error() string {
+	return "cannot read the source: the cache of " + e.kind + " has not synced within the read timeout (the controller may not be able to list it)"
+}
+
+func (e *unsyncedError) Unwrap() error { return e.cause }
 
 // sharedRead are the options of a read of a source.
 var sharedRead = []client.GetOption{client.UnsafeDisableDeepCopy}
