@@ -12,11 +12,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	toolscache "k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 )
 
 // A referencer's schema may not bound its external values (a CRD written by
@@ -349,4 +353,77 @@ externalValues:
 	out, err := r.Resolve(context.Background(), w)
 	require.NoError(t, err, "once the informer has synced")
 	require.True(t, out.Changed)
+}
+
+// External values whose targets are the same field, or one inside the
+// other, write it in turn, and the last puts back what was there: once
+// settled, Resolve reports no change (a reconciler would otherwise write
+// the referencer on every reconcile, and trip its write budget though
+// nothing changes). Typed referencers alike.
+func TestResolveOverlappingTargetsSettle(t *testing.T) {
+	reader := newReader(configMap("team-a", "c", map[string]any{"x": "one", "y": "two"}))
+	cases := map[string]struct {
+		reason string
+		spec   string
+	}{
+		"SameTarget": {
+			reason: "Two values for one field: the last wins, every time.",
+			spec: `
+externalValues:
+- {fromObject: {version: v1, resource: configmaps, name: c, fieldPath: data.x}, toFieldPath: spec.forProvider.region, policy: {resolve: Always}}
+- {fromObject: {version: v1, resource: configmaps, name: c, fieldPath: data.y}, toFieldPath: spec.forProvider.region, policy: {resolve: Always}}`,
+		},
+		"InnerThenOuter": {
+			reason: "A field written, then the object that holds it replaced without it.",
+			spec: `
+externalValues:
+- {fromObject: {version: v1, resource: configmaps, name: c, fieldPath: data.y}, toFieldPath: spec.forProvider.region, policy: {resolve: Always}}
+- {fromObject: {version: v1, resource: configmaps, name: c, fieldPath: data}, toFieldPath: spec.forProvider, policy: {resolve: Always}}`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := NewResolver(reader, testMapper(), SourcePolicy{})
+			w := widget(t, "team-a", "w", tc.spec)
+			out, err := r.Resolve(context.Background(), w)
+			require.NoError(t, err)
+			require.True(t, out.Changed, "the first Resolve writes")
+			settled := w.DeepCopy()
+			for i := range 2 {
+				out, err := r.Resolve(context.Background(), w)
+				require.NoError(t, err)
+				if out.Changed {
+					t.Errorf("%s\nResolve %d of a settled referencer: changed, want no change", tc.reason, i+2)
+				}
+				if diff := cmp.Diff(settled.Object, w.Object); diff != "" {
+					t.Errorf("%s\nResolve %d: -settled, +now:\n%s", tc.reason, i+2, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestResolveOverlappingTargetsSettleTyped(t *testing.T) {
+	reader := newReader(configMap("team-a", "c", map[string]any{"x": "one", "y": "two"}))
+	always := &v1alpha1.Policy{Resolve: v1alpha1.ResolveAlways}
+	cm := func(field string) *v1alpha1.ObjectFieldRef {
+		return &v1alpha1.ObjectFieldRef{Version: "v1", Resource: "configmaps", Name: "c", FieldPath: field}
+	}
+	w := &testapi.Widget{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "w"},
+		Spec: testapi.WidgetSpec{ExternalValues: []v1alpha1.ExternalValue{
+			{FromObject: cm("data.x"), ToFieldPath: "spec.forProvider.region", Policy: always},
+			{FromObject: cm("data.y"), ToFieldPath: "spec.forProvider.region", Policy: always},
+		}},
+	}
+	r := NewResolver(reader, testMapper(), SourcePolicy{})
+	out, err := r.Resolve(context.Background(), w)
+	require.NoError(t, err)
+	require.True(t, out.Changed)
+	require.Equal(t, "two", w.Spec.ForProvider.Region)
+	out, err = r.Resolve(context.Background(), w)
+	require.NoError(t, err)
+	if out.Changed {
+		t.Error("Resolve of a settled typed referencer whose values write one field in turn: changed, want no change")
+	}
 }

@@ -230,7 +230,7 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 		out.Values = nil
 		return out, failures(out.Failed)
 	}
-	if !rs.state.changed {
+	if !rs.state.changed || rs.undone(obj, content, typed) {
 		return out, nil
 	}
 	if typed {
@@ -245,6 +245,33 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 	}
 	out.Changed = true
 	return out, nil
+}
+
+// undone reports whether the resolution's writes left every target as it
+// was in obj (whose content, unless typed, is content): external values
+// whose targets are the same field, or one within the other, write it in
+// turn, and the last may put back what was there. Such a referencer would
+// otherwise be written on every reconcile, though nothing changes.
+func (rs *resolution) undone(obj client.Object, content map[string]any, typed bool) bool {
+	if typed {
+		var err error
+		if content, _, err = contentOf(obj); err != nil {
+			return false
+		}
+	}
+	for _, w := range rs.writes {
+		was, wasErr := w.entry.targetPath.Get(content)
+		now, nowErr := w.entry.targetPath.Get(rs.state.content)
+		switch {
+		case wasErr == nil && nowErr == nil:
+			if !jsonvalue.Equal(was, now) {
+				return false
+			}
+		case !fieldpath.IsNotFound(wasErr) || !fieldpath.IsNotFound(nowErr):
+			return false // one is missing, or a field on the way changed type
+		}
+	}
+	return true
 }
 
 // contentOf returns the unstructured content of obj, and whether it is a
