@@ -403,7 +403,7 @@ type resolution struct {
 	state      state
 	mappings   index[schema.GroupVersionResource, mapping]
 	objects    index[objectKey, readResult]
-	watched    index[watchKey, struct{}]
+	watched    keySet[watchKey]
 	timedOut   []schema.GroupVersionKind // kinds a read of which ran out of time
 	resolved   int                       // bytes written or handed over so far, counted by fits
 	writes     []write                   // for typeError
@@ -415,9 +415,13 @@ type resolution struct {
 // more than linearSearch, so that a referencer of thousands of sources
 // costs no quadratic search.
 type index[K comparable, V any] struct {
-	keys   []K
-	values []V
-	m      map[K]int
+	items []indexed[K, V]
+	m     map[K]int
+}
+
+type indexed[K comparable, V any] struct {
+	key   K
+	value V
 }
 
 const linearSearch = 16
@@ -425,12 +429,12 @@ const linearSearch = 16
 func (x *index[K, V]) get(k K) (V, bool) {
 	if x.m != nil {
 		if i, ok := x.m[k]; ok {
-			return x.values[i], true
+			return x.items[i].value, true
 		}
 	} else {
-		for i, e := range x.keys {
-			if e == k {
-				return x.values[i], true
+		for _, e := range x.items {
+			if e.key == k {
+				return e.value, true
 			}
 		}
 	}
@@ -440,14 +444,47 @@ func (x *index[K, V]) get(k K) (V, bool) {
 
 // add adds k, which the index does not hold, with v.
 func (x *index[K, V]) add(k K, v V) {
-	x.keys, x.values = append(x.keys, k), append(x.values, v)
+	x.items = append(x.items, indexed[K, V]{key: k, value: v})
 	switch {
 	case x.m != nil:
-		x.m[k] = len(x.keys) - 1
+		x.m[k] = len(x.items) - 1
+	case len(x.items) > linearSearch:
+		x.m = make(map[K]int, 2*len(x.items))
+		for i, e := range x.items {
+			x.m[e.key] = i
+		}
+	}
+}
+
+// A keySet is a list of keys, each once, searched as an index is.
+type keySet[K comparable] struct {
+	keys []K
+	m    map[K]struct{}
+}
+
+func (x *keySet[K]) has(k K) bool {
+	if x.m != nil {
+		_, ok := x.m[k]
+		return ok
+	}
+	for _, e := range x.keys {
+		if e == k {
+			return true
+		}
+	}
+	return false
+}
+
+// add adds k, which the set does not hold.
+func (x *keySet[K]) add(k K) {
+	x.keys = append(x.keys, k)
+	switch {
+	case x.m != nil:
+		x.m[k] = struct{}{}
 	case len(x.keys) > linearSearch:
-		x.m = make(map[K]int, 2*len(x.keys))
-		for i, e := range x.keys {
-			x.m[e] = i
+		x.m = make(map[K]struct{}, 2*len(x.keys))
+		for _, e := range x.keys {
+			x.m[e] = struct{}{}
 		}
 	}
 }
@@ -1073,10 +1110,10 @@ func (rs *resolution) watch(k watchKey) {
 	if rs.r.watcher == nil {
 		return
 	}
-	if _, ok := rs.watched.get(k); ok {
+	if rs.watched.has(k) {
 		return
 	}
-	rs.watched.add(k, struct{}{})
+	rs.watched.add(k)
 	// Before the read, not only at track: a source created between the
 	// two would otherwise find no referencer to wake.
 	rs.r.watcher.expect(rs.ref, k)
