@@ -247,11 +247,12 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 	return out, nil
 }
 
-// undone reports whether the resolution's writes left every target as it
-// was in obj (whose content, unless typed, is content): external values
-// whose targets are the same field, or one within the other, write it in
-// turn, and the last may put back what was there. Such a referencer would
-// otherwise be written on every reconcile, though nothing changes.
+// undone reports whether the resolution left the referencer as it was in
+// obj (whose content, unless typed, is content): external values whose
+// targets are the same field, or one within the other, write it in turn,
+// and the last may put back what was there. Such a referencer would
+// otherwise be written on every reconcile, though nothing changes. Targets
+// lie under spec or are labels and annotations, so those are compared.
 func (rs *resolution) undone(obj client.Object, content map[string]any, typed bool) bool {
 	if typed {
 		var err error
@@ -259,16 +260,15 @@ func (rs *resolution) undone(obj client.Object, content map[string]any, typed bo
 			return false
 		}
 	}
-	for _, w := range rs.writes {
-		was, wasErr := w.entry.targetPath.Get(content)
-		now, nowErr := w.entry.targetPath.Get(rs.state.content)
-		switch {
-		case wasErr == nil && nowErr == nil:
-			if !jsonvalue.Equal(was, now) {
-				return false
-			}
-		case !fieldpath.IsNotFound(wasErr) || !fieldpath.IsNotFound(nowErr):
-			return false // one is missing, or a field on the way changed type
+	now := rs.state.content
+	if !jsonvalue.Equal(content["spec"], now["spec"]) {
+		return false
+	}
+	for _, field := range []string{"labels", "annotations"} {
+		was, _, _ := unstructured.NestedFieldNoCopy(content, "metadata", field)
+		is, _, _ := unstructured.NestedFieldNoCopy(now, "metadata", field)
+		if !jsonvalue.Equal(was, is) {
+			return false
 		}
 	}
 	return true
