@@ -82,12 +82,14 @@ func FuzzTemplate(f *testing.F) {
 }
 
 // FuzzResolve resolves an arbitrary list of external values against a fixed
-// set of sources: no panic, and an error leaves the referencer unchanged.
+// set of sources: no panic, an error leaves the referencer unchanged, and
+// once resolved it has settled.
 func FuzzResolve(f *testing.F) {
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec.forProvider.region"}]`)
 	f.Add(`[{"combine":[{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data"}],"fmt":"%v","toFieldPath":"metadata.annotations.x","policy":{"resolve":"Always"}}]`)
 	f.Add(`[{"variables":[{"name":"a","fromRef":{"version":"v1","resource":"secrets","name":"db","fieldPath":"data.password"}}],"template":"{{ .a }}","makeAvailableAs":"p"}]`)
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.size"},"toFieldPath":"spec.a[3].b","transforms":[{"type":"Convert","toType":"int64"}]}]`)
+	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec.a.b","policy":{"resolve":"Always"}},{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data"},"toFieldPath":"spec.a","policy":{"resolve":"Always"}}]`)
 	f.Fuzz(func(t *testing.T, list string) {
 		var evs any
 		if err := json.Unmarshal([]byte(list), &evs); err != nil {
@@ -105,6 +107,15 @@ func FuzzResolve(f *testing.F) {
 			if !equalObjects(before, ref) {
 				t.Errorf("Resolve(...) changed the referencer without reporting a change (err %v)", err)
 			}
+		}
+		if err != nil {
+			return
+		}
+		// The sources hold still, so the referencer has settled: resolving
+		// it again changes nothing (a reconciler would write it again).
+		settled := ref.DeepCopy()
+		if out, err := r.Resolve(context.Background(), ref); err != nil || out.Changed || !equalObjects(settled, ref) {
+			t.Errorf("Resolve(...) of a settled referencer: changed=%t, err %v, want no change", out.Changed, err)
 		}
 	})
 }
