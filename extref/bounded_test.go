@@ -119,6 +119,24 @@ var boundedCalls = map[string]func() func() (string, error){
 		t, d := mustTemplate(`{{ $u := upper .a }}{{ b64dec .b }}`), map[string]any{"a": oneMiB("a")[:1<<19], "b": oneMiB("YWJj")}
 		return func() (string, error) { return execute(t, d, false) }
 	},
+	// printf takes its format from a value: one of 1 MB, parsed by each of
+	// 200 calls, allocated 14 GB.
+	"template/over-limit-printf-of-a-1MB-format": func() func() (string, error) {
+		t, d := mustTemplate(strings.Repeat(`{{ printf .f .a }}`, 200)), map[string]any{"f": strings.Repeat("%[1]v", 200_000), "a": ""}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/printf-of-a-4KiB-format-200-times": func() func() (string, error) {
+		t, d := mustTemplate(strings.Repeat(`{{ printf .f .a }}`, 200)), map[string]any{"f": strings.Repeat("%[1]v", 819), "a": ""}
+		return func() (string, error) { return execute(t, d, false) }
+	},
+	"template/over-limit-printf-of-built-4KiB-formats": func() func() (string, error) {
+		var b strings.Builder
+		for i := range 100 {
+			fmt.Fprintf(&b, `{{ printf (print .f %d) .a }}`, i)
+		}
+		t, d := mustTemplate(b.String()), map[string]any{"f": strings.Repeat("%[1]v", 818), "a": ""}
+		return func() (string, error) { return execute(t, d, false) }
+	},
 	"template/256-actions-of-4KiB": func() func() (string, error) {
 		t, d := mustTemplate(strings.Repeat(`{{ .a }}`, 256)), map[string]any{"a": oneMiB("a")[:4<<10]}
 		return func() (string, error) { return execute(t, d, false) }

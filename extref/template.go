@@ -230,12 +230,36 @@ func isString(a any) bool { return a != nil && reflect.TypeOf(a).Kind() == refle
 func tplPrintf(f string, args ...any) (string, error) { return printf(f, args, MaxOutputSize) }
 
 func printf(f string, args []any, limit int) (string, error) {
-	pf, err := parseFormat(f, len(args))
+	pf, err := parsePrintf(f, len(args))
+	if err != nil {
+		return "", err
+	}
+	return sprintf(pf, args, limit)
+}
+
+// parsePrintf parses printf's format f for n values. A template may take
+// its format from a value, and parsing costs tens of bytes per byte of
+// format, so a format longer than the spec's own formats may be is refused.
+func parsePrintf(f string, n int) (*format, error) {
+	if len(f) > maxExpressionLength {
+		return nil, failf(nil, "printf: the format (%v) is longer than %d bytes", value{v: f, secret: true}, maxExpressionLength)
+	}
+	pf, err := parseFormat(f, n)
 	if err != nil {
 		var fe *formatError
 		errors.As(err, &fe)
-		return "", failf(nil, "printf: the format (%v) is not a format of %d values: see position %d", value{v: f, secret: true}, len(args), fe.pos)
+		return nil, failf(nil, "printf: the format (%v) is not a format of %d values: see position %d", value{v: f, secret: true}, n, fe.pos)
 	}
+	return pf, nil
+}
+
+// formatCost bounds what parsing a format of that length for n values
+// allocates: a piece and its text per verb, and the verbs of each value.
+func formatCost(f string, n int) int { return 160*len(f) + 32*n }
+
+// sprintf formats args with printf's parsed format pf, refusing an output
+// over limit bytes.
+func sprintf(pf *format, args []any, limit int) (string, error) {
 	vals := make([]value, len(args))
 	for i, a := range args {
 		vals[i] = value{v: a, secret: true}
@@ -385,7 +409,8 @@ type render struct {
 	parts      []part
 	text       []byte // the template text written so far, which text parts are slices of
 	size       int
-	spent      int // bytes the functions returned
+	spent      int                   // bytes the functions returned, and formats parsed
+	formats    map[formatKey]*format // printf's, parsed this render
 	tooLarge   bool
 	overBudget bool
 }
@@ -443,9 +468,44 @@ func (r *render) funcs() template.FuncMap {
 			return r.call(func(limit int) (string, error) { return sprintBounded(args, true, limit) })
 		},
 		"printf": func(f string, args ...any) (string, error) {
-			return r.call(func(limit int) (string, error) { return printf(f, args, limit) })
+			pf, err := r.format(f, len(args))
+			if err != nil {
+				return "", err
+			}
+			return r.call(func(limit int) (string, error) { return sprintf(pf, args, limit) })
 		},
 	}
+}
+
+// format returns printf's format f for n values, parsed once per render: a
+// template may take its format from a value, or build one, and call printf
+// with it hundreds of times. Parsing is charged to the render.
+func (r *render) format(f string, n int) (*format, error) {
+	k := formatKey{text: f, n: n}
+	if pf, ok := r.formats[k]; ok {
+		return pf, nil
+	}
+	cost := formatCost(f, n)
+	if len(f) <= maxExpressionLength && r.spent+r.size+cost > maxRenderSize {
+		r.overBudget = true
+		return nil, errRenderTooLarge
+	}
+	pf, err := parsePrintf(f, n)
+	if err != nil {
+		return nil, err
+	}
+	r.spent += cost
+	if r.formats == nil {
+		r.formats = make(map[formatKey]*format)
+	}
+	r.formats[k] = pf
+	return pf, nil
+}
+
+// A formatKey is a format and the number of values it was parsed for.
+type formatKey struct {
+	text string
+	n    int
 }
 
 // call runs f, a function that builds its result, with the limit that
@@ -554,6 +614,7 @@ func (r *render) output() string {
 // reset readies r for the next render, keeping no part of this one.
 func (r *render) reset() {
 	clear(r.parts)
+	clear(r.formats)
 	r.parts, r.text, r.size, r.spent, r.tooLarge, r.overBudget = r.parts[:0], r.text[:0], 0, 0, false, false
 	if cap(r.parts) > maxExpressionLength || cap(r.text) > 2*maxExpressionLength {
 		r.parts, r.text = nil, nil // from a template longer than the resolver takes
