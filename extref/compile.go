@@ -31,6 +31,7 @@ const (
 	maxSources    = 32   // items of combine and variables
 	maxTransforms = 16   // items of transforms
 	maxPathLength = 1024 // of fieldPath and toFieldPath
+	maxMapEntries = 256  // of a Map transform
 )
 
 // compile decodes and checks external value i. Paths for errors are built

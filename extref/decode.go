@@ -240,6 +240,11 @@ func (d *decoder) transform(v any) v1alpha1.Transform {
 		if !ok {
 			d.fail("want an object, got %s", jsonvalue.Describe(fv))
 		}
+		if len(tm) > maxMapEntries {
+			d.fail("%d entries, more than %d", len(tm), maxMapEntries)
+			d.pop()
+			return t
+		}
 		t.Map = make(map[string]string, len(tm))
 		for k, mv := range tm {
 			s, ok := mv.(string)

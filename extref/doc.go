@@ -53,7 +53,7 @@
 // The Watcher enqueues referencers when their sources change, appear, or
 // their CRD is installed. Condition reports ReferencesResolved. Limits:
 //
-//   - spec: at most 256 external values, each with at most 32 sources or variables, 16 transforms and field paths of 1024 bytes (ErrInvalid), whatever the referencer's schema allows.
+//   - spec: at most 256 external values, each with at most 32 sources or variables, 16 transforms, Map transforms of 256 entries and field paths of 1024 bytes (ErrInvalid), whatever the referencer's schema allows.
 //   - output: no transform, format or template gives more than MaxOutputSize bytes; a call, or a render's function results and output, take at most twice that.
 //   - values: what one Resolve writes and hands over takes at most 4 MiB as JSON, counting the nulls a target's indexes may add (ErrTarget).
 //   - reads: each read is bounded by ReadTimeout, and once one runs out of time, the other reads of its kind fail at once until its informer syncs; RESTMapper lookups of resources not yet mapped, by 20 at once and 2 a second per Resolver; SubjectAccessReviews, by 50 at once and 10 a second per AccessReview.

@@ -52,6 +52,13 @@ func TestResolveHostileSizes(t *testing.T) {
 		return "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [" +
 			strings.TrimSuffix(strings.Repeat("{type: Base64Encode},", n), ",") + "]"
 	}
+	entries := func(n int) string {
+		e := make([]string, n)
+		for i := range e {
+			e[i] = fmt.Sprintf("k%d: v", i)
+		}
+		return strings.Join(e, ", ")
+	}
 	deep := func(n int) string { return "spec" + strings.Repeat(".a", (n-len("spec"))/2) }
 	cases := map[string]struct {
 		reason string
@@ -90,6 +97,11 @@ func TestResolveHostileSizes(t *testing.T) {
 			reason: "transforms are at most 16, as the schema says.",
 			spec:   transforms(17),
 			want:   "cannot resolve spec.externalValues[0].transforms: invalid external value: 17 items, more than 16",
+		},
+		"LargeMap": {
+			reason: "A Map transform holds at most 256 entries, as the schema says.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Map, map: {" + entries(257) + "}}]",
+			want:   "cannot resolve spec.externalValues[0].transforms[0].map: invalid external value: 257 entries, more than 256",
 		},
 		"DeepTarget": {
 			reason: "A target path of a megabyte would make half a million nested objects: toFieldPath takes 1024 bytes, as the schema says.",
