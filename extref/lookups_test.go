@@ -24,6 +24,11 @@ func (m *countingMapper) KindFor(gvr schema.GroupVersionResource) (schema.GroupV
 	return m.DefaultRESTMapper.KindFor(gvr)
 }
 
+func (m *countingMapper) KindsFor(gvr schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	m.lookups++
+	return m.DefaultRESTMapper.KindsFor(gvr)
+}
+
 // TestMapperLookupsBounded: referencers that name resources nobody serves
 // cannot make the mapper look them up without bound. An unknown resource's
 // answer is reused for a second, then asked again only while more than half

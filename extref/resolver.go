@@ -1077,11 +1077,11 @@ func (r *Resolver) forget(gvr schema.GroupVersionResource) {
 }
 
 func (r *Resolver) lookup(gvr schema.GroupVersionResource) mapping {
-	gvk, err := r.mapper.KindFor(gvr)
+	gvk, err := r.kindFor(gvr)
 	if meta.IsNoMatchError(err) {
 		if rm, ok := r.mapper.(meta.ResettableRESTMapper); ok {
 			rm.Reset()
-			gvk, err = r.mapper.KindFor(gvr)
+			gvk, err = r.kindFor(gvr)
 		}
 	}
 	if err != nil {
@@ -1096,6 +1096,25 @@ func (r *Resolver) lookup(gvr schema.GroupVersionResource) mapping {
 		return mapping{err: fmt.Errorf("cannot map resource %s: the RESTMapper gives no resource for %s", gvr.GroupResource(), gvk)}
 	}
 	return mapping{gvk: gvk, apiVersion: gvk.GroupVersion().String(), kind: gvk.Kind, namespaced: rm.Scope.Name() == meta.RESTScopeNameNamespace, resource: resource}
+}
+
+// kindFor maps a resource to its kind. An empty group is the core group,
+// as in the API and in Kubernetes' conventions, whereas a RESTMapper takes
+// it for any group (leases would be coordination.k8s.io's).
+func (r *Resolver) kindFor(gvr schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	if gvr.Group != "" {
+		return r.mapper.KindFor(gvr)
+	}
+	gvks, err := r.mapper.KindsFor(gvr)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	for _, gvk := range gvks {
+		if gvk.Group == "" {
+			return gvk, nil
+		}
+	}
+	return schema.GroupVersionKind{}, &meta.NoResourceMatchError{PartialResource: gvr}
 }
 
 func mappingError(gvr schema.GroupVersionResource, err error) error {
