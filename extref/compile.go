@@ -207,7 +207,8 @@ func checkRef(ref v1alpha1.ObjectFieldRef) (*fieldpath.Path, *compileError) {
 }
 
 // checkTarget checks that a target lies under spec, outside the external
-// values themselves, or is a single label or annotation, and compiles it.
+// values themselves, or is a single label or annotation, and does not
+// overlap a protected field, and compiles it.
 // Verdicts are cached, since the same few targets are checked on every
 // reconcile. It also reports whether the target is a label or an
 // annotation, decided from the parsed path (metadata.labels[x] and
@@ -242,19 +243,27 @@ func (r *Resolver) target(target string) targetVerdict {
 	field := func(i int, name string) bool {
 		return i < len(segs) && segs[i].Type == fieldpath.SegmentField && (name == "" || segs[i].Field == name)
 	}
+	var v targetVerdict
 	switch {
 	case field(0, "metadata"):
-		if len(segs) == 3 && (field(1, "labels") || field(1, "annotations")) && field(2, "") {
-			return targetVerdict{path: p, metadata: true}
+		if len(segs) != 3 || !(field(1, "labels") || field(1, "annotations")) || !field(2, "") {
+			return targetVerdict{err: errors.New("the only metadata a value may be written to is one label or annotation")}
 		}
-		return targetVerdict{err: errors.New("the only metadata a value may be written to is one label or annotation")}
+		v = targetVerdict{path: p, metadata: true}
 	case field(0, "spec") && len(segs) >= 2:
 		if overlaps(segs, r.pathSegs) {
 			return targetVerdict{err: fmt.Errorf("overlaps %s, where the external values are", r.path)}
 		}
-		return targetVerdict{path: p}
+		v = targetVerdict{path: p}
+	default:
+		return targetVerdict{err: errors.New("a value may be written only under spec, or to a label or an annotation")}
 	}
-	return targetVerdict{err: errors.New("a value may be written only under spec, or to a label or an annotation")}
+	for i, s := range r.protSegs {
+		if overlaps(segs, s) {
+			return targetVerdict{err: fmt.Errorf("overlaps %s, a field protected from external values", r.protected[i])}
+		}
+	}
+	return v
 }
 
 func hasWildcard(segs fieldpath.Segments) bool {

@@ -37,10 +37,11 @@
 // ErrInvalid; a failing Optional value is listed in Outcome.Skipped. Source
 // paths may not reach fields that change on every write (resourceVersion,
 // generation, managedFields, observedGeneration); targets lie under spec or
-// are one label or annotation. An empty group is the core group. A
-// Secret's data is read decoded; written values must be UTF-8. No byte of a
-// Secret's or makeAvailableAs value appears in an error, condition, event or
-// log.
+// are one label or annotation, clear of the protected fields
+// (DefaultProtectedFields: Crossplane's claimRef, resourceRefs and the
+// like). An empty group is the core group. A Secret's data is read
+// decoded; written values must be UTF-8. No byte of a Secret's or
+// makeAvailableAs value appears in an error, condition, event or log.
 //
 // # Source policy
 //

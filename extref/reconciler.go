@@ -37,7 +37,8 @@ type Options struct {
 	// SourcePolicy is NewResolver's default.
 	Policy SourcePolicy
 
-	// Resolver options: WithAccessReview, Path, ReadTimeout.
+	// Resolver options: WithAccessReview, Path, ReadTimeout,
+	// ProtectedFields.
 	// SetupReconciler adds WithWatcher itself.
 	Resolver []ResolverOption
 

@@ -62,6 +62,9 @@ type Resolver struct {
 	path        string
 	listPath    *fieldpath.Path // nil when path is invalid
 	pathSegs    fieldpath.Segments
+	protected   []string             // ProtectedFields
+	protSegs    []fieldpath.Segments // protected, compiled
+	protErr     error                // why protected cannot be compiled
 	policy      SourcePolicy
 	review      *AccessReview
 	watcher     *Watcher
@@ -105,6 +108,62 @@ type ReadTimeout time.Duration
 
 func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duration(t) }
 
+// DefaultProtectedFields returns the fields a value may not be written to
+// unless the ProtectedFields option says otherwise: those through which
+// Crossplane binds a composite resource (XR) or a claim to its claim, its
+// composition, its composed resources and its connection Secret, which
+// Crossplane never copies from a claim's spec to its XR: a claim's author
+// chooses the external values of an XR whose XRD has them, and so must not
+// choose these fields through them. The slice is the caller's to change.
+func DefaultProtectedFields() []string {
+	return []string{
+		"spec.claimRef",
+		"spec.compositeDeletePolicy",
+		"spec.compositionRef",
+		"spec.compositionRevisionRef",
+		"spec.compositionRevisionSelector",
+		"spec.compositionSelector",
+		"spec.compositionUpdatePolicy",
+		"spec.crossplane", // a Crossplane v2 XR's machinery
+		"spec.environmentConfigRefs",
+		"spec.publishConnectionDetailsTo",
+		"spec.resourceRef",
+		"spec.resourceRefs",
+		"spec.writeConnectionSecretToRef",
+	}
+}
+
+// ProtectedFields is an option that replaces DefaultProtectedFields: an
+// external value whose target is one of these fields, lies under one, or
+// holds one is ErrInvalid. ProtectedFields() protects nothing but the
+// external values themselves. Each is a field path without wildcards,
+// such as spec.claimRef or metadata.labels[x]; one that is not makes every
+// Resolve fail with ErrInvalid.
+func ProtectedFields(paths ...string) ResolverOption {
+	return protectedFields(slices.Clone(paths))
+}
+
+type protectedFields []string
+
+func (p protectedFields) applyToResolver(r *Resolver) { r.protected = p }
+
+// compileProtected compiles the protected fields.
+func compileProtected(paths []string) ([]fieldpath.Segments, error) {
+	segs := make([]fieldpath.Segments, 0, len(paths))
+	for _, f := range paths {
+		p, err := fieldpath.Compile(f)
+		if err != nil {
+			return nil, fmt.Errorf("protected field %q: %w", f, err)
+		}
+		s := p.Segments()
+		if hasWildcard(s) {
+			return nil, fmt.Errorf("protected field %q: wildcards are not allowed", f)
+		}
+		segs = append(segs, s)
+	}
+	return segs, nil
+}
+
 // NewResolver returns a Resolver that reads sources through reader, maps
 // their resources to kinds with mapper, and reads only the sources policy
 // allows. The zero SourcePolicy allows only namespaced sources in a
@@ -116,13 +175,15 @@ func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duratio
 // informer, shared with a Watcher and any other user of the cache, and a
 // settled referencer is resolved without an API request.
 //
-// Options: WithWatcher, WithAccessReview, Path and ReadTimeout.
+// Options: WithWatcher, WithAccessReview, Path, ReadTimeout and
+// ProtectedFields.
 func NewResolver(reader client.Reader, mapper meta.RESTMapper, policy SourcePolicy, opts ...ResolverOption) *Resolver {
-	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, readTimeout: DefaultReadTimeout, now: time.Now}
+	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, protected: DefaultProtectedFields(), readTimeout: DefaultReadTimeout, now: time.Now}
 	r.budget.rate, r.budget.burst = lookupRate, lookupBurst
 	for _, o := range opts {
 		o.applyToResolver(r)
 	}
+	r.protSegs, r.protErr = compileProtected(r.protected)
 	// An invalid path is parsed again by Resolve, which reports the error.
 	if p, err := fieldpath.Compile(r.path); err == nil {
 		r.listPath, r.pathSegs = p, p.Segments()
@@ -177,6 +238,9 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 	if r.listPath == nil {
 		_, err := fieldpath.Parse(r.path)
 		return out, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: the resolver's path: %w", ErrInvalid, err)}
+	}
+	if r.protErr != nil {
+		return out, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: the resolver's %w", ErrInvalid, r.protErr)}
 	}
 	list, err := r.list(content)
 	if err != nil {
