@@ -3,6 +3,7 @@ package extref
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -90,6 +91,7 @@ func FuzzResolve(f *testing.F) {
 	f.Add(`[{"variables":[{"name":"a","fromRef":{"version":"v1","resource":"secrets","name":"db","fieldPath":"data.password"}}],"template":"{{ .a }}","makeAvailableAs":"p"}]`)
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.size"},"toFieldPath":"spec.a[3].b","transforms":[{"type":"Convert","toType":"int64"}]}]`)
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec.a.b","policy":{"resolve":"Always"}},{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data"},"toFieldPath":"spec.a","policy":{"resolve":"Always"}}]`)
+	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec[resourceRefs][0].name"}]`)
 	f.Fuzz(func(t *testing.T, list string) {
 		var evs any
 		if err := json.Unmarshal([]byte(list), &evs); err != nil {
@@ -110,6 +112,13 @@ func FuzzResolve(f *testing.F) {
 		}
 		if err != nil {
 			return
+		}
+		// No value reaches a protected field; the referencer had none.
+		spec, _ := ref.Object["spec"].(map[string]any)
+		for _, f := range DefaultProtectedFields() {
+			if _, ok := spec[strings.TrimPrefix(f, "spec.")]; ok {
+				t.Errorf("Resolve(...) wrote %s, a protected field", f)
+			}
 		}
 		// The sources hold still, so the referencer has settled: resolving
 		// it again changes nothing (a reconciler would write it again).
