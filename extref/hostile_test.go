@@ -299,10 +299,16 @@ func (r *syncingReader) Get(ctx context.Context, key client.ObjectKey, obj clien
 }
 
 func (r *syncingReader) GetInformer(context.Context, client.Object, ...cache.InformerGetOption) (cache.Informer, error) {
-	return syncState{r}, nil
+	return syncState{r: r}, nil
 }
 
-type syncState struct{ r *syncingReader }
+// syncState is an informer that only tells whether it has synced. The
+// embedded interface, nil, stands for the methods newer controller-runtime
+// versions add, which the resolver does not call.
+type syncState struct {
+	cache.Informer
+	r *syncingReader
+}
 
 func (s syncState) HasSynced() bool { return s.r.synced.Load() }
 
