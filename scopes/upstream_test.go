@@ -2,51 +2,16 @@ package scopes_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 	"github.com/ctrlkit/ctrlkit/scopes"
 )
-
-// applyStrict creates, or replaces, each object of a YAML stream with
-// strict field validation (kubectl's default), so that a field the CRD does
-// not know fails the test instead of being pruned. Namespaced objects go to
-// ns. The objects are deleted when the test ends.
-func applyStrict(t *testing.T, env *testenv.Env, ns, manifests string) []*unstructured.Unstructured {
-	t.Helper()
-	ctx := context.Background()
-	var out []*unstructured.Unstructured
-	for _, doc := range strings.Split(manifests, "\n---\n") {
-		u := &unstructured.Unstructured{}
-		require.NoError(t, utilyaml.Unmarshal([]byte(doc), &u.Object))
-		if !strings.HasSuffix(u.GetKind(), "Definition") {
-			u.SetNamespace(ns)
-		}
-		old := &unstructured.Unstructured{}
-		old.SetGroupVersionKind(u.GroupVersionKind())
-		switch err := env.Client.Get(ctx, client.ObjectKeyFromObject(u), old); {
-		case apierrors.IsNotFound(err):
-			require.NoError(t, env.Client.Create(ctx, u, client.FieldValidation("Strict")), "create %s %s", u.GetKind(), u.GetName())
-		case err == nil:
-			u.SetResourceVersion(old.GetResourceVersion())
-			require.NoError(t, env.Client.Update(ctx, u, client.FieldValidation("Strict")), "update %s %s", u.GetKind(), u.GetName())
-		default:
-			require.NoError(t, err)
-		}
-		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), u) })
-		out = append(out, u)
-	}
-	return out
-}
 
 // TestUpstreamManifests applies definitions shaped as OAM's runtime ships
 // them (the ScopeDefinition and the WorkloadDefinition of its Helm chart,
@@ -63,7 +28,7 @@ func TestUpstreamManifests(t *testing.T) {
 		applyDefinition(t, env, "ScopeDefinition", "healthscopes.core.oam.dev", map[string]any{"workloadRefPath": "spec.workloadRefs"})
 	})
 
-	objs := applyStrict(t, env, ns, `apiVersion: core.oam.dev/v1alpha2
+	objs := env.ApplyStrict(t, ns, `apiVersion: core.oam.dev/v1alpha2
 kind: ScopeDefinition
 metadata:
   name: healthscopes.core.oam.dev

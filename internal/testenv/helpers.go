@@ -14,9 +14,13 @@ import (
 	"github.com/go-logr/logr/funcr"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -87,6 +91,50 @@ func (e *Env) Namespace(t testing.TB, prefix string) string {
 		t.Fatalf("testenv: cannot create a namespace: %v", err)
 	}
 	return ns.Name
+}
+
+// ApplyStrict creates, or replaces, each object of a YAML stream (documents
+// separated by "\n---\n") with strict field validation, kubectl's default,
+// so that a field the CRD does not know fails the test instead of being
+// pruned. Namespaced objects go to ns. The objects are deleted when the
+// test ends. It returns them as the API server stored them.
+func (e *Env) ApplyStrict(t testing.TB, ns, manifests string) []*unstructured.Unstructured {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out []*unstructured.Unstructured
+	for _, doc := range strings.Split(manifests, "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := utilyaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			t.Fatalf("testenv: cannot decode a manifest: %v", err)
+		}
+		namespaced, err := e.Client.IsObjectNamespaced(u)
+		if err != nil {
+			t.Fatalf("testenv: %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+		if namespaced {
+			u.SetNamespace(ns)
+		}
+		old := &unstructured.Unstructured{}
+		old.SetGroupVersionKind(u.GroupVersionKind())
+		switch err := e.Client.Get(ctx, client.ObjectKeyFromObject(u), old); {
+		case apierrors.IsNotFound(err):
+			err = e.Client.Create(ctx, u, client.FieldValidation("Strict"))
+			if err != nil {
+				t.Fatalf("testenv: create %s %s: %v", u.GetKind(), u.GetName(), err)
+			}
+		case err == nil:
+			u.SetResourceVersion(old.GetResourceVersion())
+			if err := e.Client.Update(ctx, u, client.FieldValidation("Strict")); err != nil {
+				t.Fatalf("testenv: update %s %s: %v", u.GetKind(), u.GetName(), err)
+			}
+		default:
+			t.Fatalf("testenv: get %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+		t.Cleanup(func() { _ = e.Client.Delete(context.Background(), u) })
+		out = append(out, u)
+	}
+	return out
 }
 
 // Eventually calls check until it returns nil, and fails t when within

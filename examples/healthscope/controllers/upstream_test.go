@@ -3,13 +3,11 @@ package controllers_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -17,25 +15,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 	"github.com/ctrlkit/ctrlkit/scopes"
 )
-
-// createStrict creates the objects of a YAML stream with strict field
-// validation, as `kubectl apply` does by default: a field the schema does not
-// know is an error, not a silently pruned value.
-func createStrict(t *testing.T, env *testenv.Env, ns, manifests string) []*unstructured.Unstructured {
-	t.Helper()
-	var out []*unstructured.Unstructured
-	for _, doc := range strings.Split(manifests, "\n---\n") {
-		u := &unstructured.Unstructured{}
-		require.NoError(t, utilyaml.Unmarshal([]byte(doc), &u.Object))
-		if ns != "" && u.GetKind() != "ScopeDefinition" && u.GetKind() != "WorkloadDefinition" {
-			u.SetNamespace(ns)
-		}
-		require.NoError(t, env.Client.Create(context.Background(), u, client.FieldValidation("Strict")), "create %s %s", u.GetKind(), u.GetName())
-		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), u) })
-		out = append(out, u)
-	}
-	return out
-}
 
 // TestUpstreamShapes creates the definitions OAM's runtime ships (its Helm
 // chart's ScopeDefinition and WorkloadDefinition, every field of their specs
@@ -51,7 +30,7 @@ func TestUpstreamShapes(t *testing.T) {
 	ns := env.Namespace(t, "upstream")
 	other := env.Namespace(t, "upstream-other")
 
-	defs := createStrict(t, env, "", `apiVersion: healthscope.example.ctrlkit.dev/v1alpha1
+	defs := env.ApplyStrict(t, "", `apiVersion: healthscope.example.ctrlkit.dev/v1alpha1
 kind: ScopeDefinition
 metadata:
   name: upstreamscopes.healthscope.example.ctrlkit.dev
@@ -107,7 +86,7 @@ spec:
 		}
 		require.NoError(t, env.Client.Create(ctx, sts))
 	}
-	hs := createStrict(t, env, ns, fmt.Sprintf(`apiVersion: healthscope.example.ctrlkit.dev/v1alpha1
+	hs := env.ApplyStrict(t, ns, fmt.Sprintf(`apiVersion: healthscope.example.ctrlkit.dev/v1alpha1
 kind: HealthScope
 metadata:
   name: upstream
