@@ -79,13 +79,7 @@ func TestSchemasSettle(t *testing.T) {
 				t.Errorf("status writes for an update: got %d, want 2 (Updating and UpToDate)", got)
 			}
 			w := directstatus.NewWriter(c, directstatus.WithClock(clk))
-			for i, wr := range []*directstatus.Writer{w, w, directstatus.NewWriter(c, directstatus.WithClock(clk))} {
-				written, err := wr.SetReady(ctx, get(), directstatus.UpToDate())
-				require.NoError(t, err)
-				if written {
-					t.Errorf("SetReady(UpToDate) reconcile %d of a settled object: got written, want no write", i)
-				}
-			}
+			reconcileSettled(t, ctx, get, w, directstatus.NewWriter(c, directstatus.WithClock(clk)))
 			if got := c.writes.Load(); got != 2 {
 				t.Errorf("status writes after settled reconciles: got %d, want 2", got)
 			}
