@@ -75,8 +75,9 @@ func Propagate(xr, claim *unstructured.Unstructured, opts ...PropagateOption) (c
 // Ready and Synced (see IsReserved) are never copied: the claim's own
 // controller owns them. The types propagated are recorded on the claim (see
 // RecordField) when the claim has the record field or its conditions change:
-// on a schema that prunes the field, Propagate still settles. A type recorded by an earlier call that the XR no longer
-// lists, or no longer has, is removed from the claim. Conditions the claim's
+// on a schema that prunes the field, Propagate still settles. A type
+// recorded by an earlier call that the XR no longer lists, or no longer has,
+// is removed from the claim. Conditions the claim's
 // own controller set are never touched, with one exception: a type that the
 // XR lists takes the XR's condition, whoever set it before.
 //

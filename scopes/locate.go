@@ -87,8 +87,9 @@ type Located struct {
 // child resource kind is skipped, the children of the other kinds kept and
 // the Located's Err wrapping ErrKindNotAllowed. A namespaced workload is
 // looked for in the scope's namespace; a reference whose namespace field
-// names another one fails with ErrInvalidRef, and nothing is read for it. Each list of child resources is made
-// once per call, however many workloads share it.
+// names another one fails with ErrInvalidRef, and nothing is read for it.
+// Each list of child resources is made once per call, however many
+// workloads share it.
 func Locate(ctx context.Context, c client.Reader, mapper meta.RESTMapper, scope *unstructured.Unstructured, opts ...LocateOption) ([]Located, error) {
 	o := locateOptions{child: childOptions{depth: 1}}
 	for _, opt := range opts {
