@@ -33,11 +33,12 @@ type aheadClock struct{ d time.Duration }
 func (c aheadClock) Now() time.Time                  { return time.Now().Add(c.d) }
 func (c aheadClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
-// TestUpstreamManifests applies every NopResource of provider-nop's examples
-// and of Crossplane's end-to-end manifests (testdata/upstream, extracted from
-// compositions where they are embedded; only apiVersion and kind changed),
-// and our own manifest that sets every managed-resource field
-// (testdata/managed), with client-side apply and with server-side apply,
+// TestManifestShapes applies our manifests of every shape in which
+// provider-nop's example and Crossplane's end-to-end tests write a
+// NopResource (testdata/shapes: composition bases without a name, reasons,
+// labels, a foreign finalizer, connection details, a providerConfigRef) and
+// the one that sets every managed-resource field (testdata/managed), with
+// client-side apply and with server-side apply,
 // both with strict field validation as kubectl does. Each is admitted,
 // reaches the conditions its schedule names at the current generation (what
 // kubectl wait --for=condition=... waits for), has Synced, shows Deleting
@@ -47,7 +48,7 @@ func (c aheadClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 // labels every object so that the test's manager sees it. The schedules run
 // up to 90 s, so the controller's clock runs 100 s ahead: every entry is due
 // at the first reconcile.
-func TestUpstreamManifests(t *testing.T) {
+func TestManifestShapes(t *testing.T) {
 	const test = "upstream"
 	env := testenv.Get(t)
 	ctx := context.Background()
@@ -60,12 +61,12 @@ func TestUpstreamManifests(t *testing.T) {
 		}
 	}
 
-	upstream, err := filepath.Glob("testdata/upstream/*.yaml")
+	shapes, err := filepath.Glob("testdata/shapes/*.yaml")
 	require.NoError(t, err)
-	require.Len(t, upstream, 19, "18 objects of Crossplane's end-to-end manifests and provider-nop's example")
-	ours, err := filepath.Glob("testdata/managed/*.yaml")
+	require.Len(t, shapes, 8, "the shapes in testdata/shapes")
+	managed, err := filepath.Glob("testdata/managed/*.yaml")
 	require.NoError(t, err)
-	for _, file := range append(upstream, ours...) {
+	for _, file := range append(shapes, managed...) {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		for _, mode := range []string{"client-side", "server-side"} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
@@ -185,11 +186,11 @@ func deleteConnectionSecret(t *testing.T, u *unstructured.Unstructured) {
 	}
 }
 
-// readProviderNopExample reads provider-nop's example (apiVersion and kind
-// changed to a ClusterNopResource's).
+// readProviderNopExample reads our manifest with every field of
+// provider-nop's example and the same schedule.
 func readProviderNopExample(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
-	b, err := os.ReadFile("testdata/upstream/provider-nop-nopresource.yaml")
+	b, err := os.ReadFile("testdata/shapes/provider-nop-style.yaml")
 	require.NoError(t, err)
 	u := &unstructured.Unstructured{}
 	require.NoError(t, yaml.Unmarshal(b, &u.Object))
@@ -281,11 +282,11 @@ func TestProviderNopExample(t *testing.T) {
 	}
 
 	secret := newSecret()
-	require.NoError(t, env.Client.Get(ctx, types.NamespacedName{Namespace: "crossplane-system", Name: "nop-example-resource"}, secret))
+	require.NoError(t, env.Client.Get(ctx, types.NamespacedName{Namespace: "crossplane-system", Name: "shape-provider-nop-style-conn"}, secret))
 	if diff := cmp.Diff(SecretTypeConnection, secret.Object["type"]); diff != "" {
 		t.Errorf("secret type: -want, +got:\n%s", diff)
 	}
-	wantData := map[string]any{"username": b64("fakeuser"), "password": b64("verysecurepassword"), "endpoint": b64("127.0.0.1")}
+	wantData := map[string]any{"user": b64("nop-user"), "token": b64("not-a-real-token"), "host": b64("nop.example.org")}
 	if diff := cmp.Diff(wantData, secret.Object["data"]); diff != "" {
 		t.Errorf("secret data: -want, +got:\n%s", diff)
 	}
