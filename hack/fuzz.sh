@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every FuzzXxx test of the root module for a short time each.
+# Runs every FuzzXxx test (of the root module and the nested modules but
+# bench/) for a short time each.
 # Usage: hack/fuzz.sh [fuzztime]   (default 10s)
 #
 # Go 1.26's fuzz coordinator can fail a target with a bare "context deadline
@@ -14,8 +15,10 @@ count=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-run() { # dir name
-	go test -run '^$' -fuzz "^${2}\$" -fuzztime "$fuzztime" "./$1" >"$log" 2>&1
+run() { # dir name; a nested module's targets run from that module
+	local mod=$1
+	while [ "$mod" != . ] && [ ! -f "$mod/go.mod" ]; do mod=$(dirname "$mod"); done
+	(cd "$mod" && go test -run '^$' -fuzz "^${2}\$" -fuzztime "$fuzztime" "./${1#"$mod"}") >"$log" 2>&1
 }
 
 while IFS= read -r file; do
