@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
 // A verdict is what each tool says of one object at one moment.
@@ -45,6 +46,15 @@ func judge(u *unstructured.Unstructured, script string, fc fluxChecker) (verdict
 		return v, fmt.Errorf("kstatus: %w", err)
 	}
 	v.KStatus = res.Status.String()
+	// Flux's kstatus is a fork of sigs.k8s.io/cli-utils', which kpt, Config
+	// Sync and kapp's users run: both must say the same of every object.
+	upstream, err := kstatus.Compute(u)
+	if err != nil {
+		return v, fmt.Errorf("kstatus (sigs.k8s.io/cli-utils): %w", err)
+	}
+	if upstream.Status.String() != v.KStatus || upstream.Message != res.Message {
+		return v, fmt.Errorf("kstatus disagrees with itself: fluxcd/cli-utils says %s (%q), sigs.k8s.io/cli-utils says %s (%q)", v.KStatus, res.Message, upstream.Status, upstream.Message)
+	}
 
 	v.Flux, err = fluxCheck(u, fc)
 	if err != nil {
