@@ -5,8 +5,9 @@
 //
 // # Writing results (a function)
 //
-// A function written for function-sdk-go ports to package results/response
-// by changing two imports; see that package. Package results has the
+// Code that calls function-sdk-go's result and condition helpers ports to
+// package results/response by changing two imports; a whole function keeps
+// the SDK and adds ctrlkit's results with response.AddTo; see that package. Package results has the
 // builder of the fn-claim-conditions design, whose result carries its
 // condition and, optionally, a friendlier message for the claim:
 //

@@ -1,14 +1,16 @@
 // Package response adds results and status conditions to a composition
 // function's RunFunctionResponse, with the names and output of
-// function-sdk-go's response package: a function written against the SDK
-// ports by changing two imports,
+// function-sdk-go's response package: code that calls the SDK's result and
+// condition helpers ports by changing two imports,
 //
 //	github.com/crossplane/function-sdk-go/proto/v1  -> github.com/ctrlkit/ctrlkit/results/proto/crossplane/v1
 //	github.com/crossplane/function-sdk-go/response  -> github.com/ctrlkit/ctrlkit/results/response
 //
-// and returns the same bytes. Results go to the response's results, and
-// conditions to its own conditions list, both targeting the composite
-// resource unless told otherwise:
+// and returns the same bytes. A whole function keeps function-sdk-go for its
+// request, desired state and serving, and AddTo adds what this package built
+// to the SDK's own response in one call. Results go to the response's
+// results, and conditions to its own conditions list, both targeting the
+// composite resource unless told otherwise:
 //
 //	response.ConditionTrue(rsp, "DatabaseReady", "Available").TargetCompositeAndClaim()
 //
