@@ -35,6 +35,10 @@
 //
 // OperationID records a long-running operation's ID at the end of the
 // message, quoted; OperationIDOf and ParseOperationID read it back exactly.
+// RequestID derives the idempotency key a cloud API takes with a call (a
+// UUID from the object's UID, generation and the caller's parts), so that a
+// controller that crashes before recording the ID starts no second
+// operation when it calls again.
 //
 // Beside Ready the Writer keeps Reconciling=True while Ready is not True, and
 // removes it at UpToDate; Operation.Failed with a cause wrapped in

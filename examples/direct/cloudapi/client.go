@@ -64,9 +64,11 @@ func (c *Client) Get(ctx context.Context, id string) (*Dataset, error) {
 }
 
 // Create creates the dataset with id and returns it as the cloud stored it.
-func (c *Client) Create(ctx context.Context, id string, d *Dataset) (*Dataset, error) {
+// requestID, when not empty, is the call's idempotency key (see Server):
+// the same key again returns the first call's result and creates nothing.
+func (c *Client) Create(ctx context.Context, id string, d *Dataset, requestID string) (*Dataset, error) {
 	out := &Dataset{}
-	q := url.Values{"datasetId": {id}}
+	q := withRequestID(url.Values{"datasetId": {id}}, requestID)
 	if err := c.do(ctx, http.MethodPost, "/v1/projects/"+url.PathEscape(c.Project)+"/datasets", q, d, out); err != nil {
 		return nil, fmt.Errorf("cannot create dataset %s: %w", id, err)
 	}
@@ -75,10 +77,10 @@ func (c *Client) Create(ctx context.Context, id string, d *Dataset) (*Dataset, e
 
 // Update sets the fields of the dataset with id that mask names (proto field
 // names) to their values in d, and returns the dataset as the cloud stored
-// it.
-func (c *Client) Update(ctx context.Context, id string, d *Dataset, mask []string) (*Dataset, error) {
+// it. requestID is the call's idempotency key, as for Create.
+func (c *Client) Update(ctx context.Context, id string, d *Dataset, mask []string, requestID string) (*Dataset, error) {
 	out := &Dataset{}
-	q := url.Values{"updateMask": {strings.Join(mask, ",")}}
+	q := withRequestID(url.Values{"updateMask": {strings.Join(mask, ",")}}, requestID)
 	if err := c.do(ctx, http.MethodPatch, c.path(id), q, d, out); err != nil {
 		return nil, fmt.Errorf("cannot update dataset %s: %w", id, err)
 	}
@@ -91,8 +93,9 @@ var ErrOperationFailed = errors.New("operation failed")
 
 // UpdateAsync starts an update as Update does, as a long-running operation,
 // and returns the operation's name (projects/p/operations/op-1.update).
-func (c *Client) UpdateAsync(ctx context.Context, id string, d *Dataset, mask []string) (string, error) {
-	q := url.Values{"updateMask": {strings.Join(mask, ",")}, "async": {"true"}}
+// The same requestID again returns the same operation and starts none.
+func (c *Client) UpdateAsync(ctx context.Context, id string, d *Dataset, mask []string, requestID string) (string, error) {
+	q := withRequestID(url.Values{"updateMask": {strings.Join(mask, ",")}, "async": {"true"}}, requestID)
 	var op OperationStatus
 	if err := c.doJSON(ctx, http.MethodPatch, c.path(id), q, d, &op); err != nil {
 		return "", fmt.Errorf("cannot update dataset %s: %w", id, err)
@@ -132,6 +135,14 @@ func (c *Client) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("cannot delete dataset %s: %w", id, err)
 	}
 	return nil
+}
+
+// withRequestID adds the requestId parameter to q, unless id is empty.
+func withRequestID(q url.Values, id string) url.Values {
+	if id != "" {
+		q.Set("requestId", id)
+	}
+	return q
 }
 
 func (c *Client) path(id string) string {

@@ -10,8 +10,15 @@
 //
 //	GET    /v1/projects/{project}/datasets/{dataset}
 //	POST   /v1/projects/{project}/datasets?datasetId={dataset}
-//	PATCH  /v1/projects/{project}/datasets/{dataset}?updateMask=description,labels
+//	PATCH  /v1/projects/{project}/datasets/{dataset}?updateMask=description,labels[&async=true]
 //	DELETE /v1/projects/{project}/datasets/{dataset}
+//	GET    /v1/projects/{project}/operations/{operation}
+//
+// POST and PATCH take an idempotency key, requestId, as Google Cloud's APIs
+// do: a write with a key the server has accepted before gets that write's
+// answer again (the same operation, for an asynchronous update) and
+// changes nothing, so a client that retries after losing the answer acts
+// once.
 //
 // Errors are {"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT"}}.
 package cloudapi
@@ -61,10 +68,20 @@ type Server struct {
 	observe  func(method, name string)
 	etag     int
 
+	requests map[string]request // accepted requests, by requestId
+	applied  map[string]int     // writes applied, by method
+
 	opDelay time.Duration         // how long an asynchronous update runs
 	opFail  string                // when set, asynchronous updates fail with it
 	ops     map[string]*operation // by name
 	opSeq   int
+}
+
+// A request is a write the server accepted with a requestId: a call with
+// the same key and target gets its answer again, and changes nothing.
+type request struct {
+	method, target string
+	operation      string // the operation an asynchronous update started
 }
 
 // An operation is an asynchronous update: at due, result replaces the
@@ -91,6 +108,8 @@ func NewServer(latency time.Duration) (*Server, error) {
 		datasets: map[string]*Dataset{},
 		calls:    map[string]int{},
 		ops:      map[string]*operation{},
+		requests: map[string]request{},
+		applied:  map[string]int{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/projects/{project}/datasets/{dataset}", s.get)
@@ -151,6 +170,50 @@ func (s *Server) Calls(method string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[method]
+}
+
+// Applied returns how many writes with method the server has applied:
+// requests that changed a dataset or started an operation, not those
+// refused, failed or answered again for a repeated requestId.
+func (s *Server) Applied(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.applied[method]
+}
+
+// replay answers a write whose requestId the server has accepted before,
+// with that request's answer, and reports whether it did. A key reused
+// for another method or dataset is refused. Called with s.mu held.
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, name string) bool {
+	id := r.URL.Query().Get("requestId")
+	prev, ok := s.requests[id]
+	if id == "" || !ok {
+		return false
+	}
+	if prev.method != r.Method || prev.target != name {
+		writeError(w, http.StatusBadRequest, "requestId "+id+" was used for another request")
+		return true
+	}
+	if prev.operation != "" {
+		op := s.ops[prev.operation]
+		writeOperation(w, prev.operation, op.done, op.fail)
+		return true
+	}
+	if d, ok := s.datasets[name]; ok {
+		writeDataset(w, http.StatusOK, d)
+		return true
+	}
+	writeError(w, http.StatusNotFound, "dataset "+name+" not found")
+	return true
+}
+
+// accept records a write that the server applies: its requestId, when it
+// has one, and the count.
+func (s *Server) accept(r *http.Request, name, operation string) {
+	if id := r.URL.Query().Get("requestId"); id != "" {
+		s.requests[id] = request{method: r.Method, target: name, operation: operation}
+	}
+	s.applied[r.Method]++
 }
 
 // Dataset returns a copy of the dataset with the full name, if it exists.
@@ -239,10 +302,14 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.replay(w, r, name) {
+		return
+	}
 	if _, ok := s.datasets[name]; ok {
 		writeError(w, http.StatusConflict, "dataset "+name+" already exists")
 		return
 	}
+	s.accept(r, name, "")
 	now := timestamppb.Now()
 	d.Name, d.CreateTime, d.UpdateTime = name, now, now
 	s.etag++
@@ -259,6 +326,9 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.replay(w, r, name) {
+		return
+	}
 	d, ok := s.datasets[name]
 	if !ok {
 		writeError(w, http.StatusNotFound, "dataset "+name+" not found")
@@ -292,9 +362,11 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		s.opSeq++
 		op := "projects/" + r.PathValue("project") + "/operations/op-" + strconv.Itoa(s.opSeq) + ".update"
 		s.ops[op] = &operation{target: name, result: updated, due: time.Now().Add(s.opDelay), fail: s.opFail}
+		s.accept(r, name, op)
 		writeOperation(w, op, false, "")
 		return
 	}
+	s.accept(r, name, "")
 	s.store(name, updated)
 	writeDataset(w, http.StatusOK, updated)
 }

@@ -11,6 +11,11 @@
 //   - nothing differs (a periodic sync): UpToDate, which writes nothing at
 //     all when the object already says so.
 //
+// Each create and update carries an idempotency key (directstatus.RequestID
+// of the Dataset's generation and the cloud version it changes), so a
+// controller that crashes between the call and recording its outcome
+// repeats no external operation after a restart.
+//
 // The desired cloud dataset is built from the spec and diffed with the one
 // the cloud returns as protobuf messages, by their JSON names under "spec",
 // so that a path the diff reports is the path of the spec field to look at.
@@ -152,15 +157,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	// The idempotency key of this update: the same for the same generation
+	// and the same cloud version, so a controller that crashes after the
+	// call and before recording its operation gets that operation back when
+	// it calls again, and starts no second update.
+	key := directstatus.RequestID(ds, "update", actual.GetEtag())
 	if r.LongRunning {
-		name, err := r.Cloud.UpdateAsync(ctx, id, desired, UpdateMask(paths))
+		name, err := r.Cloud.UpdateAsync(ctx, id, desired, UpdateMask(paths), key)
 		if err != nil {
 			return ctrl.Result{}, op.Failed(ctx, terminal(err))
 		}
 		// Recorded before waiting: a restart polls this operation.
 		return ctrl.Result{RequeueAfter: r.pollInterval()}, op.SetOperationID(ctx, name)
 	}
-	if _, err := r.Cloud.Update(ctx, id, desired, UpdateMask(paths)); err != nil {
+	if _, err := r.Cloud.Update(ctx, id, desired, UpdateMask(paths), key); err != nil {
 		return ctrl.Result{}, op.Failed(ctx, terminal(err))
 	}
 	return ctrl.Result{RequeueAfter: r.syncPeriod()}, op.Succeeded(ctx)
@@ -171,7 +181,7 @@ func (r *Reconciler) create(ctx context.Context, ds *v1alpha1.Dataset, id string
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if _, err := r.Cloud.Create(ctx, id, desired); err != nil {
+	if _, err := r.Cloud.Create(ctx, id, desired, directstatus.RequestID(ds, "create")); err != nil {
 		return ctrl.Result{}, op.Failed(ctx, terminal(err))
 	}
 	return ctrl.Result{RequeueAfter: r.syncPeriod()}, op.Succeeded(ctx)

@@ -368,7 +368,7 @@ func TestPeriodicSync(t *testing.T) {
 	}
 
 	// Someone changes the cloud dataset directly; the next sync repairs it.
-	_, err = cloud.Update(ctx, controller.ExternalID(ds), &cloudapi.Dataset{Labels: map[string]string{"team": "shop", "cost-center": "42"}}, []string{"labels"})
+	_, err = cloud.Update(ctx, controller.ExternalID(ds), &cloudapi.Dataset{Labels: map[string]string{"team": "shop", "cost-center": "42"}}, []string{"labels"}, "")
 	require.NoError(t, err)
 	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
 	require.NoError(t, err)
