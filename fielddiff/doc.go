@@ -9,7 +9,9 @@
 //
 //	paths, err := fielddiff.ChangedFields(desired, actual, fielddiff.IgnorePaths("metadata", "status"))
 //
-// every changed path, e.g. [spec.description spec.nodePools[1].size].
+// every changed path, e.g. [spec.description spec.nodePools[1].size], which
+// UpdateMask turns into a cloud API's update mask for a protobuf message
+// ([description node_pools], or nested paths with FullPaths).
 //
 // Both sides are of one type: Go structs (fields by their JSON names, inline
 // and embedded structs flattened as encoding/json flattens them),

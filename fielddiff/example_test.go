@@ -87,3 +87,23 @@ func ExampleFirstChangedField_protobuf() {
 	// Output:
 	// spec.nodePools[0].size
 }
+
+func ExampleUpdateMask() {
+	desired := &testpb.Cluster{Description: "orders, v2", Labels: map[string]string{"team": "shop"}, DefaultPool: &testpb.NodePool{Size: 3}}
+	actual := &testpb.Cluster{Description: "orders", DefaultPool: &testpb.NodePool{Size: 2}}
+
+	paths, err := fielddiff.ChangedFields(desired, actual, fielddiff.Prefix("spec"), fielddiff.ProtoJSONNames())
+	if err != nil {
+		panic(err)
+	}
+	md := desired.ProtoReflect().Descriptor()
+	mask, _ := fielddiff.UpdateMask(md, paths, fielddiff.MaskPrefix("spec"))
+	nested, _ := fielddiff.UpdateMask(md, paths, fielddiff.MaskPrefix("spec"), fielddiff.FullPaths(), fielddiff.MaskJSONNames())
+	fmt.Println(paths)
+	fmt.Println(mask)
+	fmt.Println(nested)
+	// Output:
+	// [spec.description spec.labels[team] spec.defaultPool.size]
+	// [description labels default_pool]
+	// [description labels defaultPool.size]
+}

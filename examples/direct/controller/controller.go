@@ -26,11 +26,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/reflect/protoreflect"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,7 +41,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/direct/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/examples/internal/conflict"
 	"github.com/ctrlkit/ctrlkit/fielddiff"
-	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
 
 // Finalizer keeps a Dataset until its cloud dataset is deleted.
@@ -151,6 +148,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	// The cloud's update mask: the proto names of the top-level fields that
+	// changed (labels, access), as Google Cloud's APIs take it.
+	mask, err := fielddiff.UpdateMask(desired.ProtoReflect().Descriptor(), paths, fielddiff.MaskPrefix("spec"))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 
 	// Tell the user what is about to happen, and why, before the call.
 	op, err := r.Status.StartUpdate(ctx, ds, first)
@@ -163,14 +166,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// it calls again, and starts no second update.
 	key := directstatus.RequestID(ds, "update", actual.GetEtag())
 	if r.LongRunning {
-		name, err := r.Cloud.UpdateAsync(ctx, id, desired, UpdateMask(paths), key)
+		name, err := r.Cloud.UpdateAsync(ctx, id, desired, mask, key)
 		if err != nil {
 			return ctrl.Result{}, op.Failed(ctx, terminal(err))
 		}
 		// Recorded before waiting: a restart polls this operation.
 		return ctrl.Result{RequeueAfter: r.pollInterval()}, op.SetOperationID(ctx, name)
 	}
-	if _, err := r.Cloud.Update(ctx, id, desired, UpdateMask(paths), key); err != nil {
+	if _, err := r.Cloud.Update(ctx, id, desired, mask, key); err != nil {
 		return ctrl.Result{}, op.Failed(ctx, terminal(err))
 	}
 	return ctrl.Result{RequeueAfter: r.syncPeriod()}, op.Succeeded(ctx)
@@ -250,26 +253,4 @@ func ToCloud(s v1alpha1.DatasetSpec) *cloudapi.Dataset {
 		d.Access = append(d.Access, &cloudapi.Access{Role: a.Role, UserByEmail: a.UserByEmail})
 	}
 	return d
-}
-
-// UpdateMask turns the changed fields' paths (spec.labels[team],
-// spec.access[1].role) into the cloud's update mask: the proto names of the
-// top-level fields they are in (labels, access), once each, in order.
-func UpdateMask(paths []string) []string {
-	fields := (&cloudapi.Dataset{}).ProtoReflect().Descriptor().Fields()
-	var mask []string
-	for _, p := range paths {
-		segs, err := fieldpath.Parse(p)
-		if err != nil || len(segs) < 2 || segs[1].Type != fieldpath.SegmentField {
-			continue // never: the diff writes paths under spec
-		}
-		fd := fields.ByJSONName(segs[1].Field)
-		if fd == nil {
-			fd = fields.ByName(protoreflect.Name(segs[1].Field))
-		}
-		if fd != nil && !slices.Contains(mask, string(fd.Name())) {
-			mask = append(mask, string(fd.Name()))
-		}
-	}
-	return mask
 }

@@ -475,30 +475,6 @@ func checkStatuses(t *testing.T, when string, ds *v1alpha1.Dataset, want map[str
 	}
 }
 
-func TestUpdateMask(t *testing.T) {
-	cases := map[string]struct {
-		reason string
-		paths  []string
-		want   []string
-	}{
-		"TopLevelFields": {
-			reason: "Each path gives the proto name of its top-level field, once, in order.",
-			paths:  []string{"spec.labels[team]", "spec.defaultTableExpirationMs", "spec.labels[owner]", "spec.access[1].userByEmail"},
-			want:   []string{"labels", "default_table_expiration_ms", "access"},
-		},
-		"Nothing": {
-			reason: "No path, no mask.",
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, controller.UpdateMask(tc.paths)); diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-}
-
 func removeFinalizerAndDelete(env *testenv.Env, ds *v1alpha1.Dataset) {
 	ctx := context.Background()
 	_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
