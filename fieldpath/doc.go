@@ -49,7 +49,8 @@
 // stored (NaN, a channel, a cycle) wraps ErrInvalidValue. DeleteField of a
 // missing path is not an error. ExpandWildcards returns concrete paths,
 // object keys sorted. MergeValue with nil MergeOptions replaces the value.
-// Nothing panics on any path, value or object, except MustCompile.
+// Nothing panics on any path, value or object, except MustCompile. Errors
+// never quote a value: they name the path and the value's type and size.
 //
 // Limits:
 //

@@ -1,8 +1,10 @@
 package fieldpath
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
@@ -122,7 +124,7 @@ func (e *walkError) Error() string {
 		if s.Type == SegmentIndex {
 			want = "an array"
 		}
-		fmt.Fprintf(&b, "%s is %s, not %s", parent, jsonvalue.Describe(e.got), want)
+		fmt.Fprintf(&b, "%s is %s, not %s", parent, jsonvalue.Shape(e.got), want)
 	case errWildcard:
 		fmt.Fprintf(&b, "segment %d is a wildcard, which matches many values; expand it with ExpandWildcards first", e.at+1)
 	case errNilObject:
@@ -146,5 +148,56 @@ func (e *walkError) Unwrap() error {
 
 // wrongTypeError is returned by the typed getters (GetString and friends).
 func wrongTypeError(path, want string, got any) error {
-	return fmt.Errorf("cannot get %s as %s: it is %s: %w", path, want, jsonvalue.Describe(got), ErrWrongType)
+	return fmt.Errorf("cannot get %s as %s: it is %s: %w", path, want, jsonvalue.Shape(got), ErrWrongType)
+}
+
+// An opaqueError says what failed without quoting its cause, whose message
+// may hold bytes of a value (encoding/json's do: "invalid character 's'",
+// "cannot unmarshal number 31337"). The cause is kept for errors.Is and
+// errors.As only.
+type opaqueError struct {
+	msg  string
+	errs []error // the sentinel first, then the cause
+}
+
+func (e *opaqueError) Error() string   { return e.msg }
+func (e *opaqueError) Unwrap() []error { return e.errs }
+
+// opaque returns an error with message msg that wraps sentinel and cause,
+// and describes cause only by what encoding/json says of types and
+// positions, never by its text.
+func opaque(msg string, sentinel, cause error) error {
+	if d := describeCause(cause); d != "" {
+		msg += ": " + d
+	}
+	return &opaqueError{msg: msg, errs: []error{sentinel, cause}}
+}
+
+// describeCause describes a JSON encoding or decoding error by the types and
+// positions it names, or returns "" when it names none that are safe to
+// repeat.
+func describeCause(err error) string {
+	var (
+		syntax  *json.SyntaxError
+		typ     *json.UnmarshalTypeError
+		unsupT  *json.UnsupportedTypeError
+		unsupV  *json.UnsupportedValueError
+		marshal *json.MarshalerError
+	)
+	switch {
+	case errors.As(err, &marshal):
+		return "the MarshalJSON method of " + marshal.Type.String() + " failed"
+	case errors.As(err, &unsupT):
+		return "type " + unsupT.Type.String() + " has no JSON form"
+	case errors.As(err, &unsupV):
+		return "it holds a value that has no JSON form (a cycle, NaN or an infinity)"
+	case errors.As(err, &typ):
+		if typ.Type == nil {
+			return ""
+		}
+		return "a JSON value does not decode into " + typ.Type.String()
+	case errors.As(err, &syntax):
+		return "invalid JSON at byte " + strconv.FormatInt(syntax.Offset, 10)
+	}
+	return ""
 }

@@ -58,7 +58,7 @@ func ExamplePaved_GetValue() {
 	// Output:
 	// nginx <nil>
 	// true cannot get spec.containers[1].image: spec.containers has no element 1 (its length is 1)
-	// false cannot get spec.containers.image: spec.containers is an array (length 1), not an object
+	// false cannot get spec.containers.image: spec.containers is an array of 1 element, not an object
 }
 
 func ExamplePaved_SetValue() {

@@ -71,7 +71,7 @@ func PaveObject(o runtime.Object, opts ...PavedOption) (*Paved, error) {
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 	if err != nil {
-		return nil, fmt.Errorf("cannot pave %T: %w: %w", o, ErrInvalidValue, err)
+		return nil, opaque(fmt.Sprintf("cannot pave %T: it cannot be converted to unstructured content", o), ErrInvalidValue, err)
 	}
 	return Pave(content, opts...), nil
 }
@@ -108,7 +108,7 @@ func (p Paved) MarshalJSON() ([]byte, error) {
 func (p *Paved) UnmarshalJSON(data []byte) error {
 	var m map[string]any
 	if err := utiljson.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("cannot decode a Paved: %w: %w", ErrInvalidValue, err)
+		return opaque("cannot decode a Paved: it is not a JSON object or null", ErrInvalidValue, err)
 	}
 	p.object = m
 	return nil
@@ -138,10 +138,10 @@ func (p *Paved) GetValueInto(path string, out any) error {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("cannot get %s into %T: %w: %w", path, out, ErrInvalidValue, err)
+		return opaque(fmt.Sprintf("cannot get %s into %T: it is %s, which cannot be encoded as JSON", path, out, jsonvalue.Shape(v)), ErrInvalidValue, err)
 	}
 	if err := utiljson.Unmarshal(b, out); err != nil {
-		return fmt.Errorf("cannot get %s into %T: %w: %w", path, out, ErrWrongType, err)
+		return opaque(fmt.Sprintf("cannot get %s into %T: it is %s, which does not decode into it", path, out, jsonvalue.Shape(v)), ErrWrongType, err)
 	}
 	return nil
 }
@@ -214,7 +214,7 @@ func (p *Paved) GetStringObject(path string) (map[string]string, error) {
 // notStringError is the error for an item of the array or object at path,
 // named by at, that is not a string.
 func notStringError(path, what, at string, item any) error {
-	return fmt.Errorf("cannot get %s as %s: %s is %s: %w", path, what, at, jsonvalue.Describe(item), ErrWrongType)
+	return fmt.Errorf("cannot get %s as %s: %s is %s: %w", path, what, at, jsonvalue.Shape(item), ErrWrongType)
 }
 
 // GetBool returns the boolean at path.

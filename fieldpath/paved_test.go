@@ -56,7 +56,7 @@ func TestTypedGetters(t *testing.T) {
 		want   want
 	}{
 		"String":          {reason: "A string is a string.", method: "GetString", path: "s", want: want{value: "x"}},
-		"StringWrongType": {reason: "A boolean is not a string.", method: "GetString", path: "b", want: want{value: "", err: errorWant{is: ErrWrongType, msg: "cannot get b as a string: it is a boolean (true)"}}},
+		"StringWrongType": {reason: "A boolean is not a string.", method: "GetString", path: "b", want: want{value: "", err: errorWant{is: ErrWrongType, msg: "cannot get b as a string: it is a boolean"}}},
 		"StringMissing":   {reason: "A missing field is not found.", method: "GetString", path: "nope", want: want{value: "", err: errorWant{is: ErrNotFound, msg: `no field "nope"`}}},
 		"Bool":            {reason: "A boolean is a boolean.", method: "GetBool", path: "b", want: want{value: true}},
 		"BoolWrongType":   {reason: "A string is not a boolean.", method: "GetBool", path: "s", want: want{value: false, err: errorWant{is: ErrWrongType, msg: "as a boolean"}}},
@@ -65,16 +65,16 @@ func TestTypedGetters(t *testing.T) {
 		"WholeFloat":      {reason: "A whole float64 is an integer.", method: "GetInteger", path: "f", want: want{value: int64(7)}},
 		"WholeFloat32":    {reason: "A whole float32 is an integer.", method: "GetInteger", path: "f32", want: want{value: int64(2)}},
 		"Number":          {reason: "An integral json.Number is an integer.", method: "GetInteger", path: "num", want: want{value: int64(9)}},
-		"Fraction":        {reason: "A fraction is not an integer.", method: "GetInteger", path: "frac", want: want{value: int64(0), err: errorWant{is: ErrWrongType, msg: "it is a number (7.5)"}}},
+		"Fraction":        {reason: "A fraction is not an integer.", method: "GetInteger", path: "frac", want: want{value: int64(0), err: errorWant{is: ErrWrongType, msg: "it is a number"}}},
 		"TooBig":          {reason: "A uint64 beyond int64 is not an int64.", method: "GetInteger", path: "big", want: want{value: int64(0), err: errorWant{is: ErrWrongType, msg: "as an integer"}}},
 		"IntegerString":   {reason: "A string is not an integer.", method: "GetInteger", path: "s", want: want{value: int64(0), err: errorWant{is: ErrWrongType, msg: "as an integer"}}},
 		"StringArray":     {reason: "An array of strings is copied out.", method: "GetStringArray", path: "strs", want: want{value: []string{"a", "b"}}},
 		"GoStringArray":   {reason: "A []string is copied out.", method: "GetStringArray", path: "gostrs", want: want{value: []string{"c"}}},
-		"MixedArray":      {reason: "An array with a non-string names the element.", method: "GetStringArray", path: "mixed", want: want{value: []string(nil), err: errorWant{is: ErrWrongType, msg: "element 1 is a number (1)"}}},
+		"MixedArray":      {reason: "An array with a non-string names the element.", method: "GetStringArray", path: "mixed", want: want{value: []string(nil), err: errorWant{is: ErrWrongType, msg: "element 1 is a number"}}},
 		"NotArray":        {reason: "A string is not an array.", method: "GetStringArray", path: "s", want: want{value: []string(nil), err: errorWant{is: ErrWrongType, msg: "as an array of strings"}}},
 		"StringObject":    {reason: "An object of strings is copied out.", method: "GetStringObject", path: "labels", want: want{value: map[string]string{"k": "v"}}},
 		"GoStringObject":  {reason: "A map[string]string is copied out.", method: "GetStringObject", path: "golbls", want: want{value: map[string]string{"k": "w"}}},
-		"BadObject":       {reason: "An object with a non-string names the field.", method: "GetStringObject", path: "badlbl", want: want{value: map[string]string(nil), err: errorWant{is: ErrWrongType, msg: `field "k" is a number (1)`}}},
+		"BadObject":       {reason: "An object with a non-string names the field.", method: "GetStringObject", path: "badlbl", want: want{value: map[string]string(nil), err: errorWant{is: ErrWrongType, msg: `field "k" is a number:`}}},
 		"NotObject":       {reason: "An array is not an object.", method: "GetStringObject", path: "strs", want: want{value: map[string]string(nil), err: errorWant{is: ErrWrongType, msg: "as an object of strings"}}},
 	}
 	for name, tc := range cases {
@@ -184,7 +184,7 @@ func TestSetTyped(t *testing.T) {
 		t.Errorf("typed setters: -want, +got:\n%s", diff)
 	}
 	err := p.SetNumber("a.nan", 0*func() float64 { var z float64; return 1 / z }())
-	checkError(t, "NaN cannot be set.", errorWant{is: ErrInvalidValue, msg: "cannot set a.nan: the value cannot be represented as JSON: NaN is not a finite number"}, err)
+	checkError(t, "NaN cannot be set.", errorWant{is: ErrInvalidValue, msg: "cannot set a.nan: the value cannot be represented as JSON: it is not a finite number"}, err)
 }
 
 func TestPavedMaxIndex(t *testing.T) {
@@ -546,7 +546,7 @@ func TestMergeValueOptions(t *testing.T) {
 			value:  "y",
 			opts:   &MergeOptions{},
 			want:   map[string]any{"a": "x"},
-			err:    errorWant{is: ErrWrongType, msg: `cannot merge into a.b: a is a string ("x"), not an object`},
+			err:    errorWant{is: ErrWrongType, msg: `cannot merge into a.b: a is a string of 1 byte, not an object`},
 		},
 		"AppendBelowKeepsRepeats": {
 			reason: "AppendSlice drops repeated items from the merged array only; arrays below it are appended whole, as crossplane-runtime's mergo does.",

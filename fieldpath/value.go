@@ -111,7 +111,7 @@ func toJSONAt(v any, depth int) (any, error) {
 // errors, as they are for encoding/json.
 func fromFloat(f float64) (any, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, &valueError{reason: fmt.Sprintf("%v is not a finite number", f)}
+		return nil, &valueError{reason: "it is not a finite number (NaN or an infinity)"}
 	}
 	if f == math.Trunc(f) && f >= math.MinInt64 && f < math.MaxInt64 {
 		return int64(f), nil
@@ -137,14 +137,14 @@ func fromNumber(n json.Number) (any, error) {
 		return int64(0), nil
 	}
 	if !validNumber(s) {
-		return nil, &valueError{reason: fmt.Sprintf("%q is not a JSON number", s)}
+		return nil, &valueError{reason: fmt.Sprintf("a json.Number of %d bytes that is not a JSON number", len(s))}
 	}
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return i, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return nil, &valueError{reason: fmt.Sprintf("%s is out of range for a float64", s)}
+		return nil, &valueError{reason: "a json.Number out of range for a float64"}
 	}
 	return f, nil
 }
@@ -206,7 +206,9 @@ func viaJSON(v any) (any, error) {
 	return out, nil
 }
 
-// A valueError says why a value cannot be stored, and where inside it.
+// A valueError says why a value cannot be stored, and where inside it. Its
+// message names the value's type and size, never its content; the cause's
+// text is left out for the same reason (see opaque).
 type valueError struct {
 	inside Segments // where in the value, innermost first
 	reason string
@@ -236,8 +238,8 @@ func (e *valueError) Error() string {
 		}
 	}
 	msg := where + " cannot be represented as JSON: " + e.reason
-	if e.cause != nil {
-		msg += ": " + e.cause.Error()
+	if d := describeCause(e.cause); d != "" {
+		msg += ": " + d
 	}
 	return msg
 }

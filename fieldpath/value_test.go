@@ -60,14 +60,14 @@ func TestToJSON(t *testing.T) {
 		},
 		"Float32":      {reason: "A float32 is read as the digits encoding/json writes for it.", value: float32(0.1), want: 0.1},
 		"WholeFloat32": {reason: "A whole float32 becomes int64.", value: float32(3), want: int64(3)},
-		"NaN":          {reason: "NaN cannot be represented.", value: math.NaN(), err: "NaN is not a finite number"},
-		"Inf":          {reason: "Infinity cannot be represented.", value: math.Inf(1), err: "+Inf is not a finite number"},
-		"Float32Inf":   {reason: "A float32 infinity cannot be represented.", value: float32(math.Inf(-1)), err: "-Inf is not a finite number"},
+		"NaN":          {reason: "NaN cannot be represented.", value: math.NaN(), err: "it is not a finite number"},
+		"Inf":          {reason: "Infinity cannot be represented.", value: math.Inf(1), err: "it is not a finite number"},
+		"Float32Inf":   {reason: "A float32 infinity cannot be represented.", value: float32(math.Inf(-1)), err: "it is not a finite number"},
 		"NumberInt":    {reason: "An integral json.Number becomes int64.", value: json.Number("12"), want: int64(12)},
 		"NumberFloat":  {reason: "A json.Number with a fraction stays float64, as the decoder leaves 2.0.", value: json.Number("2.0"), want: 2.0},
 		"NumberEmpty":  {reason: "encoding/json writes the empty Number as 0.", value: json.Number(""), want: int64(0)},
 		"NumberBig":    {reason: "An integral json.Number beyond int64 becomes float64.", value: json.Number("1e400"), err: "out of range"},
-		"NumberHex":    {reason: "A json.Number must follow JSON's grammar.", value: json.Number("0x1p4"), err: `"0x1p4" is not a JSON number`},
+		"NumberHex":    {reason: "A json.Number must follow JSON's grammar.", value: json.Number("0x1p4"), err: `a json.Number of 5 bytes that is not a JSON number`},
 		"NumberInf":    {reason: "Inf is not a JSON number.", value: json.Number("Inf"), err: "not a JSON number"},
 		"Map": {
 			reason: "Maps are copied and their values converted.",
@@ -126,11 +126,11 @@ func TestToJSON(t *testing.T) {
 		"NestedNaN": {
 			reason: "The error names where in the value the problem is.",
 			value:  map[string]any{"a": []any{1, math.NaN()}},
-			err:    "the value at a[1] cannot be represented as JSON: NaN is not a finite number",
+			err:    "the value at a[1] cannot be represented as JSON: it is not a finite number",
 		},
 		"StructWithNaN": {
 			reason: "NaN inside a struct cannot be represented either.",
-			value:  port{Weight: math.NaN()}, err: "unsupported value: NaN",
+			value:  port{Weight: math.NaN()}, err: "it holds a value that has no JSON form",
 		},
 	}
 	for name, tc := range cases {

@@ -93,7 +93,7 @@ func (e *expansion) expand(cur any, i int) error {
 			}
 		default:
 			return fmt.Errorf("cannot expand %s: %s is %s, which a wildcard cannot expand: %w",
-				e.pattern, e.concrete[:i], jsonvalue.Describe(cur), ErrWrongType)
+				e.pattern, e.concrete[:i], jsonvalue.Shape(cur), ErrWrongType)
 		}
 		return nil
 	}

@@ -104,13 +104,13 @@ func TestExpandWildcardsMatches(t *testing.T) {
 			reason: "A wildcard over a scalar is a type mismatch.",
 			obj:    obj,
 			path:   "spec.region[*]",
-			err:    errorWant{is: ErrWrongType, msg: `cannot expand spec.region[*]: spec.region is a string ("eu"), which a wildcard cannot expand`},
+			err:    errorWant{is: ErrWrongType, msg: `cannot expand spec.region[*]: spec.region is a string of 2 bytes, which a wildcard cannot expand`},
 		},
 		"WrongTypeOnTheWay": {
 			reason: "A type mismatch after a wildcard names the concrete path.",
 			obj:    map[string]any{"a": []any{map[string]any{"b": "x"}, "s"}},
 			path:   "a[*].b",
-			err:    errorWant{is: ErrWrongType, msg: `cannot expand a[1].b: a[1] is a string ("s"), not an object`},
+			err:    errorWant{is: ErrWrongType, msg: `cannot expand a[1].b: a[1] is a string of 1 byte, not an object`},
 		},
 		"WrongTypeNoWildcard": {
 			reason: "A type mismatch in a path without wildcards is an error too.",
