@@ -556,8 +556,8 @@ func TestPatchDefinitions(t *testing.T) {
 	if !errors.Is(err, scopes.ErrMalformed) {
 		t.Errorf("err = %v, want %v", err, scopes.ErrMalformed)
 	}
-	if err == nil || !strings.Contains(err.Error(), `spec.refs holds a string ("a.b.c")`) {
-		t.Errorf("err = %v, want it to contain %q", err, `spec.refs holds a string ("a.b.c")`)
+	if err == nil || !strings.Contains(err.Error(), `spec.refs holds a string of 5 bytes,`) {
+		t.Errorf("err = %v, want it to contain %q", err, `spec.refs holds a string of 5 bytes,`)
 	}
 	if diff := cmp.Diff("a.b.c", get(t, env, plainScope, ns, "bad").Object["spec"].(map[string]any)["refs"]); diff != "" {
 		t.Errorf("get(t, env, plainScope, ns, \"bad\").Object[\"spec\"].(map[string]any)[\"refs\"]: -want, +got:\n%s", diff)
@@ -648,9 +648,9 @@ func TestRefusedPaths(t *testing.T) {
 	before := get(t, env, plainScope, ns, "shapes")
 
 	refusedByOption := map[string]string{
-		"spec":                     "spec holds an object, not a list",
-		"spec.workloadRef":         "spec.workloadRef holds an object, not a list",
-		"spec.probe":               "spec.probe holds a number (5), not a list",
+		"spec":                     "spec holds an object of 3 fields, not a list",
+		"spec.workloadRef":         "spec.workloadRef holds an object of 3 fields, not a list",
+		"spec.probe":               "spec.probe holds a number, not a list",
 		"metadata":                 "metadata is in metadata",
 		"metadata.annotations":     "metadata.annotations is in metadata",
 		"metadata.ownerReferences": "metadata.ownerReferences is in metadata",
@@ -677,7 +677,7 @@ func TestRefusedPaths(t *testing.T) {
 	t.Cleanup(func() { deleteDefinition(t, env, "plainscopes.test.ctrlkit.dev") })
 	for path, why := range map[string]string{
 		"metadata.annotations": "metadata.annotations is in metadata",
-		"spec":                 "spec holds an object, not a list",
+		"spec":                 "spec holds an object of 3 fields, not a list",
 	} {
 		applyDefinition(t, env, "ScopeDefinition", "plainscopes.test.ctrlkit.dev", map[string]any{"workloadRefPath": path})
 		_, err := scopes.PatchWorkloadRefs(ctx, env.Client, env.Mapper, ref, scopes.Change{Add: []scopes.WorkloadRef{web}})

@@ -129,7 +129,7 @@ func refPath(def *unstructured.Unstructured) (path, field string, err error) {
 		}
 		s, ok := v.(string)
 		if !ok {
-			return "", "", fmt.Errorf("%s of %s is %s, not a field path: %w", f, describeScope(def), jsonvalue.Describe(v), ErrMalformed)
+			return "", "", fmt.Errorf("%s of %s is %s, not a field path: %w", f, describeScope(def), jsonvalue.Shape(v), ErrMalformed)
 		}
 		if s != "" {
 			return s, f, nil
@@ -151,7 +151,7 @@ func allowOverlap(def *unstructured.Unstructured) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("%s of %s is %s, not a boolean: %w", fieldAllowComponentOverlap, describeScope(def), jsonvalue.Describe(v), ErrMalformed)
+		return false, fmt.Errorf("%s of %s is %s, not a boolean: %w", fieldAllowComponentOverlap, describeScope(def), jsonvalue.Shape(v), ErrMalformed)
 	}
 	return b, nil
 }
@@ -167,11 +167,13 @@ type ChildResourceKind struct {
 
 func (k ChildResourceKind) gvk() (schema.GroupVersionKind, error) {
 	if k.APIVersion == "" || k.Kind == "" {
-		return schema.GroupVersionKind{}, fmt.Errorf("child resource kind %q %q needs both an apiVersion and a kind: %w", k.APIVersion, k.Kind, ErrMalformed)
+		return schema.GroupVersionKind{}, fmt.Errorf("needs both an apiVersion and a kind: %w", ErrMalformed)
 	}
 	gv, err := schema.ParseGroupVersion(k.APIVersion)
 	if err != nil {
-		return schema.GroupVersionKind{}, fmt.Errorf("child resource kind %s: %w (%w)", k.Kind, err, ErrMalformed)
+		// ParseGroupVersion's message quotes the apiVersion: name it by
+		// its size, as every error here names a value read from an object.
+		return schema.GroupVersionKind{}, fmt.Errorf("its apiVersion, %s, is not a group/version: %w", jsonvalue.Shape(k.APIVersion), ErrMalformed)
 	}
 	return gv.WithKind(k.Kind), nil
 }

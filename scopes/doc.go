@@ -39,7 +39,9 @@
 // refuses (in metadata, status, apiVersion or kind; a wildcard; an index
 // first), or one whose value is not a list (an object such as spec, a
 // string). The error wraps ErrInvalidRefPath and names the ScopeDefinition
-// or the AtPath option, the path and why.
+// or the AtPath option, the path and why. Errors and skipped entries never
+// quote a value read from a scope or a definition: they name its path and
+// its type and size.
 //
 // # Writing to the API server
 //

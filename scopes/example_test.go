@@ -52,7 +52,7 @@ func ExampleAddWorkloadRef_wrongType() {
 	fmt.Println(errors.Is(err, scopes.ErrMalformed))
 	printSpec(scope)
 	// Output:
-	// cannot add workload reference apps/v1 Deployment "web" to HealthScope default/hs at spec.workloadRefs: spec.workloadRefs holds a string ("web"), not a list of workload references: invalid workload reference path (malformed workload references)
+	// cannot add workload reference apps/v1 Deployment "web" to HealthScope default/hs at spec.workloadRefs: spec.workloadRefs holds a string of 3 bytes, not a list of workload references: invalid workload reference path (malformed workload references)
 	// true
 	// {"workloadRefs":"web"}
 }

@@ -187,11 +187,11 @@ func TestLocateScopeErrors(t *testing.T) {
 		},
 		"PathOfWrongType": {
 			defs:  []*unstructured.Unstructured{definition("ScopeDefinition", "healthscopes.core.oam.dev", `{"workloadRefPath":["spec"]}`)},
-			scope: scope, wantErr: ErrMalformed, want: "spec.workloadRefPath of ScopeDefinition healthscopes.core.oam.dev is an array (length 1)",
+			scope: scope, wantErr: ErrMalformed, want: "spec.workloadRefPath of ScopeDefinition healthscopes.core.oam.dev is an array of 1 element, not a field path",
 		},
 		"ObjectAtPath": {
 			scope: scopeOf(t, `{"workloadRefs":{"kind":"x"}}`), opts: []LocateOption{AtPath("spec.workloadRefs")},
-			wantErr: ErrInvalidRefPath, want: `path "spec.workloadRefs" of option AtPath is refused: spec.workloadRefs holds an object, not a list`,
+			wantErr: ErrInvalidRefPath, want: `path "spec.workloadRefs" of option AtPath is refused: spec.workloadRefs holds an object of 1 field, not a list`,
 		},
 		"DefinitionPathInMetadata": {
 			defs:  []*unstructured.Unstructured{definition("ScopeDefinition", "healthscopes.core.oam.dev", `{"workloadRefPath":"metadata.annotations"}`)},

@@ -273,11 +273,11 @@ func WorkloadRefs(scope *unstructured.Unstructured, path string) ([]WorkloadRef,
 type SkippedEntry struct {
 	// Path is the entry's path: spec.workloadRefs[2].
 	Path string
-	// Reason says why it is not a reference: `is a string ("a.b.c")`.
+	// Reason says why it is not a reference: `is a string of 5 bytes, not a workload reference`.
 	Reason string
 }
 
-// String returns the entry as `spec.workloadRefs[2] is a string ("a.b.c")`.
+// String returns the entry as `spec.workloadRefs[2] is a string of 5 bytes, not a workload reference`.
 func (s SkippedEntry) String() string { return s.Path + " " + s.Reason }
 
 func readRefs(content map[string]any, path string) ([]WorkloadRef, []SkippedEntry, error) {
@@ -297,7 +297,7 @@ func readRefs(content map[string]any, path string) ([]WorkloadRef, []SkippedEntr
 			}
 			reason = err.Error()
 		} else {
-			reason = "is " + jsonvalue.Describe(e) + ", not a workload reference"
+			reason = "is " + jsonvalue.Shape(e) + ", not a workload reference"
 		}
 		skipped = append(skipped, SkippedEntry{Path: path + "[" + strconv.Itoa(i) + "]", Reason: reason})
 	}
@@ -399,7 +399,7 @@ func pathError(err error) error {
 }
 
 func wrongType(path string, v any) error {
-	return fmt.Errorf("%s holds %s, not a list of workload references: %w (%w)", path, jsonvalue.Describe(v), ErrInvalidRefPath, ErrMalformed)
+	return fmt.Errorf("%s holds %s, not a list of workload references: %w (%w)", path, jsonvalue.Shape(v), ErrInvalidRefPath, ErrMalformed)
 }
 
 // CheckRefPath returns an error wrapping ErrInvalidRefPath when path may not

@@ -185,7 +185,7 @@ func TestAddWorkloadRef(t *testing.T) {
 			reason: "An object at the path is refused, not replaced: the path may name spec, or any object of the scope.",
 			args:   args{spec: `{"workloadRef":` + dbJSON + `}`, path: "spec.workloadRef", ref: web},
 			want: want{spec: `{"workloadRef":` + dbJSON + `}`, err: &errorWant{is: []error{ErrInvalidRefPath, ErrMalformed},
-				contains: []string{"spec.workloadRef holds an object, not a list"}}},
+				contains: []string{"spec.workloadRef holds an object of 3 fields, not a list"}}},
 		},
 		"EmptyObject": {
 			args: args{spec: `{"workloadRef":{}}`, path: "spec.workloadRef", ref: web},
@@ -194,7 +194,7 @@ func TestAddWorkloadRef(t *testing.T) {
 		"Spec": {
 			reason: "AtPath(\"spec\") would have replaced the whole spec.",
 			args:   args{spec: `{"probe":5}`, path: "spec", ref: web},
-			want:   want{spec: `{"probe":5}`, err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"spec holds an object, not a list"}}},
+			want:   want{spec: `{"probe":5}`, err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"spec holds an object of 1 field, not a list"}}},
 		},
 		"Annotations": {
 			reason: "metadata is refused whatever it holds: references would replace annotations or labels.",
@@ -267,19 +267,19 @@ func TestAddWorkloadRef(t *testing.T) {
 			reason: "A value that is not a list is an error naming the path and the type.",
 			args:   args{spec: `{"workloadRefs":"a.b.c"}`, path: "spec.workloadRefs", ref: web},
 			want: want{spec: `{"workloadRefs":"a.b.c"}`, err: &errorWant{is: []error{ErrMalformed, ErrInvalidRefPath},
-				contains: []string{`HealthScope default/hs`, `spec.workloadRefs holds a string ("a.b.c")`, `apps/v1 Deployment "web"`}}},
+				contains: []string{`HealthScope default/hs`, `spec.workloadRefs holds a string of 5 bytes, not a list`, `apps/v1 Deployment "web"`}}},
 		},
 		"Number": {
 			args: args{spec: `{"workloadRefs":3}`, path: "spec.workloadRefs", ref: web},
-			want: want{spec: `{"workloadRefs":3}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRefs holds a number (3)"}}},
+			want: want{spec: `{"workloadRefs":3}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRefs holds a number, not a list"}}},
 		},
 		"Boolean": {
 			args: args{spec: `{"workloadRefs":true}`, path: "spec.workloadRefs", ref: web},
-			want: want{spec: `{"workloadRefs":true}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{"a boolean (true)"}}},
+			want: want{spec: `{"workloadRefs":true}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRefs holds a boolean, not a list"}}},
 		},
 		"WrongTypeOnTheWay": {
 			args: args{spec: `"oops"`, path: "spec.workloadRefs", ref: web},
-			want: want{spec: `"oops"`, err: &errorWant{is: []error{ErrMalformed, fieldpath.ErrWrongType}, contains: []string{`spec is a string ("oops")`}}},
+			want: want{spec: `"oops"`, err: &errorWant{is: []error{ErrMalformed, fieldpath.ErrWrongType}, contains: []string{`spec is a string of 4 bytes, not an object`}}},
 		},
 		"InvalidPath": {
 			args: args{spec: `{}`, path: "spec..refs", ref: web},
@@ -412,7 +412,7 @@ func TestRemoveWorkloadRef(t *testing.T) {
 		},
 		"String": {
 			args: args{spec: `{"workloadRefs":"web"}`, path: "spec.workloadRefs", ref: web},
-			want: want{spec: `{"workloadRefs":"web"}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{`spec.workloadRefs holds a string ("web")`}}},
+			want: want{spec: `{"workloadRefs":"web"}`, err: &errorWant{is: []error{ErrMalformed}, contains: []string{`spec.workloadRefs holds a string of 3 bytes, not a list`}}},
 		},
 		"WrongTypeOnTheWay": {
 			args: args{spec: `[1]`, path: "spec.workloadRefs", ref: web},
@@ -483,7 +483,7 @@ func TestWorkloadRefs(t *testing.T) {
 		},
 		"Object": {
 			spec: `{"workloadRef":` + webJSON + `}`, path: "spec.workloadRef",
-			err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"spec.workloadRef holds an object, not a list"}},
+			err: &errorWant{is: []error{ErrInvalidRefPath}, contains: []string{"spec.workloadRef holds an object of 3 fields, not a list"}},
 		},
 		"ForeignEntries": {
 			reason: "Entries that are not references are skipped, as Add and Remove keep them.",
@@ -496,7 +496,7 @@ func TestWorkloadRefs(t *testing.T) {
 		},
 		"Number": {
 			spec: `{"workloadRefs":1.5}`, path: "spec.workloadRefs",
-			err: &errorWant{is: []error{ErrMalformed}, contains: []string{"a number (1.5)"}},
+			err: &errorWant{is: []error{ErrMalformed}, contains: []string{"spec.workloadRefs holds a number, not a list"}},
 		},
 	}
 	for name, tc := range cases {
