@@ -30,7 +30,9 @@
 // status.conditions of an unstructured.Unstructured with the same semantics,
 // keeping other fields, and never change shared content in place. An entry
 // that is not a condition, or a repeated type, is an error wrapping
-// ErrMalformed that names its index, and nothing is written. Code written for
+// ErrMalformed that names its index, and nothing is written. No error quotes
+// a condition's fields: it names the entry, the field and the value's type
+// and size. Code written for
 // any typed object uses the Object interface (GetConditions/SetConditions,
 // as Cluster API and Flux types have) with SetObject and RemoveObject.
 //

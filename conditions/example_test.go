@@ -73,7 +73,7 @@ func ExampleValidate() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// invalid condition "DatabaseReady": status "Yes": must be True, False or Unknown; reason "not found": must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")
+	// invalid condition: status (a string of 3 bytes): must be True, False or Unknown; reason (a string of 9 bytes): must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")
 }
 
 func ExampleSetUnstructured() {
@@ -96,7 +96,7 @@ func ExampleSetUnstructured() {
 	// Output:
 	// true <nil>
 	// map[address:10.0.0.1 conditions:[map[lastTransitionTime:2026-03-01T12:00:00Z message: reason:Available status:True type:DatabaseReady]]]
-	// cannot set condition "Ready" on Database team-a/orders: status.conditions[0].status: must be a string, not a boolean
+	// cannot set a condition on Database team-a/orders: status.conditions[0].status: must be a string, not a boolean
 }
 
 func ExamplePropagate() {

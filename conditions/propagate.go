@@ -146,8 +146,9 @@ func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptio
 	hint := 0
 	for _, t := range listed {
 		var x *metav1.Condition
-		if i := xrIndex.find(xrConds, t, hint); i >= 0 {
-			x, hint = &xrConds[i], i+1
+		xi := xrIndex.find(xrConds, t, hint)
+		if xi >= 0 {
+			x, hint = &xrConds[xi], xi+1
 		}
 		if x == nil || IsReserved(t) {
 			continue
@@ -166,7 +167,7 @@ func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptio
 			ObservedGeneration: generation,
 		}
 		if err := Validate(c); err != nil {
-			return false, fmt.Errorf("cannot propagate condition %s of %s to %s: %w", quote(t), describe(xr), describe(claim), err)
+			return false, fmt.Errorf("cannot propagate status.conditions[%d] of %s to %s: %w", xi, describe(xr), describe(claim), err)
 		}
 		wantIndex.add(t, len(want))
 		want, sums = append(want, c), append(sums, sum)
@@ -443,7 +444,7 @@ func parseEntriesSummed(list []any, dst []metav1.Condition, sums []uint64) ([]me
 			j = indexSummed(dst[start:], sums[start:], c.Type, sum)
 		}
 		if j >= 0 {
-			return dst, sums, malformed("status.conditions[%d]: type %s repeats status.conditions[%d]", i, quote(c.Type), j)
+			return dst, sums, malformed("status.conditions[%d]: its type repeats that of status.conditions[%d]", i, j)
 		}
 		seen.add(c.Type, i)
 		dst, sums = append(dst, c), append(sums, sum)

@@ -444,7 +444,7 @@ func TestPropagate(t *testing.T) {
 			},
 			want: want{
 				claim: claimObject([]metav1.Condition{cReady, cReady}, nil),
-				err:   `cannot read conditions of Database team-a/orders: status.conditions[1]: type "Ready" repeats status.conditions[0]`,
+				err:   `cannot read conditions of Database team-a/orders: status.conditions[1]: its type repeats that of status.conditions[0]`,
 			},
 		},
 		"MalformedRecord": {
@@ -467,7 +467,7 @@ func TestPropagate(t *testing.T) {
 			},
 			want: want{
 				claim: claimObject(nil, nil),
-				err:   `cannot propagate condition "DatabaseReady" of XDatabase orders-x7k2p to Database team-a/orders: invalid condition "DatabaseReady": reason: must not be empty`,
+				err:   `cannot propagate status.conditions[1] of XDatabase orders-x7k2p to Database team-a/orders: invalid condition: reason: must not be empty`,
 			},
 		},
 	}

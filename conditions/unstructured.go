@@ -67,12 +67,12 @@ func (s Setter) SetUnstructured(u *unstructured.Unstructured, c metav1.Condition
 		return false, ErrNilObject
 	}
 	if err := Validate(c); err != nil {
-		return false, fmt.Errorf("cannot set condition %s on %s: %w", quote(c.Type), describe(u), err)
+		return false, fmt.Errorf("cannot set a condition on %s: %w", describe(u), err)
 	}
 	var buf [16]metav1.Condition
 	status, list, conds, err := readConditions(u.Object, buf[:0])
 	if err != nil {
-		return false, fmt.Errorf("cannot set condition %s on %s: %w", quote(c.Type), describe(u), err)
+		return false, fmt.Errorf("cannot set a condition on %s: %w", describe(u), err)
 	}
 
 	i := index(conds, c.Type)
@@ -101,7 +101,7 @@ func RemoveUnstructured(u *unstructured.Unstructured, conditionType string) (rem
 	var buf [16]metav1.Condition
 	status, list, conds, err := readConditions(u.Object, buf[:0])
 	if err != nil {
-		return false, fmt.Errorf("cannot remove condition %s from %s: %w", quote(conditionType), describe(u), err)
+		return false, fmt.Errorf("cannot remove a condition from %s: %w", describe(u), err)
 	}
 	i := index(conds, conditionType)
 	if i < 0 {
@@ -168,7 +168,7 @@ func parseEntries(list []any, dst []metav1.Condition) ([]metav1.Condition, error
 			seen[c.Type] = i
 		}
 		if j >= 0 {
-			return dst, malformed("status.conditions[%d]: type %s repeats status.conditions[%d]", i, quote(c.Type), j)
+			return dst, malformed("status.conditions[%d]: its type repeats that of status.conditions[%d]", i, j)
 		}
 		dst = append(dst, c)
 	}
@@ -225,7 +225,7 @@ func parseEntry(i int, e any) (metav1.Condition, error) {
 		if v != "" {
 			t, err := parseTime(v)
 			if err != nil {
-				return c, malformed("status.conditions[%d].lastTransitionTime %s: must be an RFC 3339 time (e.g. \"2006-01-02T15:04:05Z\")", i, quote(v))
+				return c, malformed("status.conditions[%d].lastTransitionTime (%s): must be an RFC 3339 time (e.g. \"2006-01-02T15:04:05Z\")", i, size(v))
 			}
 			c.LastTransitionTime = metav1.NewTime(t)
 		}
@@ -237,7 +237,7 @@ func parseEntry(i int, e any) (metav1.Condition, error) {
 		switch {
 		case ok:
 		case jsonKind(gen) == "a number":
-			return c, malformed("status.conditions[%d].observedGeneration %v: must be an integer", i, gen)
+			return c, malformed("status.conditions[%d].observedGeneration: must be an integer, not a fraction or a number out of range", i)
 		default:
 			return c, malformed("status.conditions[%d].observedGeneration: must be an integer, not %s", i, jsonKind(gen))
 		}

@@ -125,7 +125,7 @@ func TestFromUnstructured(t *testing.T) {
 		"BadTime": {
 			reason:  "An entry whose lastTransitionTime is not RFC 3339 is malformed.",
 			u:       object(map[string]any{"conditions": []any{entry(ready), map[string]any{"type": "X", "status": "True", "lastTransitionTime": "yesterday"}}}),
-			wantErr: `cannot read conditions of XDatabase default/orders: status.conditions[1].lastTransitionTime "yesterday": must be an RFC 3339 time (e.g. "2006-01-02T15:04:05Z")`,
+			wantErr: `cannot read conditions of XDatabase default/orders: status.conditions[1].lastTransitionTime (a string of 9 bytes): must be an RFC 3339 time (e.g. "2006-01-02T15:04:05Z")`,
 		},
 		"TimeNotString": {
 			reason:  "An entry whose lastTransitionTime is not a string is malformed.",
@@ -135,7 +135,7 @@ func TestFromUnstructured(t *testing.T) {
 		"FractionalGeneration": {
 			reason:  "An entry whose observedGeneration is not an integer is malformed.",
 			u:       object(map[string]any{"conditions": []any{map[string]any{"type": "X", "status": "True", "observedGeneration": 1.5}}}),
-			wantErr: `cannot read conditions of XDatabase default/orders: status.conditions[0].observedGeneration 1.5: must be an integer`,
+			wantErr: `cannot read conditions of XDatabase default/orders: status.conditions[0].observedGeneration: must be an integer, not a fraction or a number out of range`,
 		},
 		"GenerationString": {
 			reason:  "An entry whose observedGeneration is a string is malformed.",
@@ -145,7 +145,7 @@ func TestFromUnstructured(t *testing.T) {
 		"Duplicate": {
 			reason:  "A repeated type is malformed: Set's one-per-type rule could not hold.",
 			u:       object(map[string]any{"conditions": []any{entry(ready), entry(db), entry(ready)}}),
-			wantErr: `cannot read conditions of XDatabase default/orders: status.conditions[2]: type "Ready" repeats status.conditions[0]`,
+			wantErr: `cannot read conditions of XDatabase default/orders: status.conditions[2]: its type repeats that of status.conditions[0]`,
 		},
 		"DuplicateInALongList": {
 			reason: "A repeated type is found, and named, in a list long enough to be checked with a map.",
@@ -156,7 +156,7 @@ func TestFromUnstructured(t *testing.T) {
 				}
 				return append(l, map[string]any{"type": "C7", "status": "False"})
 			}()}),
-			wantErr: fmt.Sprintf(`cannot read conditions of XDatabase default/orders: status.conditions[%d]: type "C7" repeats status.conditions[8]`, 2*longList+1),
+			wantErr: fmt.Sprintf(`cannot read conditions of XDatabase default/orders: status.conditions[%d]: its type repeats that of status.conditions[8]`, 2*longList+1),
 		},
 	}
 	for name, tc := range cases {
@@ -296,7 +296,7 @@ func TestSetUnstructured(t *testing.T) {
 			c:      with(db, func(c *metav1.Condition) { c.Reason = "not found" }),
 			want: want{
 				u:   object(map[string]any{"conditions": []any{entry(ready)}}),
-				err: `cannot set condition "DatabaseReady" on XDatabase default/orders: invalid condition "DatabaseReady": reason "not found": must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
+				err: `cannot set a condition on XDatabase default/orders: invalid condition: reason (a string of 9 bytes): must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
 			},
 		},
 		"MalformedEntry": {
@@ -305,7 +305,7 @@ func TestSetUnstructured(t *testing.T) {
 			c:      db,
 			want: want{
 				u:   object(map[string]any{"conditions": []any{entry(ready), map[string]any{"type": "X", "status": "True", "observedGeneration": "two"}}}),
-				err: `cannot set condition "DatabaseReady" on XDatabase default/orders: status.conditions[1].observedGeneration: must be an integer, not a string`,
+				err: `cannot set a condition on XDatabase default/orders: status.conditions[1].observedGeneration: must be an integer, not a string`,
 			},
 		},
 		"MalformedStatus": {
@@ -314,7 +314,7 @@ func TestSetUnstructured(t *testing.T) {
 			c:      db,
 			want: want{
 				u:   object([]any{}),
-				err: `cannot set condition "DatabaseReady" on XDatabase default/orders: status: must be an object, not a list`,
+				err: `cannot set a condition on XDatabase default/orders: status: must be an object, not a list`,
 			},
 		},
 	}
@@ -425,7 +425,7 @@ func TestRemoveUnstructured(t *testing.T) {
 			u:       object(map[string]any{"conditions": []any{entry(db), 7.0}}),
 			t:       "DatabaseReady",
 			wantU:   object(map[string]any{"conditions": []any{entry(db), 7.0}}),
-			wantErr: `cannot remove condition "DatabaseReady" from XDatabase default/orders: status.conditions[1]: must be an object, not a number`,
+			wantErr: `cannot remove a condition from XDatabase default/orders: status.conditions[1]: must be an object, not a number`,
 		},
 	}
 	for name, tc := range cases {

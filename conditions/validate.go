@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // Sentinel errors, for errors.Is.
@@ -73,7 +75,7 @@ func Validate(c metav1.Condition) error {
 	case "":
 		problems = append(problems, "status: must be True, False or Unknown, not empty")
 	default:
-		problems = append(problems, fmt.Sprintf("status %s: must be True, False or Unknown", quote(string(c.Status))))
+		problems = append(problems, "status ("+size(string(c.Status))+"): must be True, False or Unknown")
 	}
 	if msg := checkReason(c.Reason); msg != "" {
 		problems = append(problems, msg)
@@ -82,21 +84,21 @@ func Validate(c metav1.Condition) error {
 		problems = append(problems, fmt.Sprintf("message: must be at most %d bytes, not %d", MaxMessageLength, n))
 	}
 	if c.ObservedGeneration < 0 {
-		problems = append(problems, fmt.Sprintf("observedGeneration %d: must not be negative", c.ObservedGeneration))
+		problems = append(problems, "observedGeneration: must not be negative")
 	}
 	if problems == nil {
 		return nil
 	}
-	return &wrapped{sentinel: ErrInvalid, msg: fmt.Sprintf("invalid condition %s: %s", quote(c.Type), strings.Join(problems, "; "))}
+	return &wrapped{sentinel: ErrInvalid, msg: "invalid condition: " + strings.Join(problems, "; ")}
 }
 
-// quote quotes s for an error message, shortening a long s.
-func quote(s string) string {
-	const limit = 64
-	if len(s) > limit {
-		return fmt.Sprintf("%q...", s[:limit])
-	}
-	return fmt.Sprintf("%q", s)
+// size describes a string read from a condition for an error message by its
+// length alone. No error of this package quotes a condition's fields: they
+// are read from objects and written into other objects' conditions and
+// events, and a message or reason may carry a value that must not travel
+// (a Secret's, say); the type and the reason are named by their rules.
+func size(s string) string {
+	return jsonvalue.Shape(s)
 }
 
 func checkType(t string) string {
@@ -111,11 +113,11 @@ func checkType(t string) string {
 		prefix := t[:i]
 		name = t[i+1:]
 		if msg := checkDNSSubdomain(prefix); msg != "" {
-			return fmt.Sprintf("type %s: prefix %s: %s", quote(t), quote(prefix), msg)
+			return "type: prefix (" + size(prefix) + "): " + msg
 		}
 	}
 	if msg := checkName(name); msg != "" {
-		return fmt.Sprintf("type %s: %s", quote(t), msg)
+		return "type: " + msg
 	}
 	return ""
 }
@@ -124,11 +126,11 @@ func checkType(t string) string {
 func checkName(n string) string {
 	const rule = "must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. \"Ready\", \"example.com/DatabaseReady\")"
 	if n == "" || len(n) > maxNameLength || !isAlnum(n[0]) || !isAlnum(n[len(n)-1]) {
-		return "name part " + quote(n) + " " + rule
+		return "name part (" + size(n) + ") " + rule
 	}
 	for i := 0; i < len(n); i++ {
 		if b := n[i]; !isAlnum(b) && b != '-' && b != '_' && b != '.' {
-			return "name part " + quote(n) + " " + rule
+			return "name part (" + size(n) + ") " + rule
 		}
 	}
 	return ""
@@ -172,7 +174,7 @@ func checkReason(r string) string {
 		return fmt.Sprintf("reason: must be at most %d characters, not %d", MaxReasonLength, len(r))
 	}
 	if !isLetter(r[0]) {
-		return "reason " + quote(r) + ": " + rule
+		return "reason (" + size(r) + "): " + rule
 	}
 	for i := 1; i < len(r); i++ {
 		b := r[i]
@@ -182,7 +184,7 @@ func checkReason(r string) string {
 		if (b == ',' || b == ':') && i < len(r)-1 {
 			continue
 		}
-		return "reason " + quote(r) + ": " + rule
+		return "reason (" + size(r) + "): " + rule
 	}
 	return ""
 }

@@ -43,98 +43,98 @@ func TestValidate(t *testing.T) {
 		"EmptyType": {
 			reason: "The type is required.",
 			c:      with(valid, func(c *metav1.Condition) { c.Type = "" }),
-			want:   `invalid condition "": type: must not be empty`,
+			want:   `invalid condition: type: must not be empty`,
 		},
 		"TypeWithSpace": {
 			reason: "A type is a qualified name.",
 			c:      with(valid, func(c *metav1.Condition) { c.Type = "Database Ready" }),
-			want:   `invalid condition "Database Ready": type "Database Ready": name part "Database Ready" must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
+			want:   `invalid condition: type: name part (a string of 14 bytes) must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
 		},
 		"TypeEndsWithDash": {
 			reason: "The name part ends with a letter or digit.",
 			c:      with(valid, func(c *metav1.Condition) { c.Type = "Ready-" }),
-			want:   `invalid condition "Ready-": type "Ready-": name part "Ready-" must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
+			want:   `invalid condition: type: name part (a string of 6 bytes) must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
 		},
 		"TypeNameTooLong": {
 			reason: "The name part has at most 63 characters.",
 			c:      with(valid, func(c *metav1.Condition) { c.Type = strings.Repeat("a", 64) }),
-			want:   `invalid condition "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa": type "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa": name part "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
+			want:   `invalid condition: type: name part (a string of 64 bytes) must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
 		},
 		"TypeUpperCasePrefix": {
 			reason: "The prefix is a lower-case DNS subdomain.",
 			c:      with(valid, func(c *metav1.Condition) { c.Type = "Example.com/Ready" }),
-			want:   `invalid condition "Example.com/Ready": type "Example.com/Ready": prefix "Example.com": must be a lower-case DNS subdomain (e.g. "example.com")`,
+			want:   `invalid condition: type: prefix (a string of 11 bytes): must be a lower-case DNS subdomain (e.g. "example.com")`,
 		},
 		"TypeEmptyLabel": {
 			reason: "The prefix has no empty labels.",
 			c:      with(valid, func(c *metav1.Condition) { c.Type = "example..com/Ready" }),
-			want:   `invalid condition "example..com/Ready": type "example..com/Ready": prefix "example..com": must be a lower-case DNS subdomain (e.g. "example.com")`,
+			want:   `invalid condition: type: prefix (a string of 12 bytes): must be a lower-case DNS subdomain (e.g. "example.com")`,
 		},
 		"TypeTwoSlashes": {
 			reason: "A type has at most one '/'.",
 			c:      with(valid, func(c *metav1.Condition) { c.Type = "a/b/Ready" }),
-			want:   `invalid condition "a/b/Ready": type "a/b/Ready": name part "b/Ready" must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
+			want:   `invalid condition: type: name part (a string of 7 bytes) must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
 		},
 		"TypeEmptyPrefix": {
 			reason: "A '/' needs a prefix before it.",
 			c:      with(valid, func(c *metav1.Condition) { c.Type = "/Ready" }),
-			want:   `invalid condition "/Ready": type "/Ready": prefix "": must be a lower-case DNS subdomain (e.g. "example.com") of 1-253 characters`,
+			want:   `invalid condition: type: prefix (a string of 0 bytes): must be a lower-case DNS subdomain (e.g. "example.com") of 1-253 characters`,
 		},
 		"TypeTooLong": {
 			reason: "A type has at most 316 characters, though prefix and name limits would allow 317.",
 			c:      with(valid, func(c *metav1.Condition) { c.Type = strings.Repeat("a", 253) + "/" + strings.Repeat("B", 63) }),
-			want:   `invalid condition "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"...: type: must be at most 316 characters, not 317`,
+			want:   `invalid condition: type: must be at most 316 characters, not 317`,
 		},
 		"StatusEmpty": {
 			reason: "The status is required.",
 			c:      with(valid, func(c *metav1.Condition) { c.Status = "" }),
-			want:   `invalid condition "DatabaseReady": status: must be True, False or Unknown, not empty`,
+			want:   `invalid condition: status: must be True, False or Unknown, not empty`,
 		},
 		"StatusLowerCase": {
 			reason: "Statuses are case-sensitive.",
 			c:      with(valid, func(c *metav1.Condition) { c.Status = "true" }),
-			want:   `invalid condition "DatabaseReady": status "true": must be True, False or Unknown`,
+			want:   `invalid condition: status (a string of 4 bytes): must be True, False or Unknown`,
 		},
 		"ReasonEmpty": {
 			reason: "The reason is required.",
 			c:      with(valid, func(c *metav1.Condition) { c.Reason = "" }),
-			want:   `invalid condition "DatabaseReady": reason: must not be empty`,
+			want:   `invalid condition: reason: must not be empty`,
 		},
 		"ReasonStartsWithDigit": {
 			reason: "A reason starts with a letter.",
 			c:      with(valid, func(c *metav1.Condition) { c.Reason = "1Reason" }),
-			want:   `invalid condition "DatabaseReady": reason "1Reason": must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
+			want:   `invalid condition: reason (a string of 7 bytes): must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
 		},
 		"ReasonEndsWithColon": {
 			reason: "A reason does not end with ':' or ','.",
 			c:      with(valid, func(c *metav1.Condition) { c.Reason = "Updating:" }),
-			want:   `invalid condition "DatabaseReady": reason "Updating:": must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
+			want:   `invalid condition: reason (a string of 9 bytes): must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
 		},
 		"ReasonWithDash": {
 			reason: "A reason has no '-' (an LRO id must be written without one).",
 			c:      with(valid, func(c *metav1.Condition) { c.Reason = "Updating:operation-1" }),
-			want:   `invalid condition "DatabaseReady": reason "Updating:operation-1": must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
+			want:   `invalid condition: reason (a string of 20 bytes): must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
 		},
 		"ReasonTooLong": {
 			reason: "A reason has at most 1024 characters.",
 			c:      with(valid, func(c *metav1.Condition) { c.Reason = strings.Repeat("R", 1025) }),
-			want:   `invalid condition "DatabaseReady": reason: must be at most 1024 characters, not 1025`,
+			want:   `invalid condition: reason: must be at most 1024 characters, not 1025`,
 		},
 		"MessageTooLong": {
 			reason: "A message has at most 32768 bytes.",
 			c:      with(valid, func(c *metav1.Condition) { c.Message = strings.Repeat("é", 16385) }),
-			want:   `invalid condition "DatabaseReady": message: must be at most 32768 bytes, not 32770`,
+			want:   `invalid condition: message: must be at most 32768 bytes, not 32770`,
 		},
 		"NegativeGeneration": {
 			reason: "observedGeneration is not negative.",
 			c:      with(valid, func(c *metav1.Condition) { c.ObservedGeneration = -1 }),
-			want:   `invalid condition "DatabaseReady": observedGeneration -1: must not be negative`,
+			want:   `invalid condition: observedGeneration: must not be negative`,
 		},
 		"Everything": {
 			reason: "Every broken rule is named, in one error.",
 			c:      metav1.Condition{Type: "a b", Status: "Maybe", ObservedGeneration: -2},
-			want: `invalid condition "a b": type "a b": name part "a b" must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady"); ` +
-				`status "Maybe": must be True, False or Unknown; reason: must not be empty; observedGeneration -2: must not be negative`,
+			want: `invalid condition: type: name part (a string of 3 bytes) must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady"); ` +
+				`status (a string of 5 bytes): must be True, False or Unknown; reason: must not be empty; observedGeneration: must not be negative`,
 		},
 	}
 	for name, tc := range cases {
