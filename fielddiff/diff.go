@@ -242,6 +242,16 @@ func (d *differ) fail(format string, args ...any) {
 	d.done = true
 }
 
+// encoderFailed is the error of a value's own MarshalJSON or MarshalText
+// method. Its message says only that: the method's error may quote the value
+// (encoding/json's and strconv's do), and no error of this package holds a
+// byte of a value it compares. The method's error is kept for errors.Is and
+// errors.As.
+type encoderFailed struct{ err error }
+
+func (e encoderFailed) Error() string { return "its MarshalJSON or MarshalText method failed" }
+func (e encoderFailed) Unwrap() error { return e.err }
+
 func (d *differ) mismatch(a, b any) error {
 	return fmt.Errorf("cannot diff desired (%T) and actual (%T): %w", a, b, ErrTypeMismatch)
 }

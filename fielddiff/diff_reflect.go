@@ -192,12 +192,12 @@ func (d *differ) protoValue(a, b reflect.Value) {
 func (d *differ) leaf(a, b reflect.Value) {
 	ja, err := encodeLeaf(a)
 	if err != nil {
-		d.fail("cannot encode desired value of type %s: %w", a.Type(), err)
+		d.fail("cannot encode desired value of type %s: %w", a.Type(), encoderFailed{err})
 		return
 	}
 	jb, err := encodeLeaf(b)
 	if err != nil {
-		d.fail("cannot encode actual value of type %s: %w", b.Type(), err)
+		d.fail("cannot encode actual value of type %s: %w", b.Type(), encoderFailed{err})
 		return
 	}
 	if !bytes.Equal(ja, jb) {
@@ -420,7 +420,7 @@ func (d *differ) keyOf(k reflect.Value, kt reflect.Type) (mapKey, bool) {
 		}
 		text, err := k.Interface().(encoding.TextMarshaler).MarshalText()
 		if err != nil {
-			d.fail("cannot encode map key of type %s: %w", kt, err)
+			d.fail("cannot encode map key of type %s: %w", kt, encoderFailed{err})
 			return mapKey{}, false
 		}
 		return mapKey{key: k, name: string(text)}, true

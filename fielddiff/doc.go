@@ -30,7 +30,8 @@
 // the whole value has the Prefix as its path.
 //
 // Bad input never panics: it wraps ErrTypeMismatch, ErrUnsupported,
-// ErrCycle, ErrTooDeep or fieldpath.ErrInvalidPath, naming the path.
+// ErrCycle, ErrTooDeep or fieldpath.ErrInvalidPath, naming the path. Errors
+// never quote a value: they name the path and the types.
 //
 // Limits, one line each:
 //
