@@ -51,6 +51,9 @@
 // observedGeneration through the status subresource, and writes nothing when
 // nothing changed. A conflict is retried on a fresh read; if that read finds
 // a new generation the condition is not written (ErrGenerationChanged).
+// The Writer's errors never quote a value read from the object: they name
+// the field and the value's type and size. (UpdateFailure and CreateFailure
+// put the caller's error into the message as it is.)
 //
 // Limits, one line each:
 //

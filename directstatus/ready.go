@@ -130,7 +130,7 @@ func OperationIDOf(obj client.Object) (id OperationID, reason string, ok bool, e
 	if !isU {
 		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
-			return "", "", false, fmt.Errorf("cannot convert %s to unstructured content: %w", describe(obj), err)
+			return "", "", false, fmt.Errorf("cannot convert %s to unstructured content: %w", describe(obj), conversionFailed{err})
 		}
 		u = &unstructured.Unstructured{Object: content}
 	}

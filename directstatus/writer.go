@@ -219,7 +219,7 @@ func (w *Writer) record(obj client.Object, c metav1.Condition, p conditions.Prog
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return false, sentFields{}, fmt.Errorf("cannot convert %s to unstructured content: %w", describe(obj), err)
+		return false, sentFields{}, fmt.Errorf("cannot convert %s to unstructured content: %w", describe(obj), conversionFailed{err})
 	}
 	u := &unstructured.Unstructured{Object: content}
 	changed, err := w.recordUnstructured(u, c, gen, w.schemaOf(obj), p)
@@ -228,7 +228,7 @@ func (w *Writer) record(obj client.Object, c metav1.Condition, p conditions.Prog
 	}
 	fresh := reflect.New(reflect.TypeOf(obj).Elem())
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, fresh.Interface()); err != nil {
-		return false, sentFields{}, fmt.Errorf("cannot convert unstructured content back to %s: %w", describe(obj), err)
+		return false, sentFields{}, fmt.Errorf("cannot convert unstructured content back to %s: %w", describe(obj), conversionFailed{err})
 	}
 	reflect.ValueOf(obj).Elem().Set(fresh.Elem())
 	// A field the struct lacks is not sent, and the response, converted
@@ -240,9 +240,16 @@ func (w *Writer) record(obj client.Object, c metav1.Condition, p conditions.Prog
 // does not keep (see schema) is not compared: the API server would prune it
 // from every write, and the next call would see a change again.
 func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condition, gen int64, sch schema, progress conditions.Progress) (bool, error) {
-	old, found, err := unstructured.NestedFieldNoCopy(u.Object, "status", "observedGeneration")
-	if err != nil {
-		return false, fmt.Errorf("cannot read status.observedGeneration of %s: %w", describe(u), err)
+	// Read by hand: unstructured.NestedFieldNoCopy's error quotes the value
+	// it found instead of an object.
+	var old any
+	found := false
+	switch status := u.Object["status"].(type) {
+	case nil:
+	case map[string]any:
+		old, found = status["observedGeneration"]
+	default:
+		return false, fmt.Errorf("cannot read status.observedGeneration of %s: status is %s, not an object: %w", describe(u), jsonvalue.Shape(status), conditions.ErrMalformed)
 	}
 	// A whole float64 is how encoding/json decodes an integer into any.
 	i, ok := jsonvalue.WholeInt64(old)
@@ -278,14 +285,29 @@ func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condi
 	changed = changed || progressed
 	if !rootSame && sch.rootGen != pruned {
 		// SetUnstructured made sure that status is an object.
-		if err := unstructured.SetNestedField(u.Object, gen, "status", "observedGeneration"); err != nil {
-			return false, fmt.Errorf("cannot set status.observedGeneration of %s: %w", describe(u), err)
+		status, ok := u.Object["status"].(map[string]any)
+		if !ok {
+			return false, fmt.Errorf("cannot set status.observedGeneration of %s: status is %s, not an object: %w", describe(u), jsonvalue.Shape(u.Object["status"]), conditions.ErrMalformed)
 		}
+		status["observedGeneration"] = gen
 		changed = true
 	}
 	sch.omitPruned(u)
 	return changed, nil
 }
+
+// conversionFailed is the error of runtime.DefaultUnstructuredConverter. Its
+// message says only that the conversion failed: the converter's errors
+// repeat those of the object's MarshalJSON and UnmarshalJSON methods, which
+// may quote a value (metav1.Time's quotes the time it cannot parse), and no
+// error of this package holds a byte of a value it read. The converter's
+// error is kept for errors.Is and errors.As.
+type conversionFailed struct{ err error }
+
+func (e conversionFailed) Error() string {
+	return "the conversion failed (a MarshalJSON or UnmarshalJSON method, or a field of a type JSON cannot hold)"
+}
+func (e conversionFailed) Unwrap() error { return e.err }
 
 var statusChecks sync.Map // reflect.Type -> error
 
