@@ -259,7 +259,7 @@ func TestParseSchedule(t *testing.T) {
 		"BadType": {
 			reason:  "A condition type the API server would refuse is refused.",
 			entries: []v1alpha1.ConditionAfter{ca("5s", "Ready", "True"), ca("6s", "Ready", "True"), ca("1s", "not ready", "True")},
-			want:    `spec.forProvider.conditionAfter[2]: cannot set the condition: invalid condition "not ready": type "not ready": name part "not ready" must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
+			want:    `spec.forProvider.conditionAfter[2]: cannot set the condition: invalid condition: type: name part (a string of 9 bytes) must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady")`,
 		},
 		"LongMessageInCharacters": {
 			reason: "A message within the CRD's limit in characters is kept, though longer in bytes.",
@@ -276,7 +276,7 @@ func TestParseSchedule(t *testing.T) {
 		"BadReason": {
 			reason:  "A reason the API server would refuse is refused.",
 			entries: []v1alpha1.ConditionAfter{{Time: "1s", ConditionType: "Ready", ConditionStatus: "True", ConditionReason: "all good"}},
-			want:    `spec.forProvider.conditionAfter[0]: cannot set the condition: invalid condition "Ready": reason "all good": must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
+			want:    `spec.forProvider.conditionAfter[0]: cannot set the condition: invalid condition: reason (a string of 8 bytes): must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound")`,
 		},
 	}
 	for name, tc := range cases {

@@ -632,8 +632,8 @@ func TestApply(t *testing.T) {
 					Record: []string{"AppReady", "ImageReady"},
 				},
 				events: []event{
-					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": invalid condition "bad type!": type "bad type!": name part "bad type!" must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady"); not applied`},
-					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": invalid condition "DatabaseReady": reason "not pascal": must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound"); not applied`},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": invalid condition: type: name part (a string of 9 bytes) must be 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (e.g. "Ready", "example.com/DatabaseReady"); not applied`},
+					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": invalid condition: reason (a string of 10 bytes): must start with a letter, contain only letters, digits, '_', ',' and ':', and end with a letter, digit or '_' (e.g. "NotFound"); not applied`},
 					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check" returned a result of unknown severity (assuming warning): new severity`},
 					{Regarding: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `Pipeline step "check": (a warning without a message)`},
 					{Regarding: cl, Related: xr, Type: "Warning", Reason: "ComposeResources", Action: EventAction, Note: `(a warning without a message)`},

@@ -247,7 +247,7 @@ func TestValidate(t *testing.T) {
 			reason: "conditions.Validate's rules apply to type and reason, all reported at once.",
 			r:      Normal("x").ConditionFalse("App Ready", "").Build(),
 			wantProblems: []string{
-				`invalid condition "App Ready"`, `name part "App Ready"`, "reason: must not be empty",
+				`invalid condition: `, `name part (a string of 9 bytes)`, "reason: must not be empty",
 			},
 		},
 		"ConditionMessageTooLong": {
@@ -264,7 +264,7 @@ func TestValidate(t *testing.T) {
 			reason:       "A reserved type does not hide the other problems.",
 			r:            &resultsv1.Result{Severity: resultsv1.Severity_SEVERITY_FATAL, Condition: cond("Ready", 0, "bad reason")},
 			wantReserved: true,
-			wantProblems: []string{"a fatal result needs a message", "reserved", "status UNSPECIFIED", `reason "bad reason"`},
+			wantProblems: []string{"a fatal result needs a message", "reserved", "status UNSPECIFIED", `reason (a string of 10 bytes)`},
 		},
 	}
 	for name, tc := range cases {
