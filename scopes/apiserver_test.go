@@ -390,6 +390,12 @@ func contention(t *testing.T, processes int) {
 	direct, err := client.New(cfg, client.Options{Scheme: env.Scheme, Mapper: env.Mapper})
 	require.NoError(t, err)
 
+	// Five processes that write one scope without pause meet more conflicts
+	// than DefaultBackoff's attempts allow (a reconciler would return the
+	// error and come back later); the calls here keep retrying, to count
+	// every conflict.
+	contended := scopes.Backoff{Attempts: 1000}
+
 	const writers, adds, removes = 50, 10, 5
 	clients := make([]*countingClient, processes)
 	for i := range clients {
@@ -411,7 +417,7 @@ func contention(t *testing.T, processes int) {
 			<-start
 			call := func(c scopes.Change) error {
 				began := time.Now()
-				_, err := scopes.PatchWorkloadRefs(ctx, cc, env.Mapper, ref, c)
+				_, err := scopes.PatchWorkloadRefs(ctx, cc, env.Mapper, ref, c, contended)
 				latencies[w] = append(latencies[w], time.Since(began))
 				return err
 			}

@@ -77,25 +77,30 @@ func (r readFrom) applyToPatch(o *patchOptions) { o.reader = r.r }
 func ReadFrom(r client.Reader) PatchOption { return readFrom{r} }
 
 // Backoff is an option that sets how PatchWorkloadRefs waits between
-// attempts after a conflict. The wait before attempt n+1 is drawn at
-// random between zero and min(Initial·2ⁿ⁻¹, Max) ("full jitter"), so that
-// concurrent writers spread out instead of meeting again. Attempts bounds
-// the attempts; zero, the default, retries until ctx is done, so a call
-// returns a conflict only when its caller has given up waiting.
+// attempts after a conflict, and how many attempts it makes. The wait
+// before attempt n+1 is drawn at random between zero and
+// min(Initial·2ⁿ⁻¹, Max) ("full jitter"), so that concurrent writers spread
+// out instead of meeting again. Every call is bounded: after Attempts
+// attempts that each met a conflict, it returns an error that wraps the last
+// conflict (apierrors.IsConflict), and the caller retries later, as a
+// reconciler does when it returns the error; the zero value of each field is
+// DefaultBackoff's. A writer that keeps changing the scope therefore delays
+// a call by at most the sum of the waits plus Attempts rounds of requests.
 type Backoff struct {
 	// Initial bounds the first wait. Zero or less: DefaultBackoff's.
 	Initial time.Duration
 	// Max bounds every wait. Zero or less: DefaultBackoff's; below
 	// Initial, Initial.
 	Max time.Duration
-	// Attempts is the most attempts, the first included; zero or less
-	// means no bound but ctx.
+	// Attempts is the most attempts, the first included. Zero or less:
+	// DefaultBackoff's.
 	Attempts int
 }
 
-// DefaultBackoff is PatchWorkloadRefs' default: waits bounded by 10ms,
-// doubling up to 500ms, with no bound on the attempts but ctx.
-var DefaultBackoff = Backoff{Initial: 10 * time.Millisecond, Max: 500 * time.Millisecond}
+// DefaultBackoff is PatchWorkloadRefs' default: at most 10 attempts, waits
+// bounded by 10ms, doubling up to 500ms, so that the waits of one call add
+// up to at most 2.13s.
+var DefaultBackoff = Backoff{Initial: 10 * time.Millisecond, Max: 500 * time.Millisecond, Attempts: 10}
 
 func (b Backoff) applyToPatch(o *patchOptions) { o.backoff = b }
 
@@ -108,6 +113,9 @@ func (b Backoff) withDefaults() Backoff {
 	if b.Max <= 0 {
 		b.Max = DefaultBackoff.Max
 	}
+	if b.Attempts <= 0 {
+		b.Attempts = DefaultBackoff.Attempts
+	}
 	b.Max = max(b.Max, b.Initial)
 	return b
 }
@@ -119,8 +127,11 @@ func (b Backoff) retry(ctx context.Context, attempt func() error) error {
 	bound := b.Initial
 	for n := 1; ; n++ {
 		err := attempt()
-		if err == nil || !apierrors.IsConflict(err) || (b.Attempts > 0 && n >= b.Attempts) {
+		if err == nil || !apierrors.IsConflict(err) {
 			return err
+		}
+		if n >= b.Attempts {
+			return fmt.Errorf("gave up after %d attempts, each of which met a conflict (retry later): %w", n, err)
 		}
 		t := time.NewTimer(time.Duration(rand.Int64N(int64(bound))) + 1)
 		select {
@@ -152,9 +163,10 @@ func (b Backoff) retry(ctx context.Context, attempt func() error) error {
 // a JSON merge patch that carries the scope's resourceVersion, so a scope
 // changed by someone else since it was read makes the API server answer with
 // a conflict; it then reads the scope again and retries, waiting as Backoff
-// says, until it succeeds or ctx is done. Concurrent writers therefore lose
-// no reference, add none twice, and never overwrite the scope's other
-// fields.
+// says, until it succeeds, the attempts run out (by default 10, see
+// DefaultBackoff; the error then wraps the last conflict) or ctx is done.
+// Concurrent writers therefore lose no reference, add none twice, and never
+// overwrite the scope's other fields; a call that gives up writes nothing.
 //
 // When the ScopeDefinition sets allowComponentOverlap to false, a workload
 // that is not yet in the scope and is in another scope of the same kind and

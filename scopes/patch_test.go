@@ -3,6 +3,7 @@ package scopes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -61,8 +62,8 @@ func TestBackoffDefaults(t *testing.T) {
 		want   Backoff
 	}{
 		"Zero":         {reason: "A zero Backoff is DefaultBackoff.", want: DefaultBackoff},
-		"Negative":     {in: Backoff{Initial: -1, Max: -1, Attempts: -1}, want: Backoff{Initial: 10 * time.Millisecond, Max: 500 * time.Millisecond, Attempts: -1}},
-		"MaxBelowInit": {reason: "Max is at least Initial.", in: Backoff{Initial: time.Second, Max: time.Millisecond}, want: Backoff{Initial: time.Second, Max: time.Second}},
+		"Negative":     {reason: "No field means no bound.", in: Backoff{Initial: -1, Max: -1, Attempts: -1}, want: Backoff{Initial: 10 * time.Millisecond, Max: 500 * time.Millisecond, Attempts: 10}},
+		"MaxBelowInit": {reason: "Max is at least Initial.", in: Backoff{Initial: time.Second, Max: time.Millisecond}, want: Backoff{Initial: time.Second, Max: time.Second, Attempts: 10}},
 		"Kept":         {in: Backoff{Initial: time.Millisecond, Max: time.Minute, Attempts: 7}, want: Backoff{Initial: time.Millisecond, Max: time.Minute, Attempts: 7}},
 	}
 	for name, tc := range cases {
@@ -74,13 +75,14 @@ func TestBackoffDefaults(t *testing.T) {
 	}
 }
 
-// TestBackoffGivesUpWithContext: without Attempts, conflicts are retried
-// until ctx is done, and the error says so and carries the last conflict.
+// TestBackoffGivesUpWithContext: conflicts are retried until ctx is done
+// when that comes before the attempts run out, and the error says so and
+// carries the last conflict.
 func TestBackoffGivesUpWithContext(t *testing.T) {
 	c := &countingFake{Client: fakeScopes(t, `{"workloadRefs":[`+dbJSON+`]}`), conflicts: 1 << 40}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err := PatchWorkloadRefs(ctx, c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}}, Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond})
+	_, err := PatchWorkloadRefs(ctx, c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}}, Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond, Attempts: 1 << 30})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want %v", err, context.DeadlineExceeded)
 	}
@@ -109,8 +111,8 @@ func TestPatchWorkloadRefsBackoff(t *testing.T) {
 			want:    want{changed: true, patches: 1},
 		},
 		"Retries": {
-			reason:    "Without Attempts, conflicts are retried.",
-			backoff:   Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond},
+			reason:    "Conflicts are retried up to Attempts.",
+			backoff:   Backoff{Initial: time.Millisecond, Max: 2 * time.Millisecond, Attempts: 41},
 			conflicts: 40,
 			want:      want{changed: true, patches: 41},
 		},
@@ -118,6 +120,12 @@ func TestPatchWorkloadRefsBackoff(t *testing.T) {
 			backoff:   Backoff{},
 			conflicts: 1,
 			want:      want{changed: true, patches: 2},
+		},
+		"DefaultBound": {
+			reason:    "The zero Backoff gives up after DefaultBackoff.Attempts; the last conflict is returned.",
+			backoff:   Backoff{},
+			conflicts: 1 << 40,
+			want:      want{patches: int64(DefaultBackoff.Attempts), conflict: true},
 		},
 		"AttemptsBound": {
 			reason:    "Attempts, when set, bound the attempts; the last conflict is returned.",
@@ -131,8 +139,8 @@ func TestPatchWorkloadRefsBackoff(t *testing.T) {
 			c := &countingFake{Client: fakeScopes(t, `{"workloadRefs":[`+dbJSON+`]}`), conflicts: tc.conflicts}
 			got, err := PatchWorkloadRefs(context.Background(), c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}}, tc.backoff)
 			if tc.want.conflict {
-				if !apierrors.IsConflict(err) {
-					t.Errorf("%s\nwant a conflict, got %v", tc.reason, err)
+				if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), fmt.Sprintf("gave up after %d attempts", tc.want.patches)) {
+					t.Errorf("%s\nwant the last conflict, after \"gave up after %d attempts\", got %v", tc.reason, tc.want.patches, err)
 				}
 			} else {
 				require.NoError(t, err, tc.reason)
