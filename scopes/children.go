@@ -17,7 +17,8 @@ import (
 )
 
 // A ChildOption configures ChildResources. ControllerOnly, Depth and
-// ReadKinds are ChildOptions, and LocateOptions too.
+// ReadKinds are ChildOptions, and LocateOptions too; InNamespace is a
+// ChildOption.
 type ChildOption interface {
 	applyToChildren(*childOptions)
 }
@@ -26,6 +27,7 @@ type childOptions struct {
 	controllerOnly bool
 	depth          int
 	kinds          ReadKinds
+	namespace      string
 }
 
 func newChildOptions(opts []ChildOption) childOptions {
@@ -54,6 +56,16 @@ type Depth int
 
 func (d Depth) applyToChildren(o *childOptions) { o.depth = max(1, int(d)) }
 func (d Depth) applyToLocate(o *locateOptions)  { d.applyToChildren(&o.child) }
+
+// InNamespace is an option that lists child resources in namespace ns only,
+// whatever the workload's scope: a namespaced scope's controller passes the
+// scope's namespace, so that the children of a cluster-scoped workload are
+// never read in other namespaces. Locate does so for a namespaced scope. By
+// default (and for ""), children are listed in the workload's namespace,
+// and in every namespace for a cluster-scoped workload.
+type InNamespace string
+
+func (n InNamespace) applyToChildren(o *childOptions) { o.namespace = string(n) }
 
 // ReadKinds is an option that says which kinds of object Locate and
 // ChildResources may read: a workload reference, or a child resource kind,
@@ -103,7 +115,8 @@ var ownerReferences = fieldpath.MustCompile("metadata.ownerReferences")
 
 // ChildResources returns the child resources of workload: the objects of
 // kinds, listed in the workload's namespace (every namespace for a
-// cluster-scoped workload) with each kind's label selector, that have an
+// cluster-scoped workload; the InNamespace option narrows that to one) with
+// each kind's label selector, that have an
 // owner reference to the workload's UID. They are sorted by kind, apiVersion,
 // namespace and name, and each appears once even when several kinds or
 // levels match it: an object is known by its UID or, when it has none (as
@@ -150,6 +163,9 @@ func (l *lister) children(ctx context.Context, workload *unstructured.Unstructur
 	}
 
 	ns := workload.GetNamespace()
+	if o.namespace != "" {
+		ns = o.namespace
+	}
 	var pool []listed
 	var refused []string
 	done := make(map[listKey]bool, len(kinds))

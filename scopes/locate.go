@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -12,7 +15,7 @@ import (
 )
 
 // A LocateOption configures Locate: AtPath, Definitions, ControllerOnly,
-// Depth, ReadKinds and ReportSkipped.
+// Depth, ReadKinds, ClusterScopedWorkloads and ReportSkipped.
 type LocateOption interface {
 	applyToLocate(*locateOptions)
 }
@@ -22,7 +25,25 @@ type locateOptions struct {
 	defs    Definitions
 	child   childOptions
 	skipped *[]SkippedEntry
+	cluster []schema.GroupKind
 }
+
+type clusterScoped []schema.GroupKind
+
+func (k clusterScoped) applyToLocate(o *locateOptions) { o.cluster = append(o.cluster, k...) }
+
+// ClusterScopedWorkloads is an option that lets a namespaced scope hold
+// workloads of the cluster-scoped kinds it names (group and kind, as the
+// RESTMapper spells them: {Group: "example.org", Kind: "XDatabase"}). By
+// default a namespaced scope's reference to a cluster-scoped kind (a
+// Namespace, a ClusterRole, a cluster-scoped composite) is refused with
+// ErrInvalidRef and nothing is read for it: a scope is written by the
+// tenants of its namespace, and its controller, which reads with rights
+// across the cluster, would otherwise report on objects they may not see.
+// An operator who means such workloads to be judged from namespaced scopes
+// names their kinds. Their child resources are still listed in the scope's
+// namespace only.
+func ClusterScopedWorkloads(kinds ...schema.GroupKind) LocateOption { return clusterScoped(kinds) }
 
 type reportSkipped struct{ to *[]SkippedEntry }
 
@@ -52,6 +73,8 @@ func (d Definitions) applyToPatch(o *patchOptions)   { o.defs = d }
 type Located struct {
 	// Ref is the reference, as the scope holds it.
 	Ref WorkloadRef
+	// Path is the reference's entry in the scope: spec.workloadRefs[2].
+	Path string
 	// Workload is the referenced object; nil when it could not be read.
 	Workload *unstructured.Unstructured
 	// Definition is the workload's WorkloadDefinition, nil when its kind
@@ -85,11 +108,21 @@ type Located struct {
 // reference. Nothing of a kind that ReadKinds does not allow (by default,
 // Secrets) is read: a reference to one fails with ErrKindNotAllowed, and a
 // child resource kind is skipped, the children of the other kinds kept and
-// the Located's Err wrapping ErrKindNotAllowed. A namespaced workload is
-// looked for in the scope's namespace; a reference whose namespace field
-// names another one fails with ErrInvalidRef, and nothing is read for it.
-// Each list of child resources is made once per call, however many
-// workloads share it.
+// the Located's Err wrapping ErrKindNotAllowed.
+//
+// A namespaced scope reads and reports nothing outside its namespace. A
+// namespaced workload is looked for in the scope's namespace; a reference
+// whose namespace field names another namespace, or (unless
+// ClusterScopedWorkloads allows its kind) that names a cluster-scoped kind,
+// fails with ErrInvalidRef, naming its entry (spec.workloadRefs[2]), and
+// nothing is read for it. Child resources are listed in the scope's
+// namespace only, whatever the workload's scope (see InNamespace). A
+// workload that does not exist and one that the reader may not read (the
+// API server answers forbidden) fail with the same message, wrapping
+// ErrWorkloadNotFound (and the API server's error, for the operator), so
+// that a scope's status cannot tell its tenants whether an object they may
+// not see exists. Each list of child resources is made once per call,
+// however many workloads share it.
 func Locate(ctx context.Context, c client.Reader, mapper meta.RESTMapper, scope *unstructured.Unstructured, opts ...LocateOption) ([]Located, error) {
 	o := locateOptions{child: childOptions{depth: 1}}
 	for _, opt := range opts {
@@ -128,7 +161,7 @@ func Locate(ctx context.Context, c client.Reader, mapper meta.RESTMapper, scope 
 		}
 		source = describeScope(def) + " (" + field + ")"
 	}
-	refs, skipped, err := readRefs(scope.Object, path)
+	refs, entries, skipped, err := readRefs(scope.Object, path)
 	if err != nil {
 		return fail(fmt.Errorf("path %q of %s is refused: %w", path, source, err))
 	}
@@ -136,15 +169,19 @@ func Locate(ctx context.Context, c client.Reader, mapper meta.RESTMapper, scope 
 		*o.skipped = skipped
 	}
 
+	child := o.child
+	if ns := scope.GetNamespace(); ns != "" {
+		child.namespace = ns
+	}
 	l := locator{
-		c: c, mapper: mapper, scope: scope, defs: defs, child: o.child,
+		c: c, mapper: mapper, scope: scope, defs: defs, child: child, cluster: o.cluster,
 		lister:      &lister{r: c, shared: map[*unstructured.Unstructured]bool{}},
 		definitions: map[definitionKey]*unstructured.Unstructured{},
 	}
 	out := make([]Located, len(refs))
 	var errs []error
 	for i, ref := range refs {
-		out[i] = l.locate(ctx, ref)
+		out[i] = l.locate(ctx, ref, path+"["+strconv.Itoa(entries[i])+"]")
 		if out[i].Err != nil {
 			errs = append(errs, out[i].Err)
 		}
@@ -165,12 +202,13 @@ type locator struct {
 	scope       *unstructured.Unstructured
 	defs        Definitions
 	child       childOptions
+	cluster     []schema.GroupKind
 	lister      *lister
 	definitions map[definitionKey]*unstructured.Unstructured
 }
 
-func (l *locator) locate(ctx context.Context, ref WorkloadRef) Located {
-	loc := Located{Ref: ref}
+func (l *locator) locate(ctx context.Context, ref WorkloadRef, entry string) Located {
+	loc := Located{Ref: ref, Path: entry}
 	fail := func(err error) Located {
 		loc.Err = fmt.Errorf("cannot locate workload %s of %s: %w", ref, describeScope(l.scope), err)
 		return loc
@@ -183,6 +221,16 @@ func (l *locator) locate(ctx context.Context, ref WorkloadRef) Located {
 	if gk := gvk.GroupKind(); !l.child.kinds.Allows(gk) {
 		return fail(notAllowed(gk.String()))
 	}
+	// A scope's references are written by its tenants: one that names
+	// another namespace would make the scope's controller read, and report
+	// on, a workload the tenant may not see.
+	scopeNS := l.scope.GetNamespace()
+	otherNamespace := func() Located {
+		return fail(fmt.Errorf("%s names namespace %q, and a scope's workloads are read in the scope's own namespace %q: %w", entry, ref.Namespace, scopeNS, ErrInvalidRef))
+	}
+	if scopeNS != "" && ref.Namespace != "" && ref.Namespace != scopeNS {
+		return otherNamespace()
+	}
 	mapping, err := l.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		return fail(err)
@@ -191,15 +239,20 @@ func (l *locator) locate(ctx context.Context, ref WorkloadRef) Located {
 	w.SetGroupVersionKind(gvk)
 	key := client.ObjectKey{Name: ref.Name}
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		key.Namespace = l.scope.GetNamespace()
-		// A scope's references are written by its tenants: one that names
-		// another namespace would make the scope's controller read, and
-		// report on, a workload the tenant may not see.
-		if ref.Namespace != "" && ref.Namespace != key.Namespace {
-			return fail(fmt.Errorf("it names namespace %q, and a scope's workloads are read in the scope's own namespace %q: %w", ref.Namespace, key.Namespace, ErrInvalidRef))
+		if ref.Namespace != "" && ref.Namespace != scopeNS {
+			return otherNamespace()
 		}
+		key.Namespace = scopeNS
+	} else if scopeNS != "" && !slices.Contains(l.cluster, mapping.GroupVersionKind.GroupKind()) {
+		// Decided from the kind alone, before any read, so that the
+		// answer is the same whether such an object exists or not.
+		return fail(fmt.Errorf("%s names %s, a cluster-scoped kind, and a namespaced scope's workloads are in its namespace unless the ClusterScopedWorkloads option allows the kind: %w", entry, gvk.GroupKind(), ErrInvalidRef))
 	}
 	if err := l.c.Get(ctx, key, w); err != nil {
+		if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+			loc.Err = &unreadable{msg: fmt.Sprintf("cannot locate workload %s of %s: %s", ref, describeScope(l.scope), ErrWorkloadNotFound), cause: err}
+			return loc
+		}
 		return fail(err)
 	}
 	loc.Workload = w
@@ -226,3 +279,15 @@ func (l *locator) locate(ctx context.Context, ref WorkloadRef) Located {
 	}
 	return loc
 }
+
+// unreadable is the error of a workload that does not exist or may not be
+// read. Its message is the same for both; it wraps ErrWorkloadNotFound and
+// the API server's answer, which the operator can inspect
+// (apierrors.IsForbidden) but a status that shows the message does not tell.
+type unreadable struct {
+	msg   string
+	cause error
+}
+
+func (e *unreadable) Error() string   { return e.msg }
+func (e *unreadable) Unwrap() []error { return []error{ErrWorkloadNotFound, e.cause} }

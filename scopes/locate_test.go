@@ -265,7 +265,7 @@ func TestLocateReferenceNamespace(t *testing.T) {
 	if !errors.Is(err, ErrInvalidRef) || !errors.Is(got[1].Err, ErrInvalidRef) {
 		t.Errorf("err = %v, got[1].Err = %v, want both to wrap %v", err, got[1].Err, ErrInvalidRef)
 	}
-	const msg = `cannot locate workload apps/v1 StatefulSet "other/db" of HealthScope prod/hs: it names namespace "other", and a scope's workloads are read in the scope's own namespace "prod"`
+	const msg = `cannot locate workload apps/v1 StatefulSet "other/db" of HealthScope prod/hs: spec.refs[1] names namespace "other", and a scope's workloads are read in the scope's own namespace "prod"`
 	if got[1].Err == nil || !strings.Contains(got[1].Err.Error(), msg) {
 		t.Errorf("got[1].Err = %v, want it to contain %q", got[1].Err, msg)
 	}

@@ -19,8 +19,9 @@ import (
 var (
 	// ErrInvalidRef is wrapped when a WorkloadRef given to a function lacks
 	// its apiVersion, kind or name, when a change both adds and removes one
-	// reference, or by Locate when a reference names a namespace other than
-	// its scope's.
+	// reference, or by Locate when a namespaced scope's reference names a
+	// namespace other than the scope's, or a cluster-scoped kind that
+	// ClusterScopedWorkloads does not allow.
 	ErrInvalidRef = errors.New("invalid workload reference")
 
 	// ErrMalformed is wrapped when the value at a scope's reference path is
@@ -51,6 +52,13 @@ var (
 	// is already in another scope of the same kind and the ScopeDefinition
 	// sets allowComponentOverlap to false.
 	ErrOverlap = errors.New("workload is already in another scope")
+
+	// ErrWorkloadNotFound is wrapped by Locate when a workload does not
+	// exist or the reader may not read it: both give the same message, so
+	// that a scope's status does not tell its tenants whether an object
+	// they may not see exists. The API server's error is wrapped too
+	// (apierrors.IsNotFound, apierrors.IsForbidden tell them apart).
+	ErrWorkloadNotFound = errors.New("the workload does not exist or may not be read")
 
 	// ErrKindNotAllowed is wrapped by Locate and ChildResources when a
 	// workload reference or a child resource kind names a kind that they
@@ -261,7 +269,7 @@ func WorkloadRefs(scope *unstructured.Unstructured, path string) ([]WorkloadRef,
 	if scope == nil {
 		return nil, nil
 	}
-	refs, _, err := readRefs(scope.Object, path)
+	refs, _, _, err := readRefs(scope.Object, path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the workload references of %s at %s: %w", describeScope(scope), path, err)
 	}
@@ -280,12 +288,15 @@ type SkippedEntry struct {
 // String returns the entry as `spec.workloadRefs[2] is a string of 5 bytes, not a workload reference`.
 func (s SkippedEntry) String() string { return s.Path + " " + s.Reason }
 
-func readRefs(content map[string]any, path string) ([]WorkloadRef, []SkippedEntry, error) {
+// readRefs returns the references at path, the index of each in the list,
+// and the entries skipped.
+func readRefs(content map[string]any, path string) ([]WorkloadRef, []int, []SkippedEntry, error) {
 	x, err := refList(fieldpath.Pave(content), path)
 	if err != nil || x == nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	refs := make([]WorkloadRef, 0, len(x))
+	entries := make([]int, 0, len(x))
 	var skipped []SkippedEntry
 	for i, e := range x {
 		var reason string
@@ -293,6 +304,7 @@ func readRefs(content map[string]any, path string) ([]WorkloadRef, []SkippedEntr
 			r, err := refFrom(m)
 			if err == nil {
 				refs = append(refs, r)
+				entries = append(entries, i)
 				continue
 			}
 			reason = err.Error()
@@ -301,7 +313,7 @@ func readRefs(content map[string]any, path string) ([]WorkloadRef, []SkippedEntr
 		}
 		skipped = append(skipped, SkippedEntry{Path: path + "[" + strconv.Itoa(i) + "]", Reason: reason})
 	}
-	return refs, skipped, nil
+	return refs, entries, skipped, nil
 }
 
 // refList returns the list of workload references at path in p: nil for a
