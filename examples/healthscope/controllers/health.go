@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -63,8 +62,10 @@ func assessWorkload(l scopes.Located) v1alpha1.WorkloadHealthCondition {
 		HealthStatus:   v1alpha1.StatusUnknown,
 	}
 	if l.Err != nil {
-		if l.Workload == nil && apierrors.IsNotFound(l.Err) {
-			w.HealthStatus, w.Diagnosis = v1alpha1.StatusUnhealthy, "the workload does not exist"
+		if l.Workload == nil && errors.Is(l.Err, scopes.ErrWorkloadNotFound) {
+			// The same words whether it is missing or may not be read, so
+			// that a scope does not tell its tenants which objects exist.
+			w.HealthStatus, w.Diagnosis = v1alpha1.StatusUnhealthy, scopes.ErrWorkloadNotFound.Error()
 			return w
 		}
 		// Located errors start with the reference and the scope; the cause

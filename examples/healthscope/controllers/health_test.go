@@ -42,8 +42,13 @@ func TestAssessWorkload(t *testing.T) {
 		want    v1alpha1.WorkloadHealthCondition
 	}{
 		"NotFound": {
-			located: scopes.Located{Ref: web, Err: apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web")},
-			want:    v1alpha1.WorkloadHealthCondition{TargetWorkload: target, HealthStatus: v1alpha1.StatusUnhealthy, Diagnosis: "the workload does not exist"},
+			located: scopes.Located{Ref: web, Err: errors.Join(scopes.ErrWorkloadNotFound, apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web"))},
+			want:    v1alpha1.WorkloadHealthCondition{TargetWorkload: target, HealthStatus: v1alpha1.StatusUnhealthy, Diagnosis: "the workload does not exist or may not be read"},
+		},
+		"Forbidden": {
+			reason:  "A workload the controller may not read reads as one that does not exist.",
+			located: scopes.Located{Ref: web, Err: errors.Join(scopes.ErrWorkloadNotFound, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("no rights")))},
+			want:    v1alpha1.WorkloadHealthCondition{TargetWorkload: target, HealthStatus: v1alpha1.StatusUnhealthy, Diagnosis: "the workload does not exist or may not be read"},
 		},
 		"OtherError": {
 			reason:  "The diagnosis is the cause, without the prefix that names the reference and the scope.",

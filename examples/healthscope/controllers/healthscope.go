@@ -42,6 +42,8 @@ type HealthScopeReconciler struct {
 	// kinds are the kinds Locate may read, and so the kinds watched; nil
 	// is Locate's default, any kind but Secrets.
 	kinds scopes.ReadKinds
+	// cluster are the cluster-scoped kinds a scope may hold.
+	cluster scopes.LocateOption
 
 	// watch, when set, makes sure that changes to objects of a kind
 	// requeue the scopes that hold them or their owners.
@@ -53,7 +55,8 @@ type HealthScopeReconciler struct {
 // manager's cache, so that the kinds it reads are the kinds it watches).
 func NewHealthScopeReconciler(c client.Client, r client.Reader, mapper meta.RESTMapper, o Options) *HealthScopeReconciler {
 	o = o.withDefaults()
-	return &HealthScopeReconciler{client: c, reader: r, mapper: mapper, setter: conditions.NewSetter(conditions.WithClock(o.Clock)), defs: o.Definitions}
+	return &HealthScopeReconciler{client: c, reader: r, mapper: mapper, setter: conditions.NewSetter(conditions.WithClock(o.Clock)), defs: o.Definitions,
+		cluster: scopes.ClusterScopedWorkloads(o.ClusterScopedWorkloads...)}
 }
 
 // Reconcile computes the HealthScope's status from its workloads and writes
@@ -70,7 +73,7 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	scope := &unstructured.Unstructured{Object: content}
 	scope.SetGroupVersionKind(v1alpha1.HealthScopeKind)
 
-	located, locateErr := scopes.Locate(ctx, r.reader, r.mapper, scope, scopes.AtPath(HealthScopeRefPath), r.defs, r.kinds)
+	located, locateErr := scopes.Locate(ctx, r.reader, r.mapper, scope, scopes.AtPath(HealthScopeRefPath), r.defs, r.kinds, r.cluster)
 	r.watchKinds(located)
 
 	status := v1alpha1.HealthScopeStatus{ObservedGeneration: hs.Generation, Conditions: slices.Clone(hs.Status.Conditions)}
@@ -133,6 +136,9 @@ func (r *HealthScopeReconciler) watchKinds(located []scopes.Located) {
 		}
 	}
 	for _, l := range located {
+		if errors.Is(l.Err, scopes.ErrInvalidRef) {
+			continue // refused: nothing of it is read
+		}
 		watch(l.Ref.APIVersion, l.Ref.Kind)
 		kinds, _ := scopes.ChildResourceKinds(l.Definition)
 		for _, k := range kinds {

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -28,11 +30,27 @@ type Options struct {
 	// Definitions are where ScopeDefinitions and WorkloadDefinitions live.
 	// Default: this example's kinds, in healthscope.example.ctrlkit.dev.
 	Definitions scopes.Definitions
+
+	// ClusterScopedWorkloads are the cluster-scoped kinds a HealthScope may
+	// hold (see scopes.ClusterScopedWorkloads). Default: none; a reference
+	// to a cluster-scoped kind is refused, and nothing outside the scope's
+	// namespace is read or reported.
+	ClusterScopedWorkloads []schema.GroupKind
+
+	// ReconcileTimeout bounds one reconcile of an Application: when it
+	// passes, the scope writes still retrying give up and the Application
+	// is requeued with back-off, so that a tenant whose scopes keep
+	// changing cannot hold the controller's worker from other tenants.
+	// Default: 10s.
+	ReconcileTimeout time.Duration
 }
 
 func (o Options) withDefaults() Options {
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
+	}
+	if o.ReconcileTimeout <= 0 {
+		o.ReconcileTimeout = DefaultReconcileTimeout
 	}
 	if o.Definitions.ScopeDefinition.Empty() && o.Definitions.WorkloadDefinition.Empty() {
 		o.Definitions.ScopeDefinition = v1alpha1.ScopeDefinitionKind
@@ -40,6 +58,9 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// DefaultReconcileTimeout is Options.ReconcileTimeout's default.
+const DefaultReconcileTimeout = 10 * time.Second
 
 // EventRecorderName is the reporting controller of the Application
 // controller's events.
@@ -74,6 +95,8 @@ func Setup(mgr manager.Manager, o Options) error {
 	return builder.ControllerManagedBy(mgr).
 		Named("application").
 		For(&v1alpha1.Application{}).
+		// The default worker count; each reconcile bounded in time.
+		WithOptions(controller.Options{ReconciliationTimeout: o.ReconcileTimeout}).
 		Watches(&v1alpha1.ScopeDefinition{}, handler.EnqueueRequestsFromMapFunc(every(mgr.GetClient(), &v1alpha1.ApplicationList{}))).
 		Complete(app)
 }

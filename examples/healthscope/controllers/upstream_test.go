@@ -116,7 +116,7 @@ spec:
 	startManager(t, env)
 	waitForHealth(t, env, ns, "upstream", fmt.Sprintf(
 		"Unhealthy 0/2; db Unhealthy (StatefulSet db has 0/1 replicas ready); db Unknown "+
-			"(it names namespace %q, and a scope's workloads are read in the scope's own namespace %q: invalid workload reference)", other, ns))
+			"(spec.workloadRefs[2] names namespace %q, and a scope's workloads are read in the scope's own namespace %q: invalid workload reference)", other, ns))
 
 	// Settled, the scope gets no write.
 	settled := healthScope(t, env, ns, "upstream")
