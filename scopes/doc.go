@@ -47,8 +47,8 @@
 //
 // PatchWorkloadRefs applies a Change to one scope in one JSON merge patch
 // that carries the scope's resourceVersion; on a conflict it reads again
-// and retries, with jittered back-off (Backoff), until it succeeds or ctx
-// is done. Concurrent writers lose no reference, add none twice, and keep
+// and retries, with jittered back-off (Backoff), until it succeeds, the
+// attempts run out (the error wraps the last conflict), or ctx is done. Concurrent writers lose no reference, add none twice, and keep
 // the scope's other fields. allowComponentOverlap: false is enforced.
 //
 // # Definitions
@@ -59,7 +59,14 @@
 // Without a ScopeDefinition, adding is an error (ErrDefinitionNotFound) and
 // removing succeeds without a write.
 //
-// Limits: a call retries conflicts until ctx is done (give it a deadline);
-// Locate lists each child kind once per call; Locate and ChildResources read
-// no Secret, as a workload or a child, unless ReadKinds allows it.
+// Limits:
+//   - PatchWorkloadRefs makes at most 10 attempts (DefaultBackoff), whose
+//     waits add up to at most 2.13s, then returns the last conflict;
+//   - Locate lists each child kind once per call;
+//   - Locate and ChildResources read no Secret, as a workload or a child,
+//     unless ReadKinds allows it;
+//   - a namespaced scope reads nothing outside its namespace: no
+//     cluster-scoped workload unless ClusterScopedWorkloads allows its kind,
+//     children in the scope's namespace only, and one message for a
+//     workload that is missing and one that may not be read.
 package scopes
