@@ -52,11 +52,16 @@ type Options struct {
 
 	// Poll is how often the claim is read. Default: 200ms.
 	Poll time.Duration
+
+	// Timeout bounds the whole walk-through: Run returns an error when the
+	// claim has not reached a step's state by then. Default: 5 minutes.
+	Timeout time.Duration
 }
 
 // Run creates (or resets) the demo claim and walks it through the three
 // scenarios, writing the claim's conditions to out whenever they change. It
-// returns once the claim is Ready, or when ctx ends.
+// returns once the claim is Ready, or with an error when ctx ends or
+// Options.Timeout passes.
 func Run(ctx context.Context, c client.Client, out io.Writer, o Options) error {
 	if o.Namespace == "" {
 		o.Namespace = "default"
@@ -67,6 +72,11 @@ func Run(ctx context.Context, c client.Client, out io.Writer, o Options) error {
 	if o.Poll <= 0 {
 		o.Poll = 200 * time.Millisecond
 	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
 	w := &watcher{c: c, out: out, key: client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, poll: o.Poll}
 
 	fmt.Fprintf(out, "# Image Not Found: App %s asks for database orders and image %s\n", w.key, ImageMissing)
@@ -146,7 +156,7 @@ func markAvailable(ctx context.Context, c client.Client, key client.ObjectKey) e
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return fmt.Errorf("gave up waiting for Deployment %s to exist: %w", key, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -195,7 +205,7 @@ func (w *watcher) until(ctx context.Context, done func([]metav1.Condition) bool)
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return fmt.Errorf("gave up waiting for App %s's conditions to settle: %w", w.key, ctx.Err())
 		case <-time.After(w.poll):
 		}
 	}

@@ -3,6 +3,7 @@ package demo_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -58,5 +59,21 @@ func TestRun(t *testing.T) {
 				t.Errorf("section %d does not contain %q; output:\n%s", i, w, got)
 			}
 		}
+	}
+}
+
+// TestRunGivesUp: with no controller running, the claim never reaches the
+// first scenario's state, and Run returns an error that names the claim
+// once Options.Timeout has passed, though its ctx has no deadline.
+func TestRunGivesUp(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t, "nocontroller")
+	began := time.Now()
+	err := demo.Run(context.Background(), env.Client, &bytes.Buffer{}, demo.Options{Namespace: ns, Poll: 50 * time.Millisecond, Timeout: time.Second})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "App "+ns+"/shop") {
+		t.Errorf("err = %v, want it to name the claim and wrap %v", err, context.DeadlineExceeded)
+	}
+	if took := time.Since(began); took > 30*time.Second {
+		t.Errorf("Run returned after %v, want about Options.Timeout (1s)", took)
 	}
 }
