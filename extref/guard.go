@@ -1,14 +1,11 @@
 package extref
 
 import (
-	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 )
@@ -25,19 +22,22 @@ const (
 // each other's ordinary fields in a cycle, a source another controller
 // rewrites whenever the referencer changes) cannot have it written for ever.
 //
-// A referencer may take Writes writes (of its spec or its status) in any
-// Window. A reconcile that would go past the budget trips it: nothing is
-// written but the ReferencesResolved condition, False with reason
-// Oscillating (and a Warning event), and the referencer is held: nothing is
-// written to it until its spec changes (its generation moves), or until the
-// hold has passed and what it would write differs from what the trip held
-// back. Then one reconcile's writes are let through on probation: another
-// write within a Window trips it again. The hold is a Window at the first
+// A referencer takes at most Writes writes (of its spec or its status, the
+// Oscillating condition included) in any Window. A reconcile that would
+// leave no room for that condition trips the budget: nothing is written but
+// the ReferencesResolved condition, False with reason Oscillating (and a
+// Warning event), and the referencer is held: nothing is written to it until
+// its spec changes (its generation moves) or the hold has passed. When the
+// hold has passed, what the referencer resolves to then is written once, on
+// probation: another write within a Window trips it again. So a burst of
+// source changes ends with the source's last value written, and a loop
+// takes one reconcile's writes per hold. The hold is a Window at the first
 // trip and doubles at each trip that follows, up to MaxHold.
 type WriteBudget struct {
 	// Writes a referencer may take in any Window; 0 means
-	// DefaultBudgetWrites. A reconcile writes the spec and the status, so
-	// it takes two.
+	// DefaultBudgetWrites, and at least 3 (a probe's two and the Oscillating
+	// condition). A reconcile writes the spec and the status, so it takes
+	// two.
 	Writes int
 	// Window is the period the budget applies to; 0 means
 	// DefaultBudgetWindow.
@@ -50,8 +50,8 @@ func (b WriteBudget) withDefaults() WriteBudget {
 	if b.Writes <= 0 {
 		b.Writes = DefaultBudgetWrites
 	}
-	if b.Writes < probeWrites {
-		b.Writes = probeWrites
+	if b.Writes < probeWrites+1 {
+		b.Writes = probeWrites + 1
 	}
 	if b.Window <= 0 {
 		b.Window = DefaultBudgetWindow
@@ -76,7 +76,6 @@ const probeWrites = 2
 type writeGuard struct {
 	budget WriteBudget
 	clock  clock.PassiveClock
-	seed   maphash.Seed
 
 	mu   sync.Mutex
 	refs map[types.NamespacedName]*writeRecord
@@ -92,31 +91,29 @@ type writeRecord struct {
 	held       bool
 	until      time.Time // the hold's end
 	hold       time.Duration
-	generation int64  // the referencer's, at the trip
-	withheld   uint64 // what the trip held back: fingerprint's value
-	reported   bool   // the Oscillating condition was written
+	generation int64 // the referencer's, at the trip
+	reported   bool  // the Oscillating condition was written
 }
 
 func newWriteGuard(b WriteBudget, c clock.PassiveClock) *writeGuard {
 	if c == nil {
 		c = clock.RealClock{}
 	}
-	return &writeGuard{budget: b.withDefaults(), clock: c, seed: maphash.MakeSeed(), refs: make(map[types.NamespacedName]*writeRecord)}
+	return &writeGuard{budget: b.withDefaults(), clock: c, refs: make(map[types.NamespacedName]*writeRecord)}
 }
 
 // A verdict is whether a reconcile may write.
 type verdict struct {
 	held   bool          // write nothing (but the Oscillating condition, when report)
 	report bool          // the Oscillating condition is still to be written
-	wait   time.Duration // until the hold passes; 0 when only a change ends it
+	wait   time.Duration // until the hold passes
 	hold   time.Duration // the hold of the trip
 	writes int           // the budget that tripped
 }
 
 // admit decides whether a reconcile that would write need writes to the
-// referencer key, of the given generation, may make them; fingerprint
-// returns what it would write, and is called only for a trip or a hold.
-func (g *writeGuard) admit(key types.NamespacedName, generation int64, need int, fingerprint func() uint64) verdict {
+// referencer key, of the given generation, may make them.
+func (g *writeGuard) admit(key types.NamespacedName, generation int64, need int) verdict {
 	now := g.clock.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -128,11 +125,11 @@ func (g *writeGuard) admit(key types.NamespacedName, generation int64, need int,
 			rec.held, rec.writes, rec.probation = false, rec.writes[:0], time.Time{}
 		case now.Before(rec.until):
 			return verdict{held: true, report: !rec.reported, wait: rec.until.Sub(now), hold: rec.hold, writes: g.budget.Writes}
-		case fingerprint() == rec.withheld:
-			// The sources hold still where the trip left them: a write
-			// would go on with the loop.
-			return verdict{held: true, report: !rec.reported, hold: rec.hold, writes: g.budget.Writes}
 		default:
+			// The hold has passed: what the referencer resolves to now
+			// is written once, whether or not the trip held it back (a
+			// burst's last value is), and a loop trips again at its next
+			// write.
 			rec.held, rec.writes, rec.probation = false, rec.writes[:0], now.Add(g.budget.Window)
 		}
 	}
@@ -149,7 +146,9 @@ func (g *writeGuard) admit(key types.NamespacedName, generation int64, need int,
 			used++
 		}
 	}
-	if used+need <= limit {
+	// The last write of the budget is kept for the Oscillating condition
+	// of a trip.
+	if used+need <= limit && used+need < g.budget.Writes {
 		return verdict{}
 	}
 	rec.trips++
@@ -162,7 +161,6 @@ func (g *writeGuard) admit(key types.NamespacedName, generation int64, need int,
 	rec.held, rec.reported = true, false
 	rec.until = now.Add(rec.hold)
 	rec.generation = generation
-	rec.withheld = fingerprint()
 	return verdict{held: true, report: true, wait: rec.hold, hold: rec.hold, writes: g.budget.Writes}
 }
 
@@ -206,16 +204,6 @@ func (g *writeGuard) forget(key types.NamespacedName) {
 	delete(g.refs, key)
 }
 
-// fingerprint identifies what a reconcile would write: the resolved spec,
-// labels and annotations, and the condition's state.
-func (g *writeGuard) fingerprint(obj *unstructured.Unstructured, c metav1.Condition) uint64 {
-	var h maphash.Hash
-	h.SetSeed(g.seed)
-	b, _ := json.Marshal([]any{obj.Object["spec"], obj.GetLabels(), obj.GetAnnotations(), c.Status, c.Reason, c.Message})
-	_, _ = h.Write(b)
-	return h.Sum64()
-}
-
 // oscillatingCondition returns the ReferencesResolved condition of a
 // referencer held by its write budget: False with reason Oscillating.
 func oscillatingCondition(v verdict, window time.Duration, generation int64) metav1.Condition {
@@ -225,6 +213,6 @@ func oscillatingCondition(v verdict, window time.Duration, generation int64) met
 		Reason:             ReasonOscillating,
 		ObservedGeneration: generation,
 		Message: fmt.Sprintf("the referencer needed more than %d writes in %s, as in a loop (a cycle of references, or a source rewritten whenever the referencer changes): "+
-			"nothing more is written until its spec changes, or until %s have passed and its resolved values change", v.writes, window, v.hold),
+			"nothing more is written until its spec changes or %s have passed, then its resolved values once; another write within %s holds it again, for twice as long", v.writes, window, v.hold, window),
 	}
 }

@@ -1,6 +1,7 @@
 package extref
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,21 +13,26 @@ func TestWriteGuard(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	g := newWriteGuard(WriteBudget{}, clk)
 	key := types.NamespacedName{Namespace: "a", Name: "w"}
-	fp := uint64(1)
-	fingerprint := func() uint64 { return fp }
-	// reconcile asks to write need writes and makes them when admitted.
+	// reconcile asks to write need writes and makes them when admitted,
+	// or writes the Oscillating condition when the guard says so.
 	reconcile := func(gen int64, need int) verdict {
-		v := g.admit(key, gen, need, fingerprint)
-		if !v.held {
+		v := g.admit(key, gen, need)
+		switch {
+		case !v.held:
 			for range need {
 				g.wrote(key)
 			}
+		case v.report:
+			g.wrote(key)
+			g.reported(key)
 		}
 		return v
 	}
+	// within is the number of reconciles of two writes that fit in the
+	// budget, with room for the Oscillating condition.
+	const within = (DefaultBudgetWrites - 1) / 2
 
-	// DefaultBudgetWrites in a window: five reconciles of two writes.
-	for i := range DefaultBudgetWrites / 2 {
+	for i := range within {
 		if reconcile(1, 2).held {
 			t.Errorf("reconcile %d within the budget: got held, want admitted", i)
 		}
@@ -34,29 +40,20 @@ func TestWriteGuard(t *testing.T) {
 	}
 	v := reconcile(1, 2)
 	if want := (verdict{held: true, report: true, wait: DefaultBudgetWindow, hold: DefaultBudgetWindow, writes: DefaultBudgetWrites}); v != want {
-		t.Errorf("the sixth reconcile: got %+v, want %+v (it trips)", v, want)
+		t.Errorf("the reconcile past the budget: got %+v, want %+v (it trips)", v, want)
 	}
-	g.reported(key)
 
 	// Held for the window, whatever changes but the spec.
-	fp = 2
 	clk.Step(10 * time.Second)
 	v = reconcile(1, 1)
 	if !v.held || v.report || v.wait != 20*time.Second {
 		t.Errorf("within the hold: got %+v, want held, not to report again, wait 20s", v)
 	}
 
-	// After the hold, what the trip held back is still held back.
-	fp = 1
+	// After the hold, one reconcile is let through on probation, even
+	// when it writes what the trip held back (a burst's last value), and
+	// the next write within a window trips it again, for twice as long.
 	clk.Step(20 * time.Second)
-	v = reconcile(1, 2)
-	if !v.held || v.wait != 0 {
-		t.Errorf("the same values after the hold: got %+v, want held with no wait (only a change ends it now)", v)
-	}
-
-	// Something else to write: one reconcile on probation, and the next
-	// write within a window trips it again, for twice as long.
-	fp = 3
 	if reconcile(1, 2).held {
 		t.Errorf("the probe: got held, want admitted")
 	}
@@ -65,11 +62,10 @@ func TestWriteGuard(t *testing.T) {
 	if !v.held || v.hold != 2*DefaultBudgetWindow {
 		t.Errorf("a write within a window after the probe: got %+v, want held for %v", v, 2*DefaultBudgetWindow)
 	}
-	g.reported(key)
 
 	// A spec change ends the hold at once, with a fresh budget.
 	clk.Step(time.Second)
-	for i := range DefaultBudgetWrites / 2 {
+	for i := range within {
 		if reconcile(2, 2).held {
 			t.Errorf("after the spec change, reconcile %d: got held, want admitted", i)
 		}
@@ -82,7 +78,6 @@ func TestWriteGuard(t *testing.T) {
 	// The hold doubles up to MaxHold.
 	for range 10 {
 		clk.Step(v.hold)
-		fp++
 		if reconcile(2, 2).held {
 			t.Errorf("the probe after a hold: got held, want admitted")
 		}
@@ -97,12 +92,11 @@ func TestWriteGuard(t *testing.T) {
 
 	// Quiet for long: the back-off starts again.
 	clk.Step(v.hold + 2*DefaultBudgetMaxHold)
-	fp++
 	if reconcile(2, 2).held {
 		t.Errorf("the probe after a long quiet: got held, want admitted")
 	}
 	clk.Step(DefaultBudgetWindow)
-	for i := range DefaultBudgetWrites / 2 {
+	for i := range within {
 		if reconcile(2, 2).held {
 			t.Errorf("reconcile %d after a long quiet: got held, want admitted", i)
 		}
@@ -115,5 +109,163 @@ func TestWriteGuard(t *testing.T) {
 	g.forget(key)
 	if len(g.refs) != 0 {
 		t.Errorf("forget: got %d referencers remembered, want none", len(g.refs))
+	}
+}
+
+// budgetSim is a referencer under a writeGuard, reconciled as
+// SetupReconciler's controller reconciles it: on a change of its source and
+// when a hold it is under passes. It writes its spec and condition as
+// Reconcile does and records when each write was made.
+type budgetSim struct {
+	g        *writeGuard
+	clk      *clocktesting.FakeClock
+	key      types.NamespacedName
+	source   int       // the value the source holds
+	target   int       // the value written to the referencer
+	resolved bool      // its condition is Resolved, not Oscillating
+	due      time.Time // a requeue, zero when none
+	holdEnd  time.Time // the end of the latest hold
+	writes   []time.Time
+}
+
+func newBudgetSim(b WriteBudget) *budgetSim {
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	return &budgetSim{g: newWriteGuard(b, clk), clk: clk, key: types.NamespacedName{Namespace: "a", Name: "w"}, source: 1}
+}
+
+func (s *budgetSim) write() { s.writes = append(s.writes, s.clk.Now()) }
+
+// reconcile resolves the source into the referencer, within the budget.
+func (s *budgetSim) reconcile() {
+	need := 0
+	switch {
+	case s.target != s.source:
+		need = 2
+	case !s.resolved:
+		need = 1
+	default:
+		return
+	}
+	v := s.g.admit(s.key, 1, need)
+	if v.held {
+		if v.report {
+			s.resolved = false
+			s.write()
+			s.g.wrote(s.key)
+			s.g.reported(s.key)
+		}
+		s.due = s.clk.Now().Add(v.wait)
+		s.holdEnd = s.due
+		return
+	}
+	if s.target != s.source {
+		s.target = s.source
+		s.write()
+		s.g.wrote(s.key)
+	}
+	s.resolved = true
+	s.write()
+	s.g.wrote(s.key)
+}
+
+// run advances the clock by d in steps of 10ms, calling change (which
+// reports whether it changed the source) at each step and reconciling
+// after a change or when a requeue is due.
+func (s *budgetSim) run(d time.Duration, change func(now time.Duration) bool) {
+	for elapsed := time.Duration(0); elapsed < d; elapsed += 10 * time.Millisecond {
+		s.clk.Step(10 * time.Millisecond)
+		changed := change(elapsed)
+		if changed || !s.due.IsZero() && !s.clk.Now().Before(s.due) {
+			s.due = time.Time{}
+			s.reconcile()
+		}
+	}
+}
+
+// maxInWindow is the most writes the referencer took in any window.
+func (s *budgetSim) maxInWindow(window time.Duration) int {
+	most := 0
+	for i := range s.writes {
+		n := 0
+		for _, w := range s.writes[i:] {
+			if w.Sub(s.writes[i]) < window {
+				n++
+			}
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+// TestWriteGuardBurstConverges changes a source in bursts of every length
+// and pace, then holds it still: however the budget held the referencer,
+// the source's last value is written when the hold in force passes (at
+// once when none is), and the writes stay within the budget.
+func TestWriteGuardBurstConverges(t *testing.T) {
+	for _, b := range []WriteBudget{{}, {Writes: 6, Window: 4 * time.Second, MaxHold: 4 * time.Second}} {
+		b := b.withDefaults()
+		for changes := 1; changes <= 40; changes++ {
+			for _, every := range []time.Duration{100 * time.Millisecond, time.Second, 3 * time.Second} {
+				name := fmt.Sprintf("%d-in-%s-every-%s", changes, b.Window, every)
+				s := newBudgetSim(b)
+				s.run(time.Second, func(time.Duration) bool { return false })
+				s.reconcile()
+				var last time.Time
+				n := 0
+				s.run(time.Duration(changes)*every, func(now time.Duration) bool {
+					if now%every != 0 || n == changes {
+						return false
+					}
+					n++
+					s.source++
+					last = s.clk.Now()
+					return true
+				})
+				// Still from here on.
+				deadline := last
+				if s.holdEnd.After(deadline) {
+					deadline = s.holdEnd
+				}
+				s.run(deadline.Sub(s.clk.Now())+time.Second, func(time.Duration) bool { return false })
+				if s.target != s.source || !s.resolved {
+					t.Errorf("%s: %s after the last change (the hold ended %s after it): got value %d (resolved %t), want %d",
+						name, s.clk.Now().Sub(last), s.holdEnd.Sub(last), s.target, s.resolved, s.source)
+				}
+				if got := s.maxInWindow(b.Window); got > b.Writes {
+					t.Errorf("%s: got %d writes in a window, want at most %d", name, got, b.Writes)
+				}
+			}
+		}
+	}
+}
+
+// TestWriteGuardLoopBounded runs a referencer whose source changes again
+// whenever it is written, as in a loop, for an hour: it never takes more
+// than its budget in a window, and a write per hold once held.
+func TestWriteGuardLoopBounded(t *testing.T) {
+	for _, b := range []WriteBudget{{}, {Writes: 3, Window: time.Second, MaxHold: 4 * time.Second}} {
+		b := b.withDefaults()
+		s := newBudgetSim(b)
+		s.reconcile()
+		const run = time.Hour
+		s.run(run, func(time.Duration) bool {
+			if s.target == s.source {
+				s.source++ // the other side of the loop answers at once
+				return true
+			}
+			return false
+		})
+		if got := s.maxInWindow(b.Window); got > b.Writes {
+			t.Errorf("budget %+v: got %d writes in a window, want at most %d", b, got, b.Writes)
+		}
+		// After the first trip, a probe and a trip per hold, which
+		// doubles up to MaxHold.
+		if limit := b.Writes + int(run/b.Window)*(probeWrites+1); len(s.writes) > limit {
+			t.Errorf("budget %+v: got %d writes in %s, want at most %d", b, len(s.writes), run, limit)
+		}
+		if limit := b.Writes + int(run/b.MaxHold+8)*(probeWrites+1); len(s.writes) > limit {
+			t.Errorf("budget %+v: got %d writes in %s, want at most %d (holds of up to %s)", b, len(s.writes), run, limit, b.MaxHold)
+		}
+		t.Logf("budget %d in %s: %d writes in %s", b.Writes, b.Window, len(s.writes), run)
 	}
 }

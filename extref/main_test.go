@@ -56,6 +56,7 @@ type requestCounter struct {
 	writes  atomic.Int64
 	mu      sync.Mutex
 	log     []string
+	at      []time.Time // when each write of log was made
 	watches map[string]int // open watch requests, by path
 }
 
@@ -67,6 +68,7 @@ func (c *requestCounter) wrap(cfg *rest.Config) *rest.Config {
 				c.writes.Add(1)
 				c.mu.Lock()
 				c.log = append(c.log, req.Method+" "+req.URL.Path)
+				c.at = append(c.at, time.Now())
 				c.mu.Unlock()
 			}
 			resp, err := rt.RoundTrip(req)

@@ -265,7 +265,7 @@ func (r *reconciler) admit(ctx context.Context, obj *unstructured.Unstructured, 
 		return verdict{}, nil
 	}
 	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	v := r.guard.admit(key, obj.GetGeneration(), need, func() uint64 { return r.guard.fingerprint(obj, cond) })
+	v := r.guard.admit(key, obj.GetGeneration(), need)
 	if !v.held || !v.report {
 		return v, nil
 	}
@@ -279,6 +279,7 @@ func (r *reconciler) admit(ctx context.Context, obj *unstructured.Unstructured, 
 			return v, withheld(err)
 		}
 		r.written.Record(key, obj.GetResourceVersion())
+		r.guard.wrote(key)
 	}
 	r.guard.reported(key)
 	return v, nil
