@@ -56,7 +56,7 @@ type requestCounter struct {
 	writes  atomic.Int64
 	mu      sync.Mutex
 	log     []string
-	at      []time.Time // when each write of log was made
+	at      []time.Time    // when each write of log was made
 	watches map[string]int // open watch requests, by path
 }
 
