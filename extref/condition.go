@@ -43,46 +43,21 @@ func WriteRejected(err error) bool {
 }
 
 // RejectedCondition returns the ReferencesResolved condition for a
-// referencer of the given generation whose resolved values the API server
-// rejected with err: False with reason WriteRejected. The message names the
-// fields the API server refused and why, in its terms (FieldValueInvalid,
-// FieldValueTypeInvalid...), but never repeats its text: that quotes the
-// rejected value, which may have been read from a Secret.
-func RejectedCondition(err error, generation int64) metav1.Condition {
+// referencer of the given generation whose resolved values, as Resolve
+// returned them in o, the API server rejected with err: False with reason
+// WriteRejected. The message names each external value whose target the API
+// server refused, the target and the problem, in its terms (an invalid
+// value, longer than 63 bytes, not one of the supported values...), but
+// never repeats its text: that quotes the rejected value, which may have
+// been read from a Secret.
+func RejectedCondition(o Outcome, err error, generation int64) metav1.Condition {
 	return metav1.Condition{
 		Type:               TypeReferencesResolved,
 		Status:             metav1.ConditionFalse,
 		Reason:             ReasonWriteRejected,
 		ObservedGeneration: generation,
-		Message:            message.Truncate(rejectedMessage(err), conditions.MaxMessageLength),
+		Message:            message.Truncate(rejectedMessage(o, err), conditions.MaxMessageLength),
 	}
-}
-
-// rejectedMessage describes a rejected write by its fields and the kinds of
-// their problems only.
-func rejectedMessage(err error) string {
-	msg := "the API server rejected the resolved values"
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) {
-		return msg
-	}
-	st := status.Status()
-	var fields []string
-	if st.Details != nil {
-		for _, c := range st.Details.Causes {
-			switch {
-			case c.Field != "" && c.Type != "":
-				fields = append(fields, fmt.Sprintf("%s (%s)", c.Field, c.Type))
-			case c.Field != "":
-				fields = append(fields, c.Field)
-			}
-		}
-	}
-	msg += fmt.Sprintf(" (%d %s)", st.Code, st.Reason)
-	if len(fields) > 0 {
-		msg += ": " + strings.Join(fields, ", ")
-	}
-	return msg + "; the API server's own message is not repeated, since it may quote a value read from a Secret"
 }
 
 // Condition returns the ReferencesResolved condition that reports what

@@ -190,7 +190,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			case WriteRejected(err):
 				rejected = err
 			case err != nil:
-				return withheld(err)
+				return withheld(out, err)
 			default:
 				r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 				r.guard.wrote(req.NamespacedName)
@@ -198,7 +198,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		cond = Condition(out, resolveErr, obj.GetGeneration())
 		if rejected != nil {
-			cond = RejectedCondition(rejected, obj.GetGeneration())
+			cond = RejectedCondition(out, rejected, obj.GetGeneration())
 		}
 		condChanged, err = r.setter.SetUnstructured(obj, cond)
 		if err != nil {
@@ -206,7 +206,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		if condChanged {
 			if err := r.client.Status().Update(ctx, obj); err != nil {
-				return withheld(err)
+				return withheld(out, err)
 			}
 			r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 			r.guard.wrote(req.NamespacedName)
@@ -276,7 +276,7 @@ func (r *reconciler) admit(ctx context.Context, obj *unstructured.Unstructured, 
 	}
 	if changed {
 		if err := r.client.Status().Update(ctx, obj); err != nil {
-			return v, withheld(err)
+			return v, withheld(out, err)
 		}
 		r.written.Record(key, obj.GetResourceVersion())
 		r.guard.wrote(key)
@@ -285,18 +285,19 @@ func (r *reconciler) admit(ctx context.Context, obj *unstructured.Unstructured, 
 	return v, nil
 }
 
-// withheld returns err, from a write of a referencer that holds resolved
-// values, with the API server's message replaced by its code, reason and
-// fields (as RejectedCondition gives them): an admission webhook's or
+// withheld returns err, from a write of a referencer that holds the values
+// resolved in out, with the API server's message replaced by its code,
+// reason and the external values or fields it refused (as
+// RejectedCondition gives them): an admission webhook's or
 // policy's denial may quote the values, which may come from a Secret, and
 // the manager logs the error. errors.Is and errors.As still find err, so a
 // conflict is retried.
-func withheld(err error) error {
+func withheld(out Outcome, err error) error {
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {
 		return err
 	}
-	return &withheldError{msg: "cannot write the referencer: " + rejectedMessage(err), err: err}
+	return &withheldError{msg: "cannot write the referencer: " + rejectedMessage(out, err), err: err}
 }
 
 type withheldError struct {

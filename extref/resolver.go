@@ -216,6 +216,10 @@ type Outcome struct {
 	// Failed are the required external values that could not be resolved;
 	// Resolve's error reports them.
 	Failed []*ReferenceError
+
+	// written are the external values written to the referencer, when
+	// Changed, so that RejectedCondition can name them.
+	written []writtenValue
 }
 
 // Resolve resolves the external values of obj, in order, into obj.
@@ -308,6 +312,13 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 		obj.(runtime.Unstructured).SetUnstructuredContent(rs.state.content)
 	}
 	out.Changed = true
+	out.written = make([]writtenValue, len(rs.writes))
+	for j, w := range rs.writes {
+		out.written[j] = writtenValue{list: rs.r.path, index: w.index, target: w.entry.targetPath, metadata: w.entry.metadata}
+		if s, ok := w.v.v.(string); ok && w.entry.metadata {
+			out.written[j].text = s
+		}
+	}
 	return out, nil
 }
 

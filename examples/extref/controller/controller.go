@@ -130,9 +130,9 @@ func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) er
 			// fit the schema): retrying would be rejected again, so
 			// report it and wait for a spec or source change.
 			resolveErr = err
-			resolved = extref.RejectedCondition(err, s.Generation)
+			resolved = extref.RejectedCondition(out, err, s.Generation)
 		case err != nil:
-			return writeError(err, s.Generation)
+			return writeError(out, err, s.Generation)
 		}
 	}
 
@@ -146,7 +146,7 @@ func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) er
 		return nil
 	}
 	if err := r.client.Status().Update(ctx, s); err != nil {
-		return writeError(err, s.Generation)
+		return writeError(out, err, s.Generation)
 	}
 	if resolveErr != nil && resolvedChanged && r.recorder != nil {
 		r.recorder.Eventf(s, nil, "Warning", resolved.Reason, "ResolveExternalValues", "%s", eventNote(resolved.Message))
@@ -159,12 +159,12 @@ func (r *subnetReconciler) reconcile(ctx context.Context, s *v1alpha1.Subnet) er
 // policy's denial may quote those values, which may come from a Secret, so
 // the API server's message is replaced by what RejectedCondition says of
 // it. A conflict is kept, for conflict.Ignore.
-func writeError(err error, generation int64) error {
+func writeError(out extref.Outcome, err error, generation int64) error {
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) || apierrors.IsConflict(err) {
 		return err
 	}
-	return errors.New("cannot write the Subnet: " + extref.RejectedCondition(err, generation).Message)
+	return errors.New("cannot write the Subnet: " + extref.RejectedCondition(out, err, generation).Message)
 }
 
 // eventNote shortens a message to the 1 KiB an event's note may hold: the
@@ -189,7 +189,7 @@ func (r *subnetReconciler) observe(s *v1alpha1.Subnet, out extref.Outcome, resol
 	case resolveErr != nil:
 		resolved := extref.Condition(out, resolveErr, s.Generation)
 		if extref.WriteRejected(resolveErr) {
-			resolved = extref.RejectedCondition(resolveErr, s.Generation)
+			resolved = extref.RejectedCondition(out, resolveErr, s.Generation)
 		}
 		ready.Reason, ready.Message = resolved.Reason, resolved.Message
 		return ready, conditions.Stalled
