@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"unsafe"
 
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
@@ -34,9 +35,10 @@ const (
 	maxMapEntries = 256  // of a Map transform
 )
 
-// compile decodes and checks external value i. Paths for errors are built
-// only when there is an error.
-func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
+// compile decodes and checks external value i, sharing with the other
+// values of its referencer what they have in common (sh). Paths for errors
+// are built only when there is an error.
+func (r *Resolver) compile(i int, item any, sh *sharing) (*entry, *compileError) {
 	ev, derr := decodeExternalValue(r.path, i, item)
 	if derr != nil {
 		return nil, derr
@@ -51,24 +53,24 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 	sources := 0
 	if ev.FromObject != nil {
 		sources++
-		p, err := checkRef(*ev.FromObject)
+		src, err := sh.source(*ev.FromObject)
 		if err != nil {
 			return nil, prefixed(".fromObject", err)
 		}
-		e.sources, e.paths = []v1alpha1.ObjectFieldRef{*ev.FromObject}, []*fieldpath.Path{p}
+		e.sources = []sourceRef{src}
 	}
 	if ev.Combine != nil {
 		sources++
 		if len(ev.Combine) == 0 {
 			return nil, invalid(at(".combine"), "at least one source is required")
 		}
-		paths := make([]*fieldpath.Path, len(ev.Combine))
+		srcs := make([]sourceRef, len(ev.Combine))
 		for j, s := range ev.Combine {
-			p, err := checkRef(s)
+			src, err := sh.source(s)
 			if err != nil {
 				return nil, prefixed(".combine["+strconv.Itoa(j)+"]", err)
 			}
-			paths[j] = p
+			srcs[j] = src
 		}
 		if ev.Fmt == "" {
 			return nil, invalid(at(".fmt"), "combine needs fmt")
@@ -76,11 +78,11 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 		if len(ev.Fmt) > maxExpressionLength {
 			return nil, invalid(at(".fmt"), "longer than %d bytes", maxExpressionLength)
 		}
-		f, err := parseFormat(ev.Fmt, len(ev.Combine))
+		f, err := sh.format(ev.Fmt, len(ev.Combine))
 		if err != nil {
 			return nil, invalid(at(".fmt"), "%v", err)
 		}
-		e.sources, e.paths, e.format = ev.Combine, paths, f
+		e.sources, e.format = srcs, f
 	} else if ev.Fmt != "" {
 		return nil, invalid(at(".fmt"), "fmt needs combine")
 	}
@@ -92,9 +94,8 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 		if ev.Template == "" {
 			return nil, invalid(at(".template"), "variables need a template")
 		}
-		e.sources = make([]v1alpha1.ObjectFieldRef, len(ev.Variables))
+		e.sources = make([]sourceRef, len(ev.Variables))
 		e.names = make([]string, len(ev.Variables))
-		e.paths = make([]*fieldpath.Path, len(ev.Variables))
 		for j, v := range ev.Variables {
 			p := func() string { return ".variables[" + strconv.Itoa(j) + "]" }
 			if !variableName.MatchString(v.Name) {
@@ -105,11 +106,11 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 					return nil, invalid(at(p()+".name"), "duplicate variable %q", v.Name)
 				}
 			}
-			fp, err := checkRef(v.FromRef)
+			src, err := sh.source(v.FromRef)
 			if err != nil {
 				return nil, prefixed(p()+".fromRef", err)
 			}
-			e.sources[j], e.names[j], e.paths[j] = v.FromRef, v.Name, fp
+			e.sources[j], e.names[j] = src, v.Name
 		}
 		if len(ev.Template) > maxExpressionLength {
 			return nil, invalid(at(".template"), "longer than %d bytes", maxExpressionLength)
@@ -170,7 +171,107 @@ func (r *Resolver) compile(i int, item any) (*entry, *compileError) {
 		}
 		e.transforms[j] = ct
 	}
+	e.bytes = e.size()
 	return e, nil
+}
+
+// size estimates the bytes e keeps, counting the strings it shares with the
+// referencer it was compiled from (which the entry keeps alive after the
+// referencer changes), but not the source kinds and format it shares with
+// the other values of its referencer (compiledSize counts those once).
+func (e *entry) size() int {
+	const word = 8
+	n := int(unsafe.Sizeof(*e)) + len(e.target)*4 + len(e.key) + len(e.template)
+	for _, s := range e.sources {
+		n += int(unsafe.Sizeof(s)) + len(s.name)
+	}
+	for _, name := range e.names {
+		n += 2*word + len(name)
+	}
+	for _, t := range e.transforms {
+		n += int(unsafe.Sizeof(t)) + t.format.size()
+		for k, v := range t.table {
+			n += 6*word + len(k) + len(v) // a map slot and its overhead
+		}
+	}
+	return n
+}
+
+// size estimates the bytes k keeps.
+func (k *sourceKind) size() int {
+	r := k.ref
+	return int(unsafe.Sizeof(*k)) + len(r.Group) + len(r.Version) + len(r.Resource) + len(r.Namespace) + len(r.FieldPath)*4
+}
+
+// A sourceRef is an object field an external value reads: its name, and
+// what it shares with the other sources of its referencer of the same
+// kind, namespace and field.
+type sourceRef struct {
+	name string
+	kind *sourceKind
+}
+
+// A sourceKind is a source without its name, and its field path compiled.
+type sourceKind struct {
+	ref  v1alpha1.ObjectFieldRef // Name is ""
+	path *fieldpath.Path
+}
+
+// ref returns the sourceRef as the API has it.
+func (s sourceRef) ref() v1alpha1.ObjectFieldRef {
+	r := s.kind.ref
+	r.Name = s.name
+	return r
+}
+
+// sharing is what the external values of one referencer, compiled in one
+// Resolve, have in common: the sources' kinds and paths, and the formats.
+// A referencer of thousands of sources of one kind and field keeps one
+// compiled path, not thousands.
+type sharing struct {
+	kinds   map[v1alpha1.ObjectFieldRef]*sourceKind
+	formats map[sharedFormat]*format
+}
+
+type sharedFormat struct {
+	text string
+	n    int
+}
+
+// source checks ref and returns it as a sourceRef.
+func (sh *sharing) source(ref v1alpha1.ObjectFieldRef) (sourceRef, *compileError) {
+	key := ref
+	key.Name = ""
+	if k := sh.kinds[key]; k != nil && ref.Name != "" {
+		return sourceRef{name: ref.Name, kind: k}, nil
+	}
+	p, err := checkRef(ref)
+	if err != nil {
+		return sourceRef{}, err
+	}
+	k := &sourceKind{ref: key, path: p}
+	if sh.kinds == nil {
+		sh.kinds = make(map[v1alpha1.ObjectFieldRef]*sourceKind)
+	}
+	sh.kinds[key] = k
+	return sourceRef{name: ref.Name, kind: k}, nil
+}
+
+// format parses f, a format of n values, once per referencer.
+func (sh *sharing) format(f string, n int) (*format, error) {
+	key := sharedFormat{text: f, n: n}
+	if pf := sh.formats[key]; pf != nil {
+		return pf, nil
+	}
+	pf, err := parseFormat(f, n)
+	if err != nil {
+		return nil, err
+	}
+	if sh.formats == nil {
+		sh.formats = make(map[sharedFormat]*format)
+	}
+	sh.formats[key] = pf
+	return pf, nil
 }
 
 // checkRef checks the fields of a source reference, and compiles its field

@@ -1,8 +1,11 @@
 package extref
 
 import (
+	"hash/maphash"
+	"math"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -10,10 +13,14 @@ import (
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
-// maxCachedReferencers bounds the referencers whose checked external values
-// a Resolver keeps; when it is full, one is dropped at random for each one
-// added.
-const maxCachedReferencers = 16384
+// maxCachedReferencers and maxCachedBytes bound the referencers whose
+// checked external values a Resolver keeps, and the bytes those take (as
+// entry.size estimates them, with maxRendering for a template's last
+// output); when either would be passed, referencers are dropped at random.
+const (
+	maxCachedReferencers = 16384
+	maxCachedBytes       = 64 << 20
+)
 
 // entryCache keeps the checked external values (entries) of the referencers
 // a Resolver resolved, so that resolving one again does not decode and
@@ -21,8 +28,15 @@ const maxCachedReferencers = 16384
 // value equals the copy it was compiled from; a value that does not compile
 // is not kept. The slices it holds are never changed, only replaced.
 type entryCache struct {
-	mu sync.RWMutex
-	m  map[referencerKey][]compiled
+	mu    sync.RWMutex
+	m     map[referencerKey]cachedList
+	bytes int // of every list in m
+}
+
+// cachedList is the entries of one referencer, and the bytes they take.
+type cachedList struct {
+	list  []compiled
+	bytes int
 }
 
 // referencerKey identifies a referencer: its kind, as far as the object
@@ -32,115 +46,166 @@ type referencerKey struct {
 	types.NamespacedName
 }
 
-// compiled is an external value and its entry.
+// compiled is an external value's digest and its entry.
 type compiled struct {
-	item  frozen
-	entry *entry
+	digest uint64
+	entry  *entry
 }
 
-// lookup returns entry i of list, compiled from item, if it is still item's.
-func lookup(list []compiled, i int, item any) *entry {
-	if i < len(list) && list[i].entry != nil && list[i].item.equal(item) {
+// lookup returns entry i of list, compiled from an external value of
+// digest d, if it is still there.
+func lookup(list []compiled, i int, d uint64) *entry {
+	if i < len(list) && list[i].entry != nil && list[i].digest == d {
 		return list[i].entry
 	}
 	return nil
 }
 
-// A frozen is a copy of a JSON value kept to compare others with. An object
-// keeps its keys and values in slices, so that a comparison looks each key
-// up in the other object instead of iterating over either.
-type frozen struct {
-	kind  frozenKind
-	keys  []string // an object's
-	items []frozen // an object's values, in the order of keys, or an array's
-	value any      // a scalar
+// digest identifies a JSON value as jsonvalue.Equal compares them, with
+// maphash under seed: objects by the sum of their entries' hashes (so that
+// no map is iterated in order, and none sorted), arrays item by item, and
+// numbers by value (an integral float as the integer). It reports false for
+// a value that is not JSON, which is then compiled on every Resolve. Equal
+// digests of different values are as likely as a collision of a 64-bit
+// hash whose seed no referencer knows; values equal as jsonvalue.Equal has
+// them but for a large integer and a float near it have different digests,
+// which costs a check.
+func digest(seed maphash.Seed, v any) (uint64, bool) {
+	return digestOf(seed, maphash.String(seed, "external value"), v)
 }
 
-type frozenKind uint8
-
-const (
-	frozenScalar frozenKind = iota
-	frozenObject
-	frozenArray
-)
-
-func freeze(v any) frozen {
+// digestOf is digest's work; key is a hash of seed's, which keeps what is
+// not a string (the shape, numbers) from being guessed too.
+func digestOf(seed maphash.Seed, key uint64, v any) (uint64, bool) {
+	const (
+		tagNull = iota + 1
+		tagTrue
+		tagFalse
+		tagString
+		tagObject
+		tagArray
+		tagInt
+		tagFloat
+	)
 	switch x := v.(type) {
+	case nil:
+		return mix(key, tagNull), true
+	case bool:
+		if x {
+			return mix(key, tagTrue), true
+		}
+		return mix(key, tagFalse), true
+	case string:
+		return mix(key^tagString, maphash.String(seed, x)), true
 	case map[string]any:
-		f := frozen{kind: frozenObject, keys: make([]string, 0, len(x)), items: make([]frozen, 0, len(x))}
+		var sum uint64
 		for k, e := range x {
-			f.keys = append(f.keys, k)
-			f.items = append(f.items, freeze(e))
+			d, ok := digestOf(seed, key, e)
+			if !ok {
+				return 0, false
+			}
+			sum += mix(maphash.String(seed, k), d)
 		}
-		return f
+		return mix(mix(key^tagObject, uint64(len(x))), sum), true
 	case []any:
-		f := frozen{kind: frozenArray, items: make([]frozen, len(x))}
-		for i, e := range x {
-			f.items[i] = freeze(e)
+		h := mix(key^tagArray, uint64(len(x)))
+		for _, e := range x {
+			d, ok := digestOf(seed, key, e)
+			if !ok {
+				return 0, false
+			}
+			h = mix(h, d)
 		}
-		return f
+		return h, true
 	}
-	return frozen{value: v}
+	if i, ok := jsonvalue.Int64(v); ok {
+		return mix(key^tagInt, uint64(i)), true
+	}
+	f, ok := jsonvalue.Float64(v)
+	switch {
+	case !ok:
+		return 0, false
+	case f == math.Trunc(f) && f >= math.MinInt64 && f < math.MaxInt64:
+		return mix(key^tagInt, uint64(int64(f))), true
+	case math.IsNaN(f):
+		f = math.NaN()
+	}
+	return mix(key^tagFloat, math.Float64bits(f)), true
 }
 
-// equal reports whether v is equal to f, as jsonvalue.Equal has it.
-func (f *frozen) equal(v any) bool {
-	switch f.kind {
-	case frozenObject:
-		m, ok := v.(map[string]any)
-		if !ok || len(m) != len(f.keys) {
-			return false
-		}
-		for i, k := range f.keys {
-			e, found := m[k]
-			if !found || !f.items[i].equal(e) {
-				return false
-			}
-		}
-		return true
-	case frozenArray:
-		a, ok := v.([]any)
-		if !ok || len(a) != len(f.items) {
-			return false
-		}
-		for i := range a {
-			if !f.items[i].equal(a[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	if s, ok := f.value.(string); ok {
-		t, ok := v.(string)
-		return ok && s == t
-	}
-	return jsonvalue.Equal(f.value, v)
+// mix combines two hashes into one (a multiply-xorshift finalizer, as
+// splitmix64's).
+func mix(a, b uint64) uint64 {
+	h := a ^ (b * 0x9e3779b97f4a7c15)
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
+	return h
 }
 
 func (c *entryCache) get(k referencerKey) []compiled {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.m[k]
+	return c.m[k].list
+}
+
+// compiledSize is what a list of entries takes in the cache, counting once
+// the source kinds and formats its entries share.
+func compiledSize(list []compiled) int {
+	n := len(list) * int(unsafe.Sizeof(compiled{}))
+	shared := make(map[any]struct{})
+	for _, c := range list {
+		e := c.entry
+		if e == nil {
+			continue
+		}
+		n += e.bytes
+		if e.template != "" {
+			n += maxRendering
+		}
+		if _, ok := shared[e.format]; e.format != nil && !ok {
+			shared[e.format] = struct{}{}
+			n += e.format.size()
+		}
+		for _, s := range e.sources {
+			if _, ok := shared[s.kind]; !ok {
+				shared[s.kind] = struct{}{}
+				n += s.kind.size()
+			}
+		}
+	}
+	return n
 }
 
 func (c *entryCache) put(k referencerKey, list []compiled) {
+	size := compiledSize(list)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = make(map[referencerKey][]compiled)
+		c.m = make(map[referencerKey]cachedList)
 	}
-	if _, ok := c.m[k]; !ok && len(c.m) >= maxCachedReferencers {
-		for old := range c.m {
-			delete(c.m, old)
+	c.bytes -= c.m[k].bytes
+	delete(c.m, k)
+	if size > maxCachedBytes {
+		return
+	}
+	for old, l := range c.m {
+		if len(c.m) < maxCachedReferencers && c.bytes+size <= maxCachedBytes {
 			break
 		}
+		delete(c.m, old)
+		c.bytes -= l.bytes
 	}
-	c.m[k] = list
+	c.m[k] = cachedList{list: list, bytes: size}
+	c.bytes += size
 }
 
 func (c *entryCache) forget(k referencerKey) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.bytes -= c.m[k].bytes
 	delete(c.m, k)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
-func TestFrozenEqual(t *testing.T) {
+func TestDigestEqual(t *testing.T) {
 	values := []any{
 		nil, "", "a", true, false, int64(1), float64(1), 1.5,
 		map[string]any{}, map[string]any(nil), map[string]any{"a": "b"}, map[string]any{"a": "c"},
@@ -25,13 +26,19 @@ func TestFrozenEqual(t *testing.T) {
 		[]any{}, []any(nil), []any{"a"}, []any{"a", "b"}, []any{"b", "a"}, []any{map[string]any{"a": int64(2)}},
 		[]any{map[string]any{"a": float64(2)}},
 	}
+	seed := maphash.MakeSeed()
 	for _, a := range values {
-		f := freeze(a)
+		da, ok := digest(seed, a)
+		require.True(t, ok, "digest(%#v)", a)
 		for _, b := range values {
-			if got, want := f.equal(b), jsonvalue.Equal(a, b); got != want {
-				t.Errorf("freeze(%#v).equal(%#v): want %v (as jsonvalue.Equal), got %v", a, b, want, got)
+			db, _ := digest(seed, b)
+			if got, want := da == db, jsonvalue.Equal(a, b); got != want {
+				t.Errorf("digest(%#v) == digest(%#v): want %v (as jsonvalue.Equal), got %v", a, b, want, got)
 			}
 		}
+	}
+	if _, ok := digest(seed, map[string]any{"a": struct{}{}}); ok {
+		t.Errorf("digest of a value that is not JSON: got ok, want not (it is compiled every time)")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
@@ -57,6 +58,21 @@ type format struct {
 	text   string
 	pieces []piece
 	kinds  [][]verbKind // per value, the kinds of the verbs that print it
+}
+
+// size estimates the bytes f keeps; 0 for none.
+func (f *format) size() int {
+	if f == nil {
+		return 0
+	}
+	n := int(unsafe.Sizeof(*f)) + len(f.text) + len(f.pieces)*int(unsafe.Sizeof(piece{}))
+	for _, p := range f.pieces {
+		n += len(p.text)
+	}
+	for _, k := range f.kinds {
+		n += 24 + len(k)*int(unsafe.Sizeof(verbKind(0)))
+	}
+	return n
 }
 
 // A piece is literal text (arg < 0) or one verb, without argument index,

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"reflect"
 	"slices"
 	"strconv"
@@ -71,6 +72,7 @@ type Resolver struct {
 	readTimeout time.Duration
 	templates   templateCache
 	entries     entryCache
+	seed        maphash.Seed // of the external values' digests
 
 	// mappings caches the RESTMapper's answers for resources it knows,
 	// which cost more than the rest of a settled Resolve. An entry is
@@ -178,7 +180,7 @@ func compileProtected(paths []string) ([]fieldpath.Segments, error) {
 // Options: WithWatcher, WithAccessReview, Path, ReadTimeout and
 // ProtectedFields.
 func NewResolver(reader client.Reader, mapper meta.RESTMapper, policy SourcePolicy, opts ...ResolverOption) *Resolver {
-	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, protected: DefaultProtectedFields(), readTimeout: DefaultReadTimeout, now: time.Now}
+	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, protected: DefaultProtectedFields(), readTimeout: DefaultReadTimeout, now: time.Now, seed: maphash.MakeSeed()}
 	r.budget.rate, r.budget.burst = lookupRate, lookupBurst
 	for _, o := range opts {
 		o.applyToResolver(r)
@@ -266,19 +268,28 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 	key := referencerKey{gvk: obj.GetObjectKind().GroupVersionKind(), NamespacedName: ref}
 	cached := r.entries.get(key)
 	var update []compiled // cached with the entries compiled now, once there are any
+	var sh sharing
 	for i, item := range list {
-		e := lookup(cached, i, item)
+		d, cacheable := digest(r.seed, item)
+		var e *entry
+		if cacheable {
+			e = lookup(cached, i, d)
+		}
 		if e == nil {
 			var cerr *compileError
-			if e, cerr = r.compile(i, item); cerr != nil {
+			if e, cerr = r.compile(i, item, &sh); cerr != nil {
 				out.Failed = append(out.Failed, &ReferenceError{Path: cerr.path, Index: i, Err: cerr.err})
+				continue
+			}
+			if !cacheable {
+				rs.resolve(i, e, &out)
 				continue
 			}
 			if update == nil {
 				update = make([]compiled, len(list))
 				copy(update, cached)
 			}
-			update[i] = compiled{item: freeze(item), entry: e}
+			update[i] = compiled{digest: d, entry: e}
 		}
 		rs.resolve(i, e, &out)
 	}
@@ -591,11 +602,10 @@ type readResult struct {
 
 // entry is a checked external value.
 type entry struct {
-	sources    []v1alpha1.ObjectFieldRef
-	paths      []*fieldpath.Path // the sources' field paths
-	names      []string          // variable names, for a template
-	format     *format           // for combine
-	template   string            // the text: parsed templates are kept only in the Resolver's templateCache
+	sources    []sourceRef
+	names      []string // variable names, for a template
+	format     *format  // for combine
+	template   string   // the text: parsed templates are kept only in the Resolver's templateCache
 	target     string
 	targetPath *fieldpath.Path
 	padding    int    // the most bytes of nulls a write to targetPath may add to arrays
@@ -604,6 +614,7 @@ type entry struct {
 	always     bool
 	optional   bool
 	transforms []transform
+	bytes      int // size's estimate, for the entry cache
 
 	last atomic.Pointer[rendering] // the template's last output
 }
@@ -638,7 +649,7 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 	secret := e.key != "" // an obscure value is secret whatever its sources
 	var failed []*ReferenceError
 	for j, src := range e.sources {
-		v, fromSecret, rerr := rs.read(src, e.paths[j])
+		v, fromSecret, rerr := rs.read(src.ref(), src.kind.path)
 		secret = secret || fromSecret
 		if rerr != nil {
 			switch {

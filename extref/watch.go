@@ -58,7 +58,7 @@ type Watcher struct {
 
 	ops          sync.Mutex // serialises adding handlers and removing informers
 	mu           sync.Mutex
-	bySource     map[watchKey]map[types.NamespacedName]struct{}
+	bySource     map[watchKey]referencers
 	byReferencer map[types.NamespacedName][]watchKey
 	kinds        map[informerKind]bool // true once its handler is added
 	users        map[informerKind]int  // referencers that depend on each kind
@@ -142,7 +142,7 @@ func (k watchKey) informer() informerKind {
 func NewWatcher(informers cache.Informers, opts ...WatcherOption) *Watcher {
 	w := &Watcher{
 		informers:    informers,
-		bySource:     make(map[watchKey]map[types.NamespacedName]struct{}),
+		bySource:     make(map[watchKey]referencers),
 		byReferencer: make(map[types.NamespacedName][]watchKey),
 		kinds:        make(map[informerKind]bool),
 		users:        make(map[informerKind]int),
@@ -204,11 +204,8 @@ func (w *Watcher) expect(ref types.NamespacedName, k watchKey) {
 	// for a while.
 	w.lastUsed[k.informer()] = time.Now()
 	set := w.bySource[ik]
-	if set == nil {
-		set = make(map[types.NamespacedName]struct{})
-		w.bySource[ik] = set
-	}
-	set[ref] = struct{}{}
+	set.add(ref)
+	w.bySource[ik] = set
 	w.mu.Unlock()
 }
 
@@ -223,10 +220,11 @@ func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {
 	}
 	for _, k := range old {
 		ik := k.index()
-		if set := w.bySource[ik]; set != nil {
-			delete(set, ref)
-			if len(set) == 0 {
+		if set, ok := w.bySource[ik]; ok {
+			if set.remove(ref); set.empty() {
 				delete(w.bySource, ik)
+			} else {
+				w.bySource[ik] = set
 			}
 		}
 	}
@@ -249,11 +247,8 @@ func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {
 	for _, k := range keys {
 		ik := k.index()
 		set := w.bySource[ik]
-		if set == nil {
-			set = make(map[types.NamespacedName]struct{})
-			w.bySource[ik] = set
-		}
-		set[ref] = struct{}{}
+		set.add(ref)
+		w.bySource[ik] = set
 		kind := k.informer()
 		if _, known := w.kinds[kind]; !known {
 			w.kinds[kind] = false
@@ -396,10 +391,7 @@ func (w *Watcher) changed(k informerKind, obj any) {
 		key = watchKey{gk: k.gvk.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()}
 	}
 	w.mu.Lock()
-	refs := make([]types.NamespacedName, 0, len(w.bySource[key]))
-	for r := range w.bySource[key] {
-		refs = append(refs, r)
-	}
+	refs := w.bySource[key].list()
 	q := w.queue
 	w.mu.Unlock()
 	if q == nil {
@@ -418,6 +410,51 @@ func (w *Watcher) changed(k informerKind, obj any) {
 			}
 		}
 	}
+}
+
+// referencers are the referencers of one source. Most sources have one,
+// kept inline: a map for each would take most of the index's memory.
+type referencers struct {
+	one  types.NamespacedName // none when its name is empty
+	more map[types.NamespacedName]struct{}
+}
+
+func (s *referencers) add(r types.NamespacedName) {
+	if s.one == r {
+		return
+	}
+	if _, ok := s.more[r]; ok {
+		return
+	}
+	if s.one.Name == "" {
+		s.one = r
+		return
+	}
+	if s.more == nil {
+		s.more = make(map[types.NamespacedName]struct{})
+	}
+	s.more[r] = struct{}{}
+}
+
+func (s *referencers) remove(r types.NamespacedName) {
+	if s.one == r {
+		s.one = types.NamespacedName{}
+		return
+	}
+	delete(s.more, r)
+}
+
+func (s referencers) empty() bool { return s.one.Name == "" && len(s.more) == 0 }
+
+func (s referencers) list() []types.NamespacedName {
+	out := make([]types.NamespacedName, 0, len(s.more)+1)
+	if s.one.Name != "" {
+		out = append(out, s.one)
+	}
+	for r := range s.more {
+		out = append(out, r)
+	}
+	return out
 }
 
 // crdRecheck are the delays after a CRD event at which its referencers are
