@@ -189,10 +189,7 @@ func (e *entry) size() int {
 		n += 2*word + len(name)
 	}
 	for _, t := range e.transforms {
-		n += int(unsafe.Sizeof(t)) + t.format.size()
-		for k, v := range t.table {
-			n += 6*word + len(k) + len(v) // a map slot and its overhead
-		}
+		n += int(unsafe.Sizeof(t)) + t.format.size() + t.table.size()
 	}
 	return n
 }

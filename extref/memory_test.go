@@ -15,24 +15,53 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// limitReferencer returns a referencer at the limits a Resolver allows:
-// maxExternalValues values, each combining maxSources ConfigMap fields of
-// its own, as the JSON an informer decodes.
-func limitReferencer(t testing.TB, ns, name string) []byte {
-	pad := strings.Repeat("x", 20)
+// A referencerShape is a way to fill a referencer up to the limits.
+type referencerShape struct {
+	name  string
+	value func(name string, i int) map[string]any // external value i of referencer name
+	// most is what the Resolver may keep, and the Resolver and Watcher
+	// together, in times the referencer's size.
+	resolver, total float64
+}
+
+var referencerShapes = []referencerShape{
+	{
+		// maxSources ConfigMap fields of its own in each value.
+		name: "combine", resolver: 1, total: 4,
+		value: func(name string, i int) map[string]any {
+			pad := strings.Repeat("x", 20)
+			var combine []any
+			for j := range maxSources {
+				cm := fmt.Sprintf("%s-%s-%03d-%02d", name, pad, i, j)
+				combine = append(combine, map[string]any{"version": "v1", "resource": "configmaps", "name": cm, "fieldPath": "data.region-" + pad})
+			}
+			return map[string]any{"combine": combine, "fmt": strings.Repeat("%s", maxSources), "policy": map[string]any{"resolve": "Always"}}
+		},
+	},
+	{
+		// A Map transform of maxMapEntries short entries in each value.
+		name: "maps", resolver: 1.5, total: 2,
+		value: func(name string, i int) map[string]any {
+			m := map[string]any{}
+			for j := range maxMapEntries {
+				m[fmt.Sprintf("k%d-%d", i, j)] = fmt.Sprintf("v%d", j)
+			}
+			return map[string]any{
+				"fromObject": map[string]any{"version": "v1", "resource": "configmaps", "name": fmt.Sprintf("%s-%d", name, i), "fieldPath": "data.x"},
+				"transforms": []any{map[string]any{"type": "Map", "map": m}},
+			}
+		},
+	},
+}
+
+// limitReferencer returns a referencer of maxExternalValues values of the
+// given shape, as the JSON an informer decodes.
+func limitReferencer(t testing.TB, shape referencerShape, ns, name string) []byte {
 	var values []any
 	for i := range maxExternalValues {
-		var combine []any
-		for j := range maxSources {
-			cm := fmt.Sprintf("%s-%s-%03d-%02d", name, pad, i, j)
-			combine = append(combine, map[string]any{"version": "v1", "resource": "configmaps", "name": cm, "fieldPath": "data.region-" + pad})
-		}
-		values = append(values, map[string]any{
-			"combine":     combine,
-			"fmt":         strings.Repeat("%s", maxSources),
-			"toFieldPath": fmt.Sprintf("spec.forProvider.tags[t%03d]", i),
-			"policy":      map[string]any{"resolve": "Always"},
-		})
+		v := shape.value(name, i)
+		v["toFieldPath"] = fmt.Sprintf("spec.forProvider.tags[t%03d]", i)
+		values = append(values, v)
 	}
 	w := widget(t, ns, name, "")
 	w.Object["spec"] = map[string]any{"externalValues": values}
@@ -57,56 +86,59 @@ func TestMemoryPerReferencer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("resolves referencers of a megabyte")
 	}
-	const ns, n = "mem", 4
-	docs := make([][]byte, n)
-	for i := range docs {
-		docs[i] = limitReferencer(t, ns, fmt.Sprintf("w%d", i))
-	}
-	// kept resolves the referencers with r and returns what it keeps of
-	// each once they are gone.
-	kept := func(r *Resolver) uint64 {
-		ctx := context.Background()
-		before := heapInUse()
-		for _, doc := range docs {
-			u := &unstructured.Unstructured{}
-			require.NoError(t, json.Unmarshal(doc, &u.Object))
-			_, err := r.Resolve(ctx, u)
-			require.ErrorIs(t, err, ErrSourceNotFound) // every source is watched all the same
-		}
-		per := (heapInUse() - before) / n
-		runtime.KeepAlive(r)
-		return per
-	}
-	alone := NewResolver(newReader(), testMapper(), SourcePolicy{})
-	resolver := kept(alone)
-	// The entry cache's accounting, which its cap in bytes uses, comes
-	// near what the Resolver keeps.
-	accounted := uint64(alone.entries.bytes / n)
-	t.Logf("the entry cache accounts %d bytes per referencer; the Resolver keeps %d", accounted, resolver)
-	if accounted < resolver*3/4 || accounted > 2*resolver {
-		t.Errorf("the entry cache accounts %d bytes per referencer, want near the %d the Resolver keeps", accounted, resolver)
-	}
-	w := NewWatcher(nil)
-	r := NewResolver(newReader(), testMapper(), SourcePolicy{}, WithWatcher(w))
-	per := kept(r)
-	if f := os.Getenv("EXTREF_HEAP_PROFILE"); f != "" {
-		out, err := os.Create(f)
-		require.NoError(t, err)
-		require.NoError(t, pprof.WriteHeapProfile(out))
-		require.NoError(t, out.Close())
-	}
-	runtime.KeepAlive(r)
-	runtime.KeepAlive(w)
-	t.Logf("the Resolver alone keeps %d bytes (%.1fx)", resolver, float64(resolver)/float64(len(docs[0])))
-	t.Logf("a referencer of %d bytes (%.1f MiB) keeps %d bytes (%.1f MiB, %.1fx) in the Resolver and Watcher", len(docs[0]), float64(len(docs[0]))/(1<<20), per, float64(per)/(1<<20), float64(per)/float64(len(docs[0])))
-	if resolver > uint64(len(docs[0])) {
-		t.Errorf("the Resolver keeps %d bytes of a referencer of %d, want at most its size", resolver, len(docs[0]))
-	}
-	// The Watcher's index keeps two keys of 144 bytes per source (its
-	// slot in the index by source, and the list by referencer): about 3
-	// times the referencer at the limits.
-	if per > 4*uint64(len(docs[0])) {
-		t.Errorf("a referencer of %d bytes keeps %d bytes in the Resolver and Watcher, want at most 4 times its size", len(docs[0]), per)
+	for _, shape := range referencerShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			const ns, n = "mem", 4
+			docs := make([][]byte, n)
+			for i := range docs {
+				docs[i] = limitReferencer(t, shape, ns, fmt.Sprintf("w%d", i))
+			}
+			size := float64(len(docs[0]))
+			// kept resolves the referencers with r and returns what it
+			// keeps of each once they are gone.
+			kept := func(r *Resolver) uint64 {
+				ctx := context.Background()
+				before := heapInUse()
+				for _, doc := range docs {
+					u := &unstructured.Unstructured{}
+					require.NoError(t, json.Unmarshal(doc, &u.Object))
+					_, err := r.Resolve(ctx, u)
+					require.ErrorIs(t, err, ErrSourceNotFound) // every source is watched all the same
+				}
+				per := (heapInUse() - before) / n
+				runtime.KeepAlive(r)
+				return per
+			}
+			alone := NewResolver(newReader(), testMapper(), SourcePolicy{})
+			resolver := kept(alone)
+			// The entry cache's accounting, which its cap in bytes uses,
+			// comes near what the Resolver keeps.
+			accounted := uint64(alone.entries.bytes / n)
+			if accounted < resolver*3/4 || accounted > 2*resolver {
+				t.Errorf("the entry cache accounts %d bytes per referencer, want near the %d the Resolver keeps", accounted, resolver)
+			}
+			w := NewWatcher(nil)
+			r := NewResolver(newReader(), testMapper(), SourcePolicy{}, WithWatcher(w))
+			total := kept(r)
+			if f := os.Getenv("EXTREF_HEAP_PROFILE"); f != "" {
+				out, err := os.Create(f)
+				require.NoError(t, err)
+				require.NoError(t, pprof.WriteHeapProfile(out))
+				require.NoError(t, out.Close())
+			}
+			runtime.KeepAlive(w)
+			t.Logf("a referencer of %d bytes keeps %d in the Resolver (%.1fx; %d accounted) and %d with the Watcher (%.1fx)",
+				len(docs[0]), resolver, float64(resolver)/size, accounted, total, float64(total)/size)
+			if float64(resolver) > shape.resolver*size {
+				t.Errorf("the Resolver keeps %d bytes of a referencer of %d, want at most %.1f times its size", resolver, len(docs[0]), shape.resolver)
+			}
+			// The Watcher's index keeps two keys of 144 bytes per source
+			// (its slot in the index by source, and the list by
+			// referencer): about 3 times a referencer of 8,192 sources.
+			if float64(total) > shape.total*size {
+				t.Errorf("the Resolver and Watcher keep %d bytes of a referencer of %d, want at most %.1f times its size", total, len(docs[0]), shape.total)
+			}
+		})
 	}
 }
 

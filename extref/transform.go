@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
@@ -15,7 +18,7 @@ import (
 type transform struct {
 	typ    v1alpha1.TransformType
 	format *format
-	table  map[string]string
+	table  mapTable
 	to     v1alpha1.ConvertType
 }
 
@@ -60,7 +63,7 @@ func compileTransform(t v1alpha1.Transform) (transform, error) {
 		if t.ToType != "" {
 			return out, extra("toType")
 		}
-		out.table = t.Map
+		out.table = newMapTable(t.Map)
 	case v1alpha1.TransformConvert:
 		switch t.ToType {
 		case v1alpha1.ConvertString, v1alpha1.ConvertInt64, v1alpha1.ConvertFloat64, v1alpha1.ConvertBool:
@@ -124,7 +127,7 @@ func (t transform) applyTo(v value) (any, error) {
 		if !ok {
 			return nil, failf(nil, "takes a string, not %v", v)
 		}
-		out, ok := t.table[s]
+		out, ok := t.table.lookup(s)
 		if !ok {
 			return nil, failf(nil, "the map has no entry for %v", v)
 		}
@@ -235,3 +238,60 @@ func syntaxOf(to v1alpha1.ConvertType) string {
 	}
 	return "valid"
 }
+
+// A mapTable is a Map transform's entries in one string, sorted by key,
+// each key followed by its value, and where each ends: a table of 256
+// short entries takes about its size as JSON, where a Go map took four
+// times that.
+type mapTable struct {
+	text string
+	ends []uint32 // entry i's key ends at ends[2i], its value at ends[2i+1]
+}
+
+func newMapTable(m map[string]string) mapTable {
+	keys := make([]string, 0, len(m))
+	n := 0
+	for k, v := range m {
+		keys = append(keys, k)
+		n += len(k) + len(v)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.Grow(n)
+	t := mapTable{ends: make([]uint32, 0, 2*len(keys))}
+	for _, k := range keys {
+		b.WriteString(k)
+		t.ends = append(t.ends, uint32(b.Len()))
+		b.WriteString(m[k])
+		t.ends = append(t.ends, uint32(b.Len()))
+	}
+	t.text = b.String()
+	return t
+}
+
+// entry returns entry i's key and value.
+func (t mapTable) entry(i int) (key, value string) {
+	start := uint32(0)
+	if i > 0 {
+		start = t.ends[2*i-1]
+	}
+	return t.text[start:t.ends[2*i]], t.text[t.ends[2*i]:t.ends[2*i+1]]
+}
+
+func (t mapTable) len() int { return len(t.ends) / 2 }
+
+// lookup returns the value of key, if the table has it.
+func (t mapTable) lookup(key string) (string, bool) {
+	i, found := sort.Find(t.len(), func(i int) int {
+		k, _ := t.entry(i)
+		return strings.Compare(key, k)
+	})
+	if !found {
+		return "", false
+	}
+	_, v := t.entry(i)
+	return v, true
+}
+
+// size estimates the bytes t keeps.
+func (t mapTable) size() int { return len(t.text) + 4*len(t.ends) }

@@ -267,3 +267,23 @@ func plain(args []any) []value {
 	}
 	return out
 }
+
+// TestMapTable: a Map transform's table finds what the map it was made of
+// has, and nothing else.
+func TestMapTable(t *testing.T) {
+	m := map[string]string{"": "empty", "a": "", "ab": "2", "abc": "3", "b": "β", "é": "e", "a\x00": "nul"}
+	table := newMapTable(m)
+	for _, k := range []string{"", "a", "ab", "abc", "abcd", "b", "é", "e", "a\x00", "\x00", "zz", "A"} {
+		got, ok := table.lookup(k)
+		want, wantOK := m[k]
+		if got != want || ok != wantOK {
+			t.Errorf("lookup(%q): got %q, %v, want %q, %v", k, got, ok, want, wantOK)
+		}
+	}
+	if empty := newMapTable(nil); empty.len() != 0 {
+		t.Errorf("a table of no entries has %d", empty.len())
+	}
+	if _, ok := newMapTable(nil).lookup(""); ok {
+		t.Errorf("lookup in a table of no entries: got found, want not")
+	}
+}
