@@ -92,10 +92,15 @@ func WithClock(c clock.PassiveClock) WriterOption { return clockOption{c} }
 
 // ConflictBackoff is an option that sets how often, and after which waits, a
 // write that meets a conflict is retried. The default is client-go's
-// retry.DefaultRetry.
+// retry.DefaultRetry. Steps below 1 count as 1: the write is made once and a
+// conflict returned (client-go's RetryOnConflict would make no attempt at
+// all and report success).
 type ConflictBackoff wait.Backoff
 
-func (b ConflictBackoff) applyToWriter(w *Writer) { w.backoff = wait.Backoff(b) }
+func (b ConflictBackoff) applyToWriter(w *Writer) {
+	w.backoff = wait.Backoff(b)
+	w.backoff.Steps = max(w.backoff.Steps, 1)
+}
 
 type readFrom struct{ r client.Reader }
 

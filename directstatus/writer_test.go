@@ -384,6 +384,16 @@ func TestWriterOptions(t *testing.T) {
 	if got := clientReads.Load(); got != 0 {
 		t.Errorf("reads through the client: want none, got %d", got)
 	}
+
+	// Steps of 0 still make one attempt, and report its conflict.
+	writes.Store(0)
+	w = directstatus.NewWriter(c, directstatus.ConflictBackoff(wait.Backoff{}), directstatus.ReadFrom(reader))
+	if _, err := w.SetReady(context.Background(), obj, directstatus.Updating("spec.colour")); !apierrors.IsConflict(err) {
+		t.Errorf("SetReady with Steps 0: want the conflict, got %v", err)
+	}
+	if got := writes.Load(); got != 1 {
+		t.Errorf("writes with Steps 0: want 1, got %d", got)
+	}
 }
 
 // TestSetReadyGenerationChanged writes a condition decided for an old spec:
