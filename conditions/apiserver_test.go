@@ -2,6 +2,7 @@ package conditions_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -398,5 +399,87 @@ func TestObjectAgainstAPIServer(t *testing.T) {
 	}
 	if got.Status.Conditions[0].LastTransitionTime.IsZero() {
 		t.Errorf("the condition read back has no lastTransitionTime")
+	}
+}
+
+// TestInvalidUTF8SettlesAgainstAPIServer: the API server stores U+FFFD for
+// each byte of a string that is not valid UTF-8, so a condition set with such
+// bytes must be recorded as stored, or setting it again, and propagating it
+// from an XR held in memory, would write on every reconcile. Typed (SetObject),
+// unstructured (SetUnstructured) and Propagate settle after one write.
+func TestInvalidUTF8SettlesAgainstAPIServer(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := env.Client
+	msgs := map[string]string{
+		"OneByte":  "cannot reach db-\xff: timeout",
+		"Sequence": "\xe2\x82\xed\xa0\x80\xf0\x9f\x98 truncated runes and a surrogate",
+		// Each invalid byte grows to three: past MaxMessageLength once stored.
+		"AtTheLimit": strings.Repeat("\xff", conditions.MaxMessageLength),
+	}
+	for name, msg := range msgs {
+		t.Run(name, func(t *testing.T) {
+			cond := metav1.Condition{Type: "DatabaseReady", Status: metav1.ConditionFalse, Reason: "Unreachable", Message: msg}
+
+			// Unstructured.
+			claim := newObject(claimGVK, "default", "utf8-"+strings.ToLower(name))
+			create(ctx, t, c, claim)
+			for i := range 2 {
+				u := get(ctx, t, c, claim)
+				cond.ObservedGeneration = u.GetGeneration()
+				changed, err := conditions.SetUnstructured(u, cond)
+				require.NoError(t, err)
+				if changed != (i == 0) {
+					t.Fatalf("SetUnstructured, reconcile %d: changed = %v, want %v", i+1, changed, i == 0)
+				}
+				if changed {
+					require.NoError(t, c.Status().Update(ctx, u))
+				}
+			}
+
+			// Typed.
+			w := &v1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Name: "utf8-" + strings.ToLower(name), Namespace: "default"}, Spec: v1alpha1.WidgetSpec{Size: "small"}}
+			require.NoError(t, c.Create(ctx, w))
+			t.Cleanup(func() { _ = c.Delete(context.Background(), w) })
+			for i := range 2 {
+				got := &v1alpha1.Widget{}
+				require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(w), got))
+				cond.ObservedGeneration = got.Generation
+				changed := conditions.SetObject(typedWidget{got}, cond)
+				if changed != (i == 0) {
+					t.Fatalf("SetObject, reconcile %d: changed = %v, want %v", i+1, changed, i == 0)
+				}
+				if changed {
+					require.NoError(t, c.Status().Update(ctx, got))
+				}
+			}
+
+			// Propagate from an XR whose conditions were written around this
+			// package, in memory: what a composite reconciler holds before
+			// its write.
+			xr := newObject(xrGVK, "", "utf8-x-"+strings.ToLower(name))
+			create(ctx, t, c, xr)
+			pclaim := newObject(claimGVK, "default", "utf8-p-"+strings.ToLower(name))
+			create(ctx, t, c, pclaim)
+			for i := range 2 {
+				x, cl := get(ctx, t, c, xr), get(ctx, t, c, pclaim)
+				x.Object["status"] = map[string]any{
+					"claimConditions": []any{"DatabaseReady"},
+					"conditions": []any{map[string]any{
+						"type": "DatabaseReady", "status": "False", "reason": "Unreachable", "message": msg,
+						"lastTransitionTime": "2026-03-01T12:00:00Z",
+					}},
+				}
+				changed, err := conditions.Propagate(x, cl)
+				require.NoError(t, err)
+				if changed != (i == 0) {
+					t.Fatalf("Propagate, reconcile %d: changed = %v, want %v", i+1, changed, i == 0)
+				}
+				if changed {
+					require.NoError(t, c.Status().Update(ctx, cl))
+				}
+			}
+		})
 	}
 }

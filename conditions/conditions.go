@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
+
+	"github.com/ctrlkit/ctrlkit/internal/message"
 )
 
 // Condition types that belong to the control plane. A claim's own controller
@@ -84,7 +86,10 @@ func Set(conds *[]metav1.Condition, c metav1.Condition) (changed bool) {
 // if set, else the Setter's clock's now. When nothing changed Set returns
 // false without allocating. A nil conds is left alone and reports false.
 //
-// Set does not validate c; use Validate for conditions that come from users.
+// c is recorded as the API server would return it (see Normalize), so that a
+// condition read back compares equal to the one set and a second Set of the
+// same c after a round trip changes nothing. Set does not otherwise validate
+// c; use Validate for conditions that come from users.
 func (s Setter) Set(conds *[]metav1.Condition, c metav1.Condition) (changed bool) {
 	if conds == nil {
 		return false
@@ -97,7 +102,13 @@ func (s Setter) Set(conds *[]metav1.Condition, c metav1.Condition) (changed bool
 			old.ObservedGeneration == c.ObservedGeneration {
 			return false
 		}
+		normalize(&c)
 		return s.update(old, &c)
+	}
+	normalize(&c)
+	if i := index(cs, c.Type); i >= 0 {
+		// c's type was not valid UTF-8, and is the one stored.
+		return s.update(&cs[i], &c)
 	}
 	if c.LastTransitionTime.IsZero() {
 		c.LastTransitionTime = s.now()
@@ -130,6 +141,25 @@ func (s Setter) update(old, c *metav1.Condition) (changed bool) {
 		changed = true
 	}
 	return changed
+}
+
+// Normalize returns c as the API server stores it when written as JSON:
+// each byte of its type, reason and message that is not part of valid UTF-8
+// becomes U+FFFD (one per byte, as encoding/json writes it), and a message
+// longer than MaxMessageLength is shortened to it on a rune boundary, ending
+// with "...". Normalize is idempotent, and returns a c that is already
+// normal without allocating. Set, SetUnstructured, SetObject and Propagate
+// normalize every condition they record; a caller that compares conditions
+// itself normalizes the ones it did not read from the API server.
+func Normalize(c metav1.Condition) metav1.Condition {
+	normalize(&c)
+	return c
+}
+
+func normalize(c *metav1.Condition) {
+	c.Type = message.ValidUTF8(c.Type)
+	c.Reason = message.ValidUTF8(c.Reason)
+	c.Message = message.Truncate(message.ValidUTF8(c.Message), MaxMessageLength)
 }
 
 // Remove deletes the condition of conditionType from conds, keeping the order

@@ -21,7 +21,10 @@
 // changes, stamped in whole seconds by the Setter's clock (the real clock
 // for the package-level functions). Set reports whether anything changed and
 // allocates nothing when nothing did. It does not validate; Validate checks
-// the API server's rules for a metav1.Condition. IsUnknown holds for a
+// the API server's rules for a metav1.Condition. Every condition recorded is
+// first normalized as the API server stores it (Normalize: invalid UTF-8 to
+// U+FFFD per byte, a message at most MaxMessageLength bytes), so a condition
+// read back compares equal. IsUnknown holds for a
 // missing condition, so exactly one of IsTrue, IsFalse and IsUnknown holds.
 //
 // # Unstructured and typed objects

@@ -4,6 +4,7 @@ import (
 	stdjson "encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -269,6 +270,57 @@ func FuzzSettled(f *testing.F) {
 		}
 		if changed, err := fakeSetter().propagate(xr, claim, p, nil); changed || err != nil {
 			t.Fatalf("settled reported a settled claim, but the full path changed it (%v) or failed (%v)", changed, err)
+		}
+	})
+}
+
+// FuzzNormalize checks that Normalize is idempotent, gives what a JSON round
+// trip (the API server's storage) keeps as it is, within MaxMessageLength,
+// and that Set of a condition read back after that round trip changes
+// nothing.
+func FuzzNormalize(f *testing.F) {
+	f.Add("Ready", "Available", "all good", 3)
+	f.Add("Ready", "Bad\xff", "cannot reach \xff\xfe", 1)
+	f.Add("Type\xed\xa0\x80", "R", "\xe2\x82", 32768)
+	f.Fuzz(func(t *testing.T, typ, reason, msg string, repeat int) {
+		if repeat > 1 && repeat <= 2*MaxMessageLength && len(msg) > 0 && len(msg)*repeat <= 4*MaxMessageLength {
+			msg = strings.Repeat(msg, repeat)
+		}
+		c := metav1.Condition{Type: typ, Status: metav1.ConditionFalse, Reason: reason, Message: msg}
+		n := Normalize(c)
+		if again := Normalize(n); again != n {
+			t.Fatalf("Normalize is not idempotent: %+v, then %+v", n, again)
+		}
+		if len(n.Message) > MaxMessageLength {
+			t.Fatalf("Normalize: a message of %d bytes, want at most %d", len(n.Message), MaxMessageLength)
+		}
+		b, err := stdjson.Marshal(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back metav1.Condition
+		if err := stdjson.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		back.LastTransitionTime = n.LastTransitionTime
+		if back != n {
+			t.Fatalf("a JSON round trip changes the normalized condition: %+v, then %+v", n, back)
+		}
+
+		var conds []metav1.Condition
+		if !Set(&conds, c) {
+			t.Fatal("Set of a new condition reported no change")
+		}
+		b, err = stdjson.Marshal(conds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored []metav1.Condition
+		if err := stdjson.Unmarshal(b, &stored); err != nil {
+			t.Fatal(err)
+		}
+		if Set(&stored, c) {
+			t.Fatalf("Set of %+v again after a round trip reported a change", c)
 		}
 	})
 }

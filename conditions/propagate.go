@@ -166,6 +166,8 @@ func (s Setter) propagate(xr, claim *unstructured.Unstructured, p propagateOptio
 			LastTransitionTime: x.LastTransitionTime,
 			ObservedGeneration: generation,
 		}
+		// The XR in memory may hold what the API server would not return.
+		normalize(&c)
 		if err := Validate(c); err != nil {
 			return false, fmt.Errorf("cannot propagate status.conditions[%d] of %s to %s: %w", xi, describe(xr), describe(claim), err)
 		}

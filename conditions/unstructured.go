@@ -60,12 +60,13 @@ func SetUnstructured(u *unstructured.Unstructured, c metav1.Condition) (changed 
 //
 // A missing status or list is created; other status fields, and keys of the
 // entry that a metav1.Condition does not know, are kept as they are. An entry
-// that is not a condition (see FromUnstructured), or a c that fails Validate,
-// gives an error, and u is left unchanged.
+// that is not a condition (see FromUnstructured), or a c that fails Validate
+// once normalized (see Normalize), gives an error, and u is left unchanged.
 func (s Setter) SetUnstructured(u *unstructured.Unstructured, c metav1.Condition) (changed bool, err error) {
 	if u == nil {
 		return false, ErrNilObject
 	}
+	normalize(&c)
 	if err := Validate(c); err != nil {
 		return false, fmt.Errorf("cannot set a condition on %s: %w", describe(u), err)
 	}

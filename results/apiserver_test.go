@@ -356,3 +356,55 @@ func TestHostileResponseStaysWritable(t *testing.T) {
 		t.Errorf("conditions on the claim: -want, +got:\n%s", diff)
 	}
 }
+
+// TestInvalidUTF8Settles: a function's messages, claim messages and reasons
+// may hold bytes that are not valid UTF-8; the API server stores U+FFFD for
+// each of them. Applying the same response again after the write changes
+// nothing, on the XR and on the claim, whatever the schema keeps.
+func TestInvalidUTF8Settles(t *testing.T) {
+	ctx := context.Background()
+	env := testenv.Get(t)
+	bodies := map[string]func(*fnv1.RunFunctionResponse){
+		"Message": func(rsp *fnv1.RunFunctionResponse) {
+			response.ConditionFalse(rsp, "DatabaseReady", "Unreachable").WithMessage("cannot reach db-\xff\xfe: \xe2\x82").TargetCompositeAndClaim()
+		},
+		"ClaimMessage": func(rsp *fnv1.RunFunctionResponse) {
+			response.Warning(rsp, errors.New("image \xed\xa0\x80 missing")).ConditionFalse("ImageReady", "NotFound").
+				TargetCompositeAndClaim().WithClaimMessage("ask the platform team \xf0\x9f\x98")
+		},
+		"LongMessage": func(rsp *fnv1.RunFunctionResponse) {
+			// Three bytes stored for each: past the condition's limit.
+			response.ConditionFalse(rsp, "AppReady", "Creating").WithMessage(strings.Repeat("\xff", conditions.MaxMessageLength)).TargetCompositeAndClaim()
+		},
+		"Reason": func(rsp *fnv1.RunFunctionResponse) {
+			response.ConditionTrue(rsp, "DatabaseReady", "Available").TargetCompositeAndClaim()
+			response.Normal(rsp, "ok").ConditionFalse("Cache\xffReady", "Miss\xff").TargetCompositeAndClaim()
+		},
+		"Fatal": func(rsp *fnv1.RunFunctionResponse) {
+			response.ConditionTrue(rsp, "DatabaseReady", "Available").TargetCompositeAndClaim()
+			response.Fatal(rsp, errors.New("cannot read \xff\xfe"))
+		},
+	}
+	for _, kinds := range []struct {
+		name      string
+		xr, claim schema.GroupVersionKind
+	}{
+		{name: "Crossplane", xr: xappKind, claim: appKind},
+		{name: "BeforeV2", xr: xoldKind, claim: oldKind},
+	} {
+		for name, body := range bodies {
+			t.Run(kinds.name+"/"+name, func(t *testing.T) {
+				n := strings.ToLower(kinds.name + "-" + name)
+				xr := create(ctx, t, env.Client, kinds.xr, "", n+"-x7k2p")
+				claim := create(ctx, t, env.Client, kinds.claim, "default", n)
+				a := results.NewApplier(nil)
+				if writes, _ := reconcile(ctx, t, env.Client, a, body, xr, claim); writes == 0 {
+					t.Fatal("the first reconcile wrote nothing")
+				}
+				if writes, out := reconcile(ctx, t, env.Client, a, body, xr, claim); writes != 0 {
+					t.Errorf("second reconcile: %d write(s), want none (Outcome %+v)", writes, out)
+				}
+			})
+		}
+	}
+}

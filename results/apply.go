@@ -225,7 +225,10 @@ type Outcome struct {
 // for a condition (see conditions.Validate), is not applied: a Warning event
 // names it. A status
 // that is not TRUE, FALSE or UNKNOWN is Unknown; an empty reason is
-// ReasonUnspecified; a message is shortened to conditions.MaxMessageLength.
+// ReasonUnspecified; type, reason and message are normalized as the API
+// server stores them (see conditions.Normalize: invalid UTF-8 becomes U+FFFD,
+// a message is shortened to conditions.MaxMessageLength), so that applying
+// the same response again writes nothing.
 //
 // Then the results, in order, each an event on xr ("Pipeline step \"<step>\":
 // <message>" when the step is known, see Step) and, when it targets the
@@ -496,9 +499,12 @@ func (r *run) setCondition(c condition) {
 		Type:               c.typ,
 		Status:             conditionStatus(c.status),
 		Reason:             c.reason,
-		Message:            message.Truncate(c.message, conditions.MaxMessageLength),
+		Message:            c.message,
 		ObservedGeneration: r.xr.GetGeneration(),
 	}
+	// As the API server will store it, so that the next run compares equal;
+	// the budget below counts the bytes stored.
+	mc = conditions.Normalize(mc)
 	if mc.Reason == "" {
 		mc.Reason = ReasonUnspecified
 	}
@@ -541,7 +547,7 @@ func (r *run) events(rs []*resultsv1.Result) {
 		}
 		reason := ReasonComposeResources
 		if res.GetReason() != "" {
-			reason = message.Truncate(res.GetReason(), MaxEventReasonLength)
+			reason = message.Truncate(message.ValidUTF8(res.GetReason()), MaxEventReasonLength)
 		}
 
 		switch res.GetSeverity() {
@@ -617,7 +623,7 @@ func (r *run) event(regarding *unstructured.Unstructured, related runtime.Object
 		return
 	}
 	r.recorded++
-	r.a.recorder.Eventf(regarding, related, eventType, reason, EventAction, "%s", message.Truncate(msg, MaxEventNoteLength))
+	r.a.recorder.Eventf(regarding, related, eventType, reason, EventAction, "%s", message.Truncate(message.ValidUTF8(msg), MaxEventNoteLength))
 }
 
 func conditionStatus(s resultsv1.Status) metav1.ConditionStatus {

@@ -6,7 +6,10 @@
 // stay light.
 package message
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Mark ends a message that Truncate shortened.
 const Mark = "..."
@@ -23,6 +26,29 @@ func Truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + Mark
+}
+
+// ValidUTF8 returns s with each byte that is not part of a valid UTF-8
+// sequence replaced by U+FFFD, one replacement per byte, as encoding/json
+// writes a string (and so as the API server stores one): a string made valid
+// here reads back from the API server as it is. A valid s is returned as it
+// is, without allocating.
+func ValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2*len(s)/3) // most invalid input has a few bad bytes
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // OfError is err's message, or "" for a nil err.

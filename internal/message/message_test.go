@@ -1,6 +1,7 @@
 package message
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -59,4 +60,52 @@ func BenchmarkTruncate(b *testing.B) {
 	for b.Loop() {
 		_ = Truncate(s, 32768)
 	}
+}
+
+func TestValidUTF8(t *testing.T) {
+	cases := map[string]struct {
+		s, want string
+	}{
+		"Valid":           {s: "all good é", want: "all good é"},
+		"OneByte":         {s: "a\xffb", want: "a\uFFFDb"},
+		"EachByte":        {s: "\xff\xfe", want: "\uFFFD\uFFFD"},
+		"TruncatedRune":   {s: "\xe2\x82", want: "\uFFFD\uFFFD"},
+		"Surrogate":       {s: "\xed\xa0\x80", want: "\uFFFD\uFFFD\uFFFD"},
+		"ReplacementKept": {s: "\uFFFD", want: "\uFFFD"},
+		"Empty":           {s: "", want: ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := ValidUTF8(tc.s); got != tc.want {
+				t.Errorf("ValidUTF8(%q) = %q, want %q", tc.s, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzValidUTF8 checks ValidUTF8 against what encoding/json makes of a
+// string, which is what the API server stores, and that it is idempotent.
+func FuzzValidUTF8(f *testing.F) {
+	f.Add("all good")
+	f.Add("a\xffb\xe2\x82\xed\xa0\x80")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := ValidUTF8(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("ValidUTF8(%q) = %q is not valid UTF-8", s, got)
+		}
+		if again := ValidUTF8(got); again != got {
+			t.Fatalf("ValidUTF8 is not idempotent: %q, then %q", got, again)
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back != got {
+			t.Fatalf("ValidUTF8(%q) = %q, but encoding/json stores %q", s, got, back)
+		}
+	})
 }
