@@ -57,7 +57,12 @@
 // only when they differ; a Secret the resource does not control is left
 // alone (Synced=False, ConnectionSecretFailed).
 //
+// A Secret failure that only a change can fix waits for a change of the spec
+// or the Secret; other failures are retried with back-off.
+//
 // Limit: a status over MaxStatusBytes (512 KiB) as JSON is Stalled (StatusTooLarge).
+// Limit: connection details over MaxSecretBytes (1 MiB) of values are InvalidSpec.
+// Limit: a transient Secret failure is retried after 10 s, doubling, at most every 5 minutes.
 //
 // docs/design/nop.md has the full spec, permissions and the porting table.
 package nop

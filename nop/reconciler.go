@@ -2,6 +2,7 @@ package nop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -91,6 +93,9 @@ func Setup(mgr manager.Manager, o Options) error {
 func setup(mgr manager.Manager, r *reconciler, do reconcile.Reconciler) error {
 	err := builder.ControllerManagedBy(mgr).
 		For(r.kind.newObject(), builder.WithPredicates(r.unreconciled())).
+		// Names and versions of Secrets, never their data: a change of a
+		// Secret that a resource could not write wakes that resource.
+		WatchesMetadata(secretMetadata(), handler.EnqueueRequestsFromMapFunc(r.secretChanged)).
 		Named(r.kind.controllerName()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}).
 		Complete(do)
@@ -145,6 +150,7 @@ type reconciler struct {
 	kind     kind
 	client   client.Client // usually cached
 	reader   client.Reader // the API server, after a conflict and for Secrets
+	cache    client.Reader // the metadata of Secrets; nil: none
 	scheme   *runtime.Scheme
 	recorder events.EventRecorder // may be nil
 	clock    clock.PassiveClock
@@ -155,6 +161,10 @@ type reconciler struct {
 	// last write, so that a reconcile from a cache that has not seen that
 	// write yet is skipped rather than computed from stale state.
 	written lastwrite.Tracker
+
+	// secrets holds the connection Secret failures that wait for a change,
+	// and the back-off of the others.
+	secrets secretGate
 }
 
 func newReconciler(mgr manager.Manager, k kind, o Options) *reconciler {
@@ -162,6 +172,7 @@ func newReconciler(mgr manager.Manager, k kind, o Options) *reconciler {
 		kind:     k,
 		client:   mgr.GetClient(),
 		reader:   mgr.GetAPIReader(),
+		cache:    mgr.GetCache(),
 		scheme:   mgr.GetScheme(),
 		recorder: mgr.GetEventRecorder("nop.ctrlkit.dev"),
 		opts:     o,
@@ -209,6 +220,7 @@ func (r *reconciler) reconcileRequest(ctx context.Context, req reconcile.Request
 	})
 	if apierrors.IsNotFound(err) {
 		r.written.Forget(req.NamespacedName)
+		r.secrets.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
 	if stale {
@@ -228,20 +240,31 @@ func (r *reconciler) reconcileRequest(ctx context.Context, req reconcile.Request
 		return reconcile.Result{}, err
 	}
 	res := r.result(out)
-	if out.err != nil {
-		// Recorded in Synced and an event; retried without losing the next
-		// deadline, which an error's backoff would.
+	var permanent *permanentError
+	switch {
+	case out.err == nil:
+		r.secrets.succeeded(req.NamespacedName)
+	case errors.As(out.err, &permanent):
+		// Recorded in Synced; not retried until the spec or the Secret
+		// changes (see secretGate), only the schedule's deadlines come.
+	default:
+		// Recorded in Synced and an event; retried with back-off, without
+		// losing the next deadline, which an error's backoff would.
 		log.FromContext(ctx).Error(out.err, "cannot publish the connection secret")
-		if res.RequeueAfter == 0 || res.RequeueAfter > retryAfterError {
-			res.RequeueAfter, res.Priority = retryAfterError, nil
+		if wait := r.secrets.failed(req.NamespacedName); res.RequeueAfter == 0 || res.RequeueAfter > wait {
+			res.RequeueAfter, res.Priority = wait, nil
 		}
 	}
 	return res, nil
 }
 
 // retryAfterError is how soon a reconcile whose error is recorded in the
-// status is retried.
-const retryAfterError = 10 * time.Second
+// status is first retried; each failure in a row doubles it, up to
+// maxRetryAfterError.
+const (
+	retryAfterError    = 10 * time.Second
+	maxRetryAfterError = 5 * time.Minute
+)
 
 // staleRetry is a safety net for a reconcile skipped because the cache was
 // behind: the watch event of the write it missed normally comes first.
@@ -302,7 +325,20 @@ func (r *reconciler) observe(ctx context.Context, obj client.Object, p parsedSpe
 	var overrides []metav1.Condition
 	var secretErr error
 	if p.secret != nil {
-		if secretErr = r.publish(ctx, obj, *p.secret, spec.ForProvider.ConnectionDetails); secretErr != nil {
+		blocked := false
+		if secretErr, blocked = r.secrets.blockedOn(obj, *p.secret); !blocked {
+			secretErr = r.publish(ctx, obj, *p.secret, spec.ForProvider.ConnectionDetails)
+		}
+		var permanent *permanentError
+		if errors.As(secretErr, &permanent) && !blocked {
+			if r.settledSince(ctx, *p.secret, permanent.version) {
+				r.secrets.block(obj, *p.secret, secretErr)
+			} else {
+				// A change may have come meanwhile: retry with back-off.
+				secretErr = permanent.err
+			}
+		}
+		if secretErr != nil {
 			if apierrors.IsConflict(secretErr) {
 				return outcome{}, secretErr // retried from a fresh read
 			}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
@@ -85,6 +87,9 @@ func parseSpec(namespace string, spec *v1alpha1.NopResourceSpec) (parsedSpec, er
 			return p, invalid(field+".namespace", "cannot use %s: a namespaced resource writes its Secret in its own namespace %s", quote(ref.Namespace), quote(namespace))
 		}
 		p.secret = &nn
+		if err := checkSecretData(nn, spec.ForProvider.ConnectionDetails); err != nil {
+			return p, err
+		}
 	}
 	switch spec.DeletionPolicy {
 	case "", v1alpha1.DeletionDelete, v1alpha1.DeletionOrphan:
@@ -270,4 +275,28 @@ func statusEqual(a, b *v1alpha1.NopResourceStatus) bool {
 	return sameJSON(a.AtProvider.Fields, b.AtProvider.Fields) &&
 		a.AtProvider.PatchReceiverField == b.AtProvider.PatchReceiverField &&
 		slices.Equal(a.AtProvider.ObservableArrays, b.AtProvider.ObservableArrays)
+}
+
+// MaxSecretBytes is the most data a Secret holds, the sum of its values'
+// lengths, as the API server counts it.
+const MaxSecretBytes = 1 << 20
+
+// checkSecretData refuses connection details that the API server would refuse
+// in the Secret ref, whatever the attempt: a key a Secret cannot have, or
+// more data than a Secret holds. The error names the field and, for a key,
+// the key; never a value.
+func checkSecretData(ref types.NamespacedName, details []v1alpha1.ConnectionDetail) error {
+	total := 0
+	for i, d := range details {
+		if msgs := validation.IsConfigMapKey(d.Name); len(msgs) > 0 {
+			return invalid(fmt.Sprintf("spec.forProvider.connectionDetails[%d].name", i),
+				"cannot use %s as a key of Secret %s: %s", quote(d.Name), ref, strings.Join(msgs, "; "))
+		}
+		total += len(d.Value)
+	}
+	if total > MaxSecretBytes {
+		return invalid("spec.forProvider.connectionDetails",
+			"cannot write %d bytes of values to Secret %s: a Secret holds at most %d", total, ref, MaxSecretBytes)
+	}
+	return nil
 }

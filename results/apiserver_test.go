@@ -357,9 +357,9 @@ func TestHostileResponseStaysWritable(t *testing.T) {
 	}
 }
 
-// TestInvalidUTF8Settles: a function's messages, claim messages and reasons
-// may hold bytes that are not valid UTF-8; the API server stores U+FFFD for
-// each of them. Applying the same response again after the write changes
+// TestInvalidUTF8Settles: a function's messages, event reasons and condition
+// types and reasons may hold bytes that are not valid UTF-8; the API server
+// stores U+FFFD for each of them. Applying the same response again after the write changes
 // nothing, on the XR and on the claim, whatever the schema keeps.
 func TestInvalidUTF8Settles(t *testing.T) {
 	ctx := context.Background()
@@ -368,9 +368,9 @@ func TestInvalidUTF8Settles(t *testing.T) {
 		"Message": func(rsp *fnv1.RunFunctionResponse) {
 			response.ConditionFalse(rsp, "DatabaseReady", "Unreachable").WithMessage("cannot reach db-\xff\xfe: \xe2\x82").TargetCompositeAndClaim()
 		},
-		"ClaimMessage": func(rsp *fnv1.RunFunctionResponse) {
-			response.Warning(rsp, errors.New("image \xed\xa0\x80 missing")).ConditionFalse("ImageReady", "NotFound").
-				TargetCompositeAndClaim().WithClaimMessage("ask the platform team \xf0\x9f\x98")
+		"Warning": func(rsp *fnv1.RunFunctionResponse) {
+			response.Warning(rsp, errors.New("image \xed\xa0\x80 missing \xf0\x9f\x98")).WithReason("Image\xffMissing").
+				ConditionFalse("ImageReady", "NotFound").TargetCompositeAndClaim()
 		},
 		"LongMessage": func(rsp *fnv1.RunFunctionResponse) {
 			// Three bytes stored for each: past the condition's limit.

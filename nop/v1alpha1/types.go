@@ -57,6 +57,7 @@ type ConnectionDetail struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	// +kubebuilder:validation:XValidation:rule="self != '.' && !self.startsWith('..')",message="must not be '.' or '..', nor start with '..' (a Secret key cannot)"
 	Name string `json:"name"`
 
 	// Value is the value stored under Name.
