@@ -69,6 +69,14 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 			return reconcile.Result{}, err
 		}
 		return reconcile.Result{}, r.writeStatus(ctx, before, claim)
+	case err != nil && !kerrors.IsConflict(err):
+		// Every other failure to get, create or update the XApp reaches the
+		// claim, then is retried with back-off.
+		r.set(claim, conditions.TypeSynced, metav1.ConditionFalse, ReasonReconcileError, err.Error())
+		if werr := r.writeStatus(ctx, before, claim); werr != nil {
+			return reconcile.Result{}, werr
+		}
+		return reconcile.Result{}, err
 	case err != nil:
 		return reconcile.Result{}, conflict.Ignore(err)
 	}

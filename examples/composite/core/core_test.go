@@ -458,3 +458,27 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 type eventCounter struct{ n atomic.Int64 }
 
 func (e *eventCounter) Eventf(_, _ runtime.Object, _, _, _, _ string, _ ...any) { e.n.Add(1) }
+
+// TestCompositeCreateFailureReachesClaim: a claim whose XApp the API server
+// refuses (here its name, the namespace, '-' and a claim name of 253
+// characters, is past the limit of a name) shows the failure as Synced=False
+// on the claim, and the reconcile returns the error for a retry with
+// back-off.
+func TestCompositeCreateFailureReachesClaim(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	ns := env.Namespace(t, "long-name")
+	name := strings.Repeat("a", 253)
+	createClaim(t, env, ns, name, "orders", "nginx")
+	claims := core.NewClaimReconciler(env.Client, options())
+	_, err := claims.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}})
+	if err == nil {
+		t.Fatal("Reconcile: want the API server's refusal, got none")
+	}
+	_, reserved, err := claimStatus(ctx, env, ns, name)
+	require.NoError(t, err)
+	synced, ok := reserved["Synced"]
+	if !ok || synced.Status != metav1.ConditionFalse || synced.Reason != "ReconcileError" || !strings.Contains(synced.Message, "cannot create XApp") {
+		t.Errorf("Synced on the claim: %+v, want False, ReconcileError, naming the XApp it could not create", synced)
+	}
+}
