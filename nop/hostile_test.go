@@ -89,8 +89,9 @@ func TestConnectionSecretRefused(t *testing.T) {
 		want string // the start of Synced's message
 	}{
 		"TooLarge": {
-			nop:  withSecret("refused-large", "refused-large-conn", value+strings.Repeat("x", 1100<<10)),
-			want: `cannot create connection secret default/refused-large-conn: Secret "refused-large-conn" is invalid: data: Too long`,
+			nop: withSecret("refused-large", "refused-large-conn", value+strings.Repeat("x", 1100<<10)),
+			// Refused before any request: no attempt can write it.
+			want: `spec.forProvider.connectionDetails: cannot write 1126412 bytes of values to Secret default/refused-large-conn: a Secret holds at most 1048576`,
 		},
 		"AnotherResourcesSecret": {
 			nop:  withSecret("refused-other", "refused-owner-conn", value),
