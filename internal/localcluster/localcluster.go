@@ -93,6 +93,7 @@ type Cluster struct {
 
 	env     *envtest.Environment
 	tempDir string
+	certDir string // kube-apiserver's certificates, kept across a restart
 }
 
 // Connect returns the cluster named by o.Kubeconfig or KUBECONFIG, or starts a
@@ -170,6 +171,13 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		ControlPlaneStartTimeout: time.Minute,
 		ControlPlaneStopTimeout:  10 * time.Second,
 	}
+	// A certificate directory of our own outlives kube-apiserver, so that
+	// RestartAPIServer brings it back with the certificates clients trust.
+	certDir, err := os.MkdirTemp("", "ctrlkit-apiserver-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create a directory for kube-apiserver's certificates: %w", err)
+	}
+	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}
 	// etcd's data is thrown away with the control plane: no need to sync it.
 	env.ControlPlane.Etcd = &envtest.Etcd{}
 	env.ControlPlane.Etcd.Configure().Set("unsafe-no-fsync", "true").Set("log-level", "warn")
@@ -184,13 +192,15 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		if err := <-started; err == nil {
 			_ = env.Stop()
 		}
+		_ = os.RemoveAll(certDir)
 		return nil, fmt.Errorf("cannot start the local control plane: %w", ctx.Err())
 	}
 	if err != nil {
 		_ = env.Stop()
+		_ = os.RemoveAll(certDir)
 		return nil, fmt.Errorf("cannot start the local control plane from %s: %w", dir, err)
 	}
-	c := &Cluster{Config: env.Config, Local: true, env: env}
+	c := &Cluster{Config: env.Config, Local: true, env: env, certDir: certDir}
 	if err := installPolicies(ctx, c.Config, policies, o.timeout()); err != nil {
 		_ = c.Stop()
 		return nil, err
@@ -206,11 +216,38 @@ func (c *Cluster) Stop() error {
 		errs = append(errs, c.env.Stop())
 		c.env = nil
 	}
-	if c.tempDir != "" {
-		errs = append(errs, os.RemoveAll(c.tempDir))
-		c.tempDir = ""
+	for _, d := range []*string{&c.tempDir, &c.certDir} {
+		if *d != "" {
+			errs = append(errs, os.RemoveAll(*d))
+			*d = ""
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// StopAPIServer stops the kube-apiserver of a local control plane, keeping
+// etcd and its data, until StartAPIServer. Clients meanwhile fail to connect.
+func (c *Cluster) StopAPIServer() error {
+	if c.env == nil {
+		return errors.New("cannot stop the API server of a cluster this process did not start")
+	}
+	if err := c.env.ControlPlane.APIServer.Stop(); err != nil {
+		return fmt.Errorf("cannot stop kube-apiserver: %w", err)
+	}
+	return nil
+}
+
+// StartAPIServer starts again the kube-apiserver that StopAPIServer stopped,
+// on the same address, with the same certificates and etcd, and returns once
+// it is healthy.
+func (c *Cluster) StartAPIServer() error {
+	if c.env == nil {
+		return errors.New("cannot start the API server of a cluster this process did not start")
+	}
+	if err := c.env.ControlPlane.APIServer.Start(); err != nil {
+		return fmt.Errorf("cannot start kube-apiserver again: %w", err)
+	}
+	return nil
 }
 
 // WriteKubeconfig writes an administrator kubeconfig for a local control plane

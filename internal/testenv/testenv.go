@@ -163,6 +163,16 @@ func skipShort(t testing.TB) {
 	}
 }
 
+// StopAPIServer stops kube-apiserver, keeping etcd and its data, until
+// StartAPIServer starts it again on the same address. Every client of the
+// control plane meanwhile fails to connect, so a test that stops it takes a
+// control plane of its own (Fresh).
+func (e *Env) StopAPIServer() error { return e.cluster.StopAPIServer() }
+
+// StartAPIServer starts kube-apiserver again after StopAPIServer, with the
+// same address, certificates and etcd, and returns once it is healthy.
+func (e *Env) StartAPIServer() error { return e.cluster.StartAPIServer() }
+
 func start(s settings) (*Env, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {

@@ -182,3 +182,29 @@ func TestNamespace(t *testing.T) {
 	ns := &corev1.Namespace{}
 	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Name: a}, ns), "the namespace exists")
 }
+
+// TestRestartAPIServer stops kube-apiserver and starts it again: in between
+// a client cannot reach it; after, the same client (same address and
+// certificates) reads what was written before, which etcd kept.
+func TestRestartAPIServer(t *testing.T) {
+	env := testenv.Fresh(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept", Namespace: "default"}, Data: map[string]string{"k": "v"}}
+	require.NoError(t, env.Client.Create(ctx, cm))
+
+	require.NoError(t, env.StopAPIServer())
+	down, cancelDown := context.WithTimeout(ctx, 2*time.Second)
+	err := env.Client.Get(down, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{})
+	cancelDown()
+	if err == nil {
+		t.Fatalf("a read while kube-apiserver is stopped succeeded")
+	}
+
+	require.NoError(t, env.StartAPIServer())
+	got := &corev1.ConfigMap{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cm), got))
+	if got.Data["k"] != "v" || got.UID != cm.UID {
+		t.Errorf("after the restart: got data %v uid %s, want the object written before (uid %s)", got.Data, got.UID, cm.UID)
+	}
+}
