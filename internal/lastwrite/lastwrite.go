@@ -5,6 +5,10 @@
 // worst), and which watch events bring a version a reconcile has already seen
 // (its own write), so that an event filter can drop them.
 //
+// A cache that stays behind for longer than MaxBehind (its watch is
+// reconnecting, e.g. after an API server outage, which client-go backs off up
+// to half a minute) is not waited for: Get then reads from the API server.
+//
 // Resource versions are compared as integers, as apimachinery's
 // resourceversion package allows (KEP-5504); where a version does not parse,
 // the cache is trusted.
@@ -13,6 +17,7 @@ package lastwrite
 import (
 	"context"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
@@ -22,9 +27,15 @@ import (
 // Tracker maps objects to the resourceVersion of their last write. The zero
 // value is ready to use and safe for concurrent use.
 type Tracker struct {
-	mu sync.Mutex
-	m  map[types.NamespacedName]version
+	mu  sync.Mutex
+	m   map[types.NamespacedName]version
+	now func() time.Time // time.Now when nil; set by tests
 }
+
+// MaxBehind is how long Get puts reconciles of an object off while the cache
+// holds a version older than the last write, before it reads the object from
+// the API server instead.
+const MaxBehind = time.Second
 
 // A version is what a Tracker knows of one object.
 type version struct {
@@ -37,6 +48,9 @@ type version struct {
 	// missed is the newest version whose watch event Reconciled dropped
 	// while a reconcile was active.
 	missed string
+	// behindSince is when Get first found the cache behind rv; zero once
+	// it finds the cache caught up.
+	behindSince time.Time
 }
 
 // entry returns k's entry; t.mu is held.
@@ -72,6 +86,13 @@ func (t *Tracker) Forget(k types.NamespacedName) {
 	defer t.mu.Unlock()
 	v := t.entry(k)
 	t.set(k, version{active: v.active}) // End still comes
+}
+
+func (t *Tracker) clock() time.Time {
+	if t.now != nil {
+		return t.now()
+	}
+	return time.Now()
 }
 
 // Behind reports whether rv is older than the last recorded write of k.
@@ -147,20 +168,59 @@ func (t *Tracker) Reconciled(k types.NamespacedName, rv string) bool {
 // first attempt reports stale when the cache holds a version older than the
 // last write recorded for key: the caller should put the reconcile off, since
 // that write's watch event will bring the object back (Reconciled lets that
-// event through until the next Record).
+// event through until the next Record). Once the cache has been behind for
+// MaxBehind, since the first attempt that found it so and until one finds it
+// caught up, the first attempt reads from api instead and reports no stale:
+// the watch that would bring the write is likely reconnecting, and a
+// reconcile from the API server's object need not wait for it.
 func (t *Tracker) Get(ctx context.Context, cache, api client.Reader, key types.NamespacedName, obj client.Object, retrying bool) (stale bool, err error) {
-	reader := cache
 	if retrying {
-		reader = api
+		return false, api.Get(ctx, key, obj)
 	}
-	if err := reader.Get(ctx, key, obj); err != nil {
+	if err := cache.Get(ctx, key, obj); err != nil {
 		return false, err
 	}
-	if retrying || !t.Behind(key, obj.GetResourceVersion()) {
+	if !t.behind(key, obj.GetResourceVersion()) {
 		return false, nil
 	}
-	t.markWaiting(key)
+	if t.lagging(key) {
+		return false, api.Get(ctx, key, obj)
+	}
 	return true, nil
+}
+
+// behind reports whether rv is older than the last recorded write of k, and
+// notes when the cache was first found behind, or that it caught up.
+func (t *Tracker) behind(k types.NamespacedName, rv string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v := t.entry(k)
+	if !older(rv, v.rv) {
+		if !v.behindSince.IsZero() {
+			v.behindSince = time.Time{}
+			t.set(k, v)
+		}
+		return false
+	}
+	if v.behindSince.IsZero() {
+		v.behindSince = t.clock()
+		t.set(k, v)
+	}
+	return true
+}
+
+// lagging reports whether the cache has been behind for k for MaxBehind or
+// longer; if not, it notes that a reconcile of k was put off.
+func (t *Tracker) lagging(k types.NamespacedName) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v := t.entry(k)
+	if t.clock().Sub(v.behindSince) >= MaxBehind {
+		return true
+	}
+	v.waiting = true
+	t.set(k, v)
+	return false
 }
 
 // markWaiting notes that a reconcile of k was put off for a stale cache.

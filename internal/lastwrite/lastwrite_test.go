@@ -2,8 +2,10 @@ package lastwrite
 
 import (
 	"context"
-	"github.com/google/go-cmp/cmp"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -93,6 +95,57 @@ func TestGet(t *testing.T) {
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("a read error is returned: %v", err)
 	}
+}
+
+// TestGetCacheStaysBehind checks that a cache behind the last write is
+// waited for only MaxBehind: later first attempts read from the API server,
+// until the cache catches up, when waiting starts afresh.
+func TestGetCacheStaysBehind(t *testing.T) {
+	ctx := context.Background()
+	cm := func(rv string, from string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind("ConfigMap")
+		u.SetNamespace("default")
+		u.SetName("a")
+		u.SetResourceVersion(rv)
+		u.SetLabels(map[string]string{"from": from})
+		return u
+	}
+	k := types.NamespacedName{Namespace: "default", Name: "a"}
+	cache := fake.NewClientBuilder().WithObjects(cm("", "cache")).Build() // resourceVersion 999
+	api := fake.NewClientBuilder().WithObjects(cm("", "api")).Build()
+	now := time.Unix(1000, 0)
+	tr := Tracker{now: func() time.Time { return now }}
+	get := func(step string, wantStale bool, wantFrom string) {
+		t.Helper()
+		got := &unstructured.Unstructured{}
+		got.SetAPIVersion("v1")
+		got.SetKind("ConfigMap")
+		stale, err := tr.Get(ctx, cache, api, k, got, false)
+		require.NoError(t, err)
+		if stale != wantStale {
+			t.Errorf("%s: stale = %t, want %t", step, stale, wantStale)
+		}
+		if !stale && got.GetLabels()["from"] != wantFrom {
+			t.Errorf("%s: read from %s, want %s", step, got.GetLabels()["from"], wantFrom)
+		}
+	}
+
+	tr.Record(k, "1000")
+	get("cache first found behind", true, "")
+	now = now.Add(MaxBehind - time.Millisecond)
+	get("behind for less than MaxBehind", true, "")
+	now = now.Add(time.Millisecond)
+	get("behind for MaxBehind", false, "api")
+	tr.Record(k, "1001") // the reconcile wrote; the cache is still behind
+	get("still behind after a write", false, "api")
+
+	// The cache catches up: the next time it falls behind is waited for.
+	tr.Record(k, "999")
+	get("caught up", false, "cache")
+	tr.Record(k, "1002")
+	get("behind again", true, "")
 }
 
 func TestReconciled(t *testing.T) {
