@@ -21,6 +21,10 @@ help: ## List the targets.
 test: fmt-check vet lint verify test-floor controlplane test-go test-newest fuzz ## The whole check: gofmt, vet, staticcheck, generated-file drift, the version floor, unit + envtest tests with -race, unit tests at the newest versions, a short run of every fuzzer.
 	@echo "make test: all checks passed"
 
+.PHONY: test-faults
+test-faults: controlplane ## Fault tests on a local control plane of their own (kube-apiserver killed and restarted with etcd kept); about 2 minutes.
+	CTRLKIT_FAULTS=1 go test -race -count=1 -run 'TestFault' ./nop/
+
 .PHONY: fmt-check
 fmt-check: ## Fail if any Go file is not gofmt-ed.
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \

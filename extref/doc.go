@@ -60,6 +60,7 @@
 //   - values: what one Resolve writes and hands over takes at most 4 MiB as JSON, counting the nulls a target's indexes may add (ErrTarget).
 //   - reads: each read is bounded by ReadTimeout, and once one runs out of time, the other reads of its kind fail at once until its informer syncs; RESTMapper lookups of resources not yet mapped, by 20 at once and 2 a second per Resolver; SubjectAccessReviews, by 50 at once and 10 a second per AccessReview.
 //   - memory: a Resolver keeps the checked external values of at most 16,384 referencers and 64 MiB (half a referencer's size at the limits), and parsed templates of at most 256 KiB of text.
+//   - stale cache: a cache behind the reconciler's last write is waited for at most 1 s; then the referencer is read from the API server until the cache catches up.
 //   - writes: SetupReconciler makes at most 10 writes per referencer in any 30 s (WriteBudget), the Oscillating condition included, then holds it; when the hold passes, the current values are written once.
 //
 // docs/design/extref.md has the API, transforms, templates and decisions.

@@ -152,7 +152,8 @@ type reconciler struct {
 const maxEventNote = 1024
 
 // staleRetry is a safety net for a reconcile skipped because the cache was
-// behind: the watch event of the write it missed normally comes first.
+// behind: the watch event of the write it missed normally comes first, and
+// the retry after lastwrite.MaxBehind reads from the API server.
 const staleRetry = time.Second
 
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

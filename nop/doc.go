@@ -60,9 +60,12 @@
 // A Secret failure that only a change can fix waits for a change of the spec
 // or the Secret; other failures are retried with back-off.
 //
-// Limit: a status over MaxStatusBytes (512 KiB) as JSON is Stalled (StatusTooLarge).
-// Limit: connection details over MaxSecretBytes (1 MiB) of values are InvalidSpec.
-// Limit: a transient Secret failure is retried after 10 s, doubling, at most every 5 minutes.
+// Limits:
+//
+//   - a status over MaxStatusBytes (512 KiB) as JSON is Stalled (StatusTooLarge).
+//   - connection details over MaxSecretBytes (1 MiB) of values are InvalidSpec.
+//   - a transient Secret failure is retried after 10 s, doubling, at most every 5 minutes.
+//   - a cache behind the reconciler's last write is waited for at most 1 s; then the object is read from the API server until the cache catches up.
 //
 // docs/design/nop.md has the full spec, permissions and the porting table.
 package nop

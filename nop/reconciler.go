@@ -267,7 +267,8 @@ const (
 )
 
 // staleRetry is a safety net for a reconcile skipped because the cache was
-// behind: the watch event of the write it missed normally comes first.
+// behind: the watch event of the write it missed normally comes first, and
+// the retry after lastwrite.MaxBehind reads from the API server.
 const staleRetry = time.Second
 
 // An outcome is what one reconcile did and when the object is next due.

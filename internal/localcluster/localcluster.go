@@ -20,6 +20,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -225,16 +227,30 @@ func (c *Cluster) Stop() error {
 	return errors.Join(errs...)
 }
 
-// StopAPIServer stops the kube-apiserver of a local control plane, keeping
-// etcd and its data, until StartAPIServer. Clients meanwhile fail to connect.
+// StopAPIServer kills the kube-apiserver of a local control plane (SIGKILL,
+// as a crash: a graceful stop waits for open watches), keeping etcd and its
+// data, until StartAPIServer. Clients meanwhile fail to connect.
 func (c *Cluster) StopAPIServer() error {
 	if c.env == nil {
 		return errors.New("cannot stop the API server of a cluster this process did not start")
 	}
-	if err := c.env.ControlPlane.APIServer.Stop(); err != nil {
-		return fmt.Errorf("cannot stop kube-apiserver: %w", err)
+	s := c.env.ControlPlane.APIServer
+	// envtest keeps the process to itself; its id is read, not changed.
+	pid := reflect.ValueOf(s).Elem().FieldByName("processState").Elem().FieldByName("Cmd").Elem().FieldByName("Process").Elem().FieldByName("Pid").Int()
+	if err := syscall.Kill(int(pid), syscall.SIGKILL); err != nil {
+		return fmt.Errorf("cannot kill kube-apiserver (pid %d): %w", pid, err)
 	}
-	return nil
+	// Stop now finds the process gone, or signals a process that is
+	// exiting and waits for it; it fails only if the process was reaped in
+	// between, and then succeeds.
+	var err error
+	for range 50 {
+		if err = s.Stop(); err == nil {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return fmt.Errorf("cannot stop kube-apiserver: %w", err)
 }
 
 // StartAPIServer starts again the kube-apiserver that StopAPIServer stopped,

@@ -163,10 +163,10 @@ func skipShort(t testing.TB) {
 	}
 }
 
-// StopAPIServer stops kube-apiserver, keeping etcd and its data, until
-// StartAPIServer starts it again on the same address. Every client of the
-// control plane meanwhile fails to connect, so a test that stops it takes a
-// control plane of its own (Fresh).
+// StopAPIServer kills kube-apiserver (SIGKILL, as a crash), keeping etcd and
+// its data, until StartAPIServer starts it again on the same address. Every
+// client of the control plane meanwhile fails to connect, so a test that
+// stops it takes a control plane of its own (Fresh).
 func (e *Env) StopAPIServer() error { return e.cluster.StopAPIServer() }
 
 // StartAPIServer starts kube-apiserver again after StopAPIServer, with the
