@@ -31,7 +31,10 @@
 //   - --metrics-bind-address, --health-probe-bind-address (/healthz and
 //     /readyz; both "0", off, by default);
 //   - --leader-elect, --leader-election-namespace (default "default"),
-//     --leader-election-id (default LeaderElectionID);
+//     --leader-election-id (default LeaderElectionID); with --leader-elect,
+//     Run (the example's set-up and demo) starts only once the replica is
+//     elected, so a standby never changes what the leader's demo created;
+//     a stopped leader releases its Lease;
 //   - --concurrency (default 1; an example may declare its own);
 //   - controller-runtime's --zap-* flags; without any, warnings and errors go
 //     to stderr (nothing when Quiet).

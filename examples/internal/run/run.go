@@ -291,12 +291,28 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 		stopped <- err
 	}()
 	p.done.Store(true)
-	err = ex.play(runCtx, Env{Cluster: c, Manager: mgr, Client: cl, ManagerOptions: ex.managerOptions(s, scheme)})
+	err = ex.playElected(runCtx, mgr, s.leaderElect, Env{Cluster: c, Manager: mgr, Client: cl, ManagerOptions: ex.managerOptions(s, scheme)})
 	stopManager()
 	if merr := <-stopped; merr != nil {
 		return merr
 	}
 	return err
+}
+
+// playElected calls play once mgr is elected leader, so that a standby
+// replica neither runs the example's set-up nor acts on the objects the
+// leader's controllers own; a replica without leader election is its own
+// leader.
+func (ex Example) playElected(ctx context.Context, mgr manager.Manager, leaderElect bool, e Env) error {
+	if leaderElect {
+		fmt.Fprintf(os.Stderr, "%s: waiting to be elected leader before the example's set-up\n", ex.Name)
+	}
+	select {
+	case <-mgr.Elected():
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return ex.play(ctx, e)
 }
 
 // play calls Run and then, with KeepRunning set, waits for ctx to end.

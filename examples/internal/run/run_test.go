@@ -391,3 +391,60 @@ func TestInterruptDuringStartUp(t *testing.T) {
 		t.Errorf("exit after start-up: %d, %q; want 0 and what it stopped", code, out.String())
 	}
 }
+
+// TestOnlyLeaderRunsSetUp runs two replicas of an example with
+// --leader-elect and one Lease: only the leader runs the example's set-up
+// (Run); the standby runs it once the leader stops and it is elected, which,
+// since the leader releases its Lease when stopped, takes about one retry
+// period (2 s), not the Lease's duration.
+func TestOnlyLeaderRunsSetUp(t *testing.T) {
+	env := testenv.Get(t)
+	kubeconfig := writeKubeconfig(t, env)
+	ran := make(chan string, 2)
+	replica := func(name string) (stop func() error) {
+		ex := Example{Name: name, Setup: func(manager.Manager) error { return nil },
+			Run: func(ctx context.Context, _ Env) error {
+				ran <- name
+				<-ctx.Done()
+				return nil
+			}}
+		s, err := ex.parseFlags(flag.NewFlagSet(name, flag.ContinueOnError),
+			[]string{"--kubeconfig", kubeconfig, "--leader-elect", "--leader-election-id", "only-leader-runs-set-up"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { var p phase; done <- ex.run(ctx, s, &p) }()
+		return func() error { cancel(); return <-done }
+	}
+	stopFirst := replica("first")
+	select {
+	case got := <-ran:
+		if got != "first" {
+			t.Fatalf("%s ran first", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first replica did not run its set-up")
+	}
+	stopSecond := replica("second")
+	defer func() { _ = stopSecond() }()
+	select {
+	case got := <-ran:
+		t.Fatalf("%s ran its set-up while the first replica leads", got)
+	case <-time.After(3 * time.Second):
+	}
+	stopped := time.Now()
+	if err := stopFirst(); err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("the leader's clean stop: %v", err)
+	}
+	select {
+	case got := <-ran:
+		if got != "second" {
+			t.Fatalf("%s ran again", got)
+		}
+		t.Logf("the standby ran its set-up %s after the leader stopped", time.Since(stopped).Round(time.Millisecond))
+	case <-time.After(10 * time.Second):
+		t.Fatal("the standby did not take over within 10 s of the leader's stop")
+	}
+}
