@@ -319,3 +319,39 @@ spec:
 		t.Errorf("no log line says the write was forbidden (403 Forbidden):\n%s", logged)
 	}
 }
+
+// TestDemoKeepsUserEdit runs the demo, edits the ConfigMap's region as a
+// user would, and runs the demo again, as a restarted controller does: the
+// edit stays, and the Subnet follows it.
+func TestDemoKeepsUserEdit(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	startControllers(t, env)
+	key := client.ObjectKey{Namespace: "crossplane-system", Name: "common-settings"}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}) })
+
+	var out bytes.Buffer
+	require.NoError(t, demo.Run(ctx, env.Client, &out), "demo output so far:\n%s", out.String())
+	cm := &corev1.ConfigMap{}
+	require.NoError(t, env.Client.Get(ctx, key, cm))
+	cm.Data["region"] = "ap-south-1"
+	require.NoError(t, env.Client.Update(ctx, cm))
+
+	out.Reset()
+	require.NoError(t, demo.Run(ctx, env.Client, &out), "demo output so far:\n%s", out.String())
+	require.NoError(t, env.Client.Get(ctx, key, cm))
+	if cm.Data["region"] != "ap-south-1" {
+		t.Errorf("the second run changed the user's region to %q; demo output:\n%s", cm.Data["region"], out.String())
+	}
+	testenv.Eventually(t, time.Minute, "the Subnet follows the user's region", func() error {
+		s := &v1alpha1.Subnet{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: "main-subnet"}, s); err != nil {
+			return err
+		}
+		if s.Spec.ForProvider.Region != "ap-south-1" {
+			return fmt.Errorf("region %q", s.Spec.ForProvider.Region)
+		}
+		return nil
+	})
+}

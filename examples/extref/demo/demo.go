@@ -47,17 +47,28 @@ func Objects() ([]*unstructured.Unstructured, error) {
 	}
 }
 
-// Run applies the example and narrates what the controllers do with it.
+// Run applies the example and narrates what the controllers do with it. It
+// creates the objects that are absent and leaves those that exist as they
+// are; it changes the ConfigMap's region only when it created the ConfigMap,
+// so that a restart never undoes a user's edit.
 func Run(ctx context.Context, c client.Client, out io.Writer) error {
 	objs, err := Objects()
 	if err != nil {
 		return err
 	}
+	// Set-up creates what is absent and leaves what exists, an earlier
+	// run's or a user's, as it is.
+	createdSettings := false
 	for _, o := range objs {
-		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+		switch err := c.Create(ctx, o); {
+		case apierrors.IsAlreadyExists(err):
+			fmt.Fprintf(out, "%s %s exists already: left as it is\n", o.GetKind(), o.GetName())
+		case err != nil:
 			return fmt.Errorf("cannot create %s %s: %w", o.GetKind(), o.GetName(), err)
+		default:
+			fmt.Fprintf(out, "created %s %s\n", o.GetKind(), o.GetName())
+			createdSettings = createdSettings || o.GetKind() == "ConfigMap" && o.GetName() == "common-settings"
 		}
-		fmt.Fprintf(out, "created %s %s\n", o.GetKind(), o.GetName())
 	}
 
 	s, err := waitFor(ctx, c, func(s *v1alpha1.Subnet) bool { return conditions.IsTrue(s.Status.Conditions, conditions.TypeReady) })
@@ -67,6 +78,12 @@ func Run(ctx context.Context, c client.Client, out io.Writer) error {
 	fmt.Fprintln(out, "\nThe Subnet resolved its external values and is ready:")
 	describe(out, s)
 
+	if !createdSettings {
+		// An earlier run's ConfigMap, which a user may have edited as
+		// KeepRunning suggests: the demo does not undo that edit.
+		fmt.Fprintln(out, "\nConfigMap crossplane-system/common-settings was there before this run: the demo does not change its region.")
+		return nil
+	}
 	fmt.Fprintln(out, "\nChanging the region in ConfigMap crossplane-system/common-settings to eu-west-1 ...")
 	cm := &unstructured.Unstructured{}
 	cm.SetAPIVersion("v1")
