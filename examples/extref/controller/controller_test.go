@@ -329,7 +329,9 @@ func TestDemoKeepsUserEdit(t *testing.T) {
 	defer cancel()
 	startControllers(t, env)
 	key := client.ObjectKey{Namespace: "crossplane-system", Name: "common-settings"}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}) })
+	t.Cleanup(func() {
+		_ = env.Client.Delete(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})
+	})
 
 	var out bytes.Buffer
 	require.NoError(t, demo.Run(ctx, env.Client, &out), "demo output so far:\n%s", out.String())
