@@ -58,9 +58,10 @@
 //   - spec: at most 256 external values, each with at most 32 sources or variables, 16 transforms, Map transforms of 256 entries and field paths of 1024 bytes (ErrInvalid), whatever the referencer's schema allows.
 //   - output: no transform, format or template gives more than MaxOutputSize bytes; a call, or a render's function results and output, take at most twice that.
 //   - values: what one Resolve writes and hands over takes at most 4 MiB as JSON, counting the nulls a target's indexes may add (ErrTarget).
-//   - reads: each read is bounded by ReadTimeout, and once one runs out of time, the other reads of its kind fail at once until its informer syncs; RESTMapper lookups of resources not yet mapped, by 20 at once and 2 a second per Resolver; SubjectAccessReviews, by 50 at once and 10 a second per AccessReview.
+//   - reads: the reads of one Resolve take at most ReadTimeout together; a kind that cannot be read (forbidden, not served, informer not syncing) fails at once for every referencer after its first failure, until its informer syncs (another reader: re-checked after 1 s, doubling to 1 min); RESTMapper lookups of resources not yet mapped, by 20 at once and 2 a second per Resolver; SubjectAccessReviews, by 50 at once and 10 a second per AccessReview.
 //   - memory: a Resolver keeps the checked external values of at most 16,384 referencers and 64 MiB (half a referencer's size at the limits), and parsed templates of at most 256 KiB of text.
 //   - stale cache: a cache behind the reconciler's last write is waited for at most 1 s; then the referencer is read from the API server until the cache catches up.
+//   - workers: SetupReconciler reconciles DefaultWorkers (4) referencers at once (Options.Workers), so one referencer delays another by at most one ReadTimeout per worker ahead of it.
 //   - writes: SetupReconciler makes at most 10 writes per referencer in any 30 s (WriteBudget), the Oscillating condition included, then holds it; when the hold passes, the current values are written once.
 //
 // docs/design/extref.md has the API, transforms, templates and decisions.

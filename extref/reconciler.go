@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -56,7 +57,15 @@ type Options struct {
 	// InformerIdle is how long an informer of sources that no referencer
 	// needs any more keeps running; 0 means DefaultInformerIdle.
 	InformerIdle time.Duration
+
+	// Workers is how many referencers are reconciled at once; 0 means
+	// DefaultWorkers.
+	Workers int
 }
+
+// DefaultWorkers is how many referencers SetupReconciler's controller
+// reconciles at once unless Options.Workers says otherwise.
+const DefaultWorkers = 4
 
 // SetupReconciler adds to mgr a controller that resolves the external
 // values of every object of kind gvk, which it handles as unstructured
@@ -97,7 +106,8 @@ func newReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) 
 	if name == "" {
 		name = "extref-" + strings.ToLower(gvk.Kind)
 	}
-	sources, err := NewSourceCache(mgr)
+	kinds := &unreadableKinds{}
+	sources, err := newSourceCache(mgr, kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -106,13 +116,18 @@ func newReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) 
 		idle = DefaultInformerIdle
 	}
 	w := NewWatcher(sources, StopIdleInformers(idle))
+	workers := o.Workers
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
 	return &reconciler{
 		name:     name,
+		workers:  workers,
 		gvk:      gvk,
 		cache:    mgr.GetCache(),
 		api:      mgr.GetAPIReader(),
 		client:   mgr.GetClient(),
-		resolver: NewResolver(sources, mgr.GetRESTMapper(), o.Policy, append(slices.Clip(o.Resolver), WithWatcher(w))...),
+		resolver: NewResolver(sources, mgr.GetRESTMapper(), o.Policy, append(slices.Clip(o.Resolver), WithWatcher(w), sharedKinds{kinds})...),
 		watcher:  w,
 		recorder: mgr.GetEventRecorder(name),
 		setter:   conditions.NewSetter(conditions.WithClock(o.Clock)),
@@ -125,12 +140,14 @@ func newReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) 
 func (r *reconciler) controller(mgr manager.Manager) *builder.Builder {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(r.gvk)
-	return builder.ControllerManagedBy(mgr).Named(r.name).For(u).WatchesRawSource(r.watcher)
+	return builder.ControllerManagedBy(mgr).Named(r.name).For(u).WatchesRawSource(r.watcher).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.workers})
 }
 
 // reconciler resolves the external values of one kind of referencer.
 type reconciler struct {
 	name     string // of the controller
+	workers  int    // reconciles at once
 	gvk      schema.GroupVersionKind
 	cache    client.Reader // the manager's cache
 	api      client.Reader // the API server, after a conflict

@@ -33,9 +33,9 @@ import (
 // Path option says otherwise.
 const DefaultPath = "spec.externalValues"
 
-// DefaultReadTimeout bounds each read of a source, so that a read from a
-// cache whose informer cannot sync (e.g. for want of RBAC) fails instead of
-// blocking a worker forever.
+// DefaultReadTimeout bounds the reads of one Resolve, together, so that
+// reads from a cache whose informers cannot sync (e.g. for want of RBAC)
+// fail instead of blocking a worker for ever, or for one timeout per kind.
 const DefaultReadTimeout = 10 * time.Second
 
 // maxResolvedSize bounds what one Resolve writes to the referencer and
@@ -81,7 +81,8 @@ type Resolver struct {
 	mappings map[schema.GroupVersionResource]mapping
 	misses   map[schema.GroupVersionResource]miss // unknown resources (lookups.go)
 	targets  map[string]targetVerdict             // checkTarget's verdicts
-	unsynced map[schema.GroupVersionKind]struct{} // kinds a read of which ran out of time
+	synced   map[schema.GroupVersionKind]struct{} // kinds whose informer was seen synced
+	kinds    *unreadableKinds                     // kinds that cannot be read (readable.go)
 
 	budget tokenBucket      // of mapper lookups (lookups.go)
 	now    func() time.Time // time.Now; tests set another
@@ -103,9 +104,9 @@ type Path string
 
 func (p Path) applyToResolver(r *Resolver) { r.path = string(p) }
 
-// ReadTimeout is an option that bounds each read of a source; it defaults
-// to DefaultReadTimeout. The reads of one Resolve share a bound while at
-// least half of it is left.
+// ReadTimeout is an option that bounds the reads of sources of one
+// Resolve, together; it defaults to DefaultReadTimeout. Reads from a cache
+// whose informers have synced take no time from it.
 type ReadTimeout time.Duration
 
 func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duration(t) }
@@ -181,6 +182,7 @@ func compileProtected(paths []string) ([]fieldpath.Segments, error) {
 // ProtectedFields.
 func NewResolver(reader client.Reader, mapper meta.RESTMapper, policy SourcePolicy, opts ...ResolverOption) *Resolver {
 	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, protected: DefaultProtectedFields(), readTimeout: DefaultReadTimeout, now: time.Now, seed: maphash.MakeSeed()}
+	r.kinds = &unreadableKinds{}
 	r.budget.rate, r.budget.burst = lookupRate, lookupBurst
 	for _, o := range opts {
 		o.applyToResolver(r)
@@ -490,9 +492,8 @@ type resolution struct {
 	mappings   index[schema.GroupVersionResource, mapping]
 	objects    index[objectKey, readResult]
 	watched    keySet[watchKey]
-	timedOut   []schema.GroupVersionKind // kinds a read of which ran out of time
-	resolved   int                       // bytes written or handed over so far, counted by fits
-	writes     []write                   // for typeError
+	resolved   int     // bytes written or handed over so far, counted by fits
+	writes     []write // for typeError
 }
 
 // An index holds values by key, in the order they were added: in a slice
@@ -1028,31 +1029,38 @@ func decodeSecretData(v any) (any, error) {
 // object rather than a copy: the resolution only reads it, and copies what
 // it writes to the referencer or hands over in Outcome.Values.
 //
-// A read that runs out of time is that of a kind whose informer has not
-// synced (the controller may not list it, or the kind cannot be listed at
-// all, as bindings): every other read of that kind would wait as long, so a
-// referencer naming a hundred such objects would hold a worker for a
-// hundred read timeouts, on every retry. Once one has run out of time, the
-// resolution's other reads of the kind fail at once, and so do later
-// resolutions' while the reader, when it is a cache (cache.Informers),
-// says that the kind's informer has still not synced.
+// A kind that cannot be read (the controller may not list it, the API
+// server does not serve it, or its informer does not sync) would make every
+// read of it wait: once one read has failed so, or the cache's informer has
+// reported it, every read of the kind by any referencer fails at once with
+// the same error, until the cache's informer has synced (or, for another
+// reader, until a re-check succeeds; readable.go). The reads of one
+// Resolve share one ReadTimeout, so a referencer naming many such kinds
+// holds a worker for one read timeout at most, not one per kind.
 func (rs *resolution) get(key objectKey, m mapping) readResult {
-	if slices.Contains(rs.timedOut, key.gvk) {
-		return readResult{err: &unsyncedError{kind: key.gvk.Kind, cause: context.DeadlineExceeded}}
-	}
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": m.apiVersion, "kind": m.kind}}
-	if rs.r.notSynced(rs.ctx, key.gvk, u) {
-		rs.timedOut = append(rs.timedOut, key.gvk)
-		return readResult{err: &unsyncedError{kind: key.gvk.Kind, cause: context.DeadlineExceeded}}
+	probe, err := rs.r.unreadable(rs.ctx, m, u)
+	if err != nil {
+		return readResult{err: err}
 	}
 	ctx := rs.readContext()
-	err := rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u, sharedRead...)
+	var stop func()
+	if _, ok := cacheGet(&rs.r.mu, &rs.r.synced, key.gvk); !ok {
+		ctx, stop = rs.r.syncing(ctx, m, u)
+	}
+	err = rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u, sharedRead...)
+	if stop != nil {
+		stop()
+	}
 	if err != nil && ctx.Err() != nil && rs.ctx.Err() == nil {
-		rs.timedOut = append(rs.timedOut, key.gvk)
-		if _, ok := rs.r.reader.(informerGetter); ok {
-			cachePut(&rs.r.mu, &rs.r.unsynced, key.gvk, struct{}{})
+		if why := rs.r.kinds.why(m.resource); why != nil {
+			return readResult{err: why} // reported by the informer while the read waited
 		}
+		rs.r.kinds.failed(m.resource, &unsyncedError{kind: key.gvk.Kind, cause: context.DeadlineExceeded}, rs.r.now())
 		return readResult{err: &unsyncedError{kind: key.gvk.Kind, cause: err}}
+	}
+	if probe && (err == nil || apierrors.IsNotFound(err)) {
+		rs.r.kinds.readable(m.resource)
 	}
 	switch {
 	case err == nil:
@@ -1070,23 +1078,60 @@ type informerGetter interface {
 	GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error)
 }
 
-// notSynced reports whether a read of kind gvk ran out of time before, and
-// the reader, a cache, says that its informer has not synced since. obj is
-// an empty object of the kind.
-func (r *Resolver) notSynced(ctx context.Context, gvk schema.GroupVersionKind, obj client.Object) bool {
-	if _, ok := cacheGet(&r.mu, &r.unsynced, gvk); !ok {
-		return false
+// unreadable returns why the kind of mapping m cannot be read, when that is
+// known and the kind has not become readable since: for a cache, until its
+// informer has synced; for another reader, until its re-check, which probe
+// says this read is. obj is an empty object of the kind.
+func (r *Resolver) unreadable(ctx context.Context, m mapping, obj client.Object) (probe bool, _ error) {
+	err, probe := r.kinds.known(m.resource, r.now())
+	if err == nil && !probe {
+		return false, nil
 	}
-	if informers, ok := r.reader.(informerGetter); ok {
-		inf, err := informers.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
-		if err == nil && !inf.HasSynced() {
-			return true
+	informers, ok := r.reader.(informerGetter)
+	if !ok {
+		return probe, err // nil when this read re-checks the kind
+	}
+	inf, ierr := informers.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+	if ierr == nil && inf.HasSynced() {
+		r.kinds.readable(m.resource)
+		cachePut(&r.mu, &r.synced, m.gvk, struct{}{})
+		return false, nil
+	}
+	if err == nil {
+		err = r.kinds.why(m.resource)
+	}
+	return false, err
+}
+
+// syncing returns ctx, cancelled as soon as the kind of mapping m is known
+// to be unreadable, when the reader is a cache whose informer of the kind
+// has not synced, so that a read waiting for it ends when the informer
+// reports that it may not list the kind; and a function to call after the
+// read. A kind whose informer has synced is remembered, and its reads take
+// neither.
+func (r *Resolver) syncing(ctx context.Context, m mapping, obj client.Object) (context.Context, func()) {
+	informers, ok := r.reader.(informerGetter)
+	if !ok {
+		return ctx, nil
+	}
+	inf, err := informers.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+	if err != nil {
+		return ctx, nil
+	}
+	if inf.HasSynced() {
+		cachePut(&r.mu, &r.synced, m.gvk, struct{}{})
+		return ctx, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	failed := r.kinds.signal(m.resource)
+	go func() {
+		select {
+		case <-failed:
+		case <-ctx.Done():
 		}
-	}
-	r.mu.Lock()
-	delete(r.unsynced, gvk)
-	r.mu.Unlock()
-	return false
+		cancel()
+	}()
+	return ctx, cancel
 }
 
 // An unsyncedError is why a read of a kind whose informer has not synced
@@ -1107,20 +1152,15 @@ func (e *unsyncedError) Unwrap() error { return e.cause }
 // sharedRead are the options of a read of a source.
 var sharedRead = []client.GetOption{client.UnsafeDisableDeepCopy}
 
-// readContext returns the context for the next read, bounded by the read
-// timeout. Reads share a bounded context while at least half the timeout is
-// left, so that each has at least half of it and at most all of it.
+// readContext returns the context for the next read: one context for all
+// the reads of the resolution, bounded by the read timeout.
 func (rs *resolution) readContext() context.Context {
 	if rs.r.readTimeout <= 0 {
 		return rs.ctx
 	}
-	if rs.readCtx != nil {
-		if d, _ := rs.readCtx.Deadline(); time.Until(d) >= rs.r.readTimeout/2 {
-			return rs.readCtx
-		}
-		rs.cancelRead()
+	if rs.readCtx == nil {
+		rs.readCtx, rs.cancelRead = context.WithTimeout(rs.ctx, rs.r.readTimeout)
 	}
-	rs.readCtx, rs.cancelRead = context.WithTimeout(rs.ctx, rs.r.readTimeout)
 	return rs.readCtx
 }
 

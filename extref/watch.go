@@ -89,7 +89,17 @@ const DefaultInformerIdle = time.Minute
 // manager's credentials and HTTP client, and starts an informer only for a
 // kind a referencer is allowed to read.
 func NewSourceCache(mgr manager.Manager) (cache.Cache, error) {
-	c, err := cache.New(mgr.GetConfig(), cache.Options{HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	return newSourceCache(mgr, nil)
+}
+
+// newSourceCache is NewSourceCache, whose informers report to kinds, when
+// not nil, a kind they may not list or that is not served.
+func newSourceCache(mgr manager.Manager, kinds *unreadableKinds) (cache.Cache, error) {
+	o := cache.Options{HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()}
+	if kinds != nil {
+		o.DefaultWatchErrorHandler = kinds.listFailed
+	}
+	c, err := cache.New(mgr.GetConfig(), o)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the cache of external values' sources: %w", err)
 	}
