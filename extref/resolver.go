@@ -959,7 +959,7 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef, path *fieldpath.Path) (v
 	}
 
 	key := objectKey{gvk: m.gvk, namespace: src.Namespace, name: src.Name}
-	rs.watch(watchKey{gk: m.gvk.GroupKind(), gvk: m.gvk, namespace: src.Namespace, name: src.Name})
+	rs.watch(watchKey{gk: m.gvk.GroupKind(), gvk: m.gvk, namespace: src.Namespace, name: src.Name, field: path})
 	res, found := rs.objects.get(key)
 	if !found {
 		res = rs.get(key, m)

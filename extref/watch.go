@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -22,6 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
 
 // A Watcher enqueues referencers when their sources change, so that Always
@@ -55,14 +59,16 @@ import (
 type Watcher struct {
 	informers cache.Informers
 	idle      time.Duration // StopIdleInformers; 0 keeps informers
+	wakeEvery time.Duration // wakeInterval; tests set 0
 
 	ops          sync.Mutex // serialises adding handlers and removing informers
 	mu           sync.Mutex
-	bySource     map[watchKey]referencers
+	bySource     map[watchKey]*referencers
 	byReferencer map[types.NamespacedName][]watchKey
 	kinds        map[informerKind]bool // true once its handler is added
 	users        map[informerKind]int  // referencers that depend on each kind
 	lastUsed     map[informerKind]time.Time
+	woken        map[types.NamespacedName]time.Time // when changed last enqueued each referencer
 	queue        workqueue.TypedRateLimitingInterface[reconcile.Request]
 	ctx          context.Context
 }
@@ -121,14 +127,107 @@ var _ source.Source = &Watcher{}
 type watchKey struct {
 	gk        schema.GroupKind
 	gvk       schema.GroupVersionKind // the informer, not part of the index key
+	field     *fieldpath.Path         // the field read, not part of the index key; nil: any
 	namespace string
 	name      string
 	crd       schema.GroupResource
 }
 
 func (k watchKey) index() watchKey {
-	k.gvk = schema.GroupVersionKind{}
+	k.gvk, k.field = schema.GroupVersionKind{}, nil
 	return k
+}
+
+// A fieldSet is what a referencer reads of one source: the fields, or any
+// change of it when all is set.
+type fieldSet struct {
+	all    bool
+	fields []*fieldpath.Path
+}
+
+// with returns s with the field of k, nil for any change.
+func (s fieldSet) with(f *fieldpath.Path) fieldSet {
+	switch {
+	case f == nil:
+		s.all = true
+	case !slices.Contains(s.fields, f):
+		s.fields = append(s.fields, f)
+	}
+	return s
+}
+
+// referencers are the referencers of one source, each with what it reads
+// of it. Most sources have one, kept inline: a map for each would take most
+// of the index's memory.
+type referencers struct {
+	one       types.NamespacedName // none when its name is empty
+	oneFields fieldSet
+	more      map[types.NamespacedName]fieldSet
+}
+
+// referencersOf returns the referencers of source k, adding an empty set.
+// Called with w.mu held.
+func (w *Watcher) referencersOf(k watchKey) *referencers {
+	set := w.bySource[k]
+	if set == nil {
+		set = &referencers{}
+		w.bySource[k] = set
+	}
+	return set
+}
+
+// add records that r reads field (nil: any change) of the source.
+func (s *referencers) add(r types.NamespacedName, field *fieldpath.Path) {
+	if s.one == r {
+		s.oneFields = s.oneFields.with(field)
+		return
+	}
+	if fs, ok := s.more[r]; ok {
+		s.more[r] = fs.with(field)
+		return
+	}
+	if s.one.Name == "" {
+		s.one, s.oneFields = r, fieldSet{}.with(field)
+		return
+	}
+	if s.more == nil {
+		s.more = make(map[types.NamespacedName]fieldSet)
+	}
+	s.more[r] = fieldSet{}.with(field)
+}
+
+func (s *referencers) remove(r types.NamespacedName) {
+	if s.one == r {
+		s.one, s.oneFields = types.NamespacedName{}, fieldSet{}
+		return
+	}
+	delete(s.more, r)
+}
+
+func (s *referencers) empty() bool { return s == nil || s.one.Name == "" && len(s.more) == 0 }
+
+func (s *referencers) len() int {
+	if s.empty() {
+		return 0
+	}
+	n := len(s.more)
+	if s.one.Name != "" {
+		n++
+	}
+	return n
+}
+
+// each calls f for every referencer and what it reads.
+func (s *referencers) each(f func(types.NamespacedName, fieldSet)) {
+	if s == nil {
+		return
+	}
+	if s.one.Name != "" {
+		f(s.one, s.oneFields)
+	}
+	for r, fs := range s.more {
+		f(r, fs)
+	}
 }
 
 // informerKind is an informer the Watcher adds a handler to: a source kind,
@@ -152,11 +251,13 @@ func (k watchKey) informer() informerKind {
 func NewWatcher(informers cache.Informers, opts ...WatcherOption) *Watcher {
 	w := &Watcher{
 		informers:    informers,
-		bySource:     make(map[watchKey]referencers),
+		bySource:     make(map[watchKey]*referencers),
 		byReferencer: make(map[types.NamespacedName][]watchKey),
 		kinds:        make(map[informerKind]bool),
 		users:        make(map[informerKind]int),
 		lastUsed:     make(map[informerKind]time.Time),
+		woken:        make(map[types.NamespacedName]time.Time),
+		wakeEvery:    wakeInterval,
 	}
 	for _, o := range opts {
 		o.applyToWatcher(w)
@@ -201,6 +302,9 @@ func (w *Watcher) Start(ctx context.Context, queue workqueue.TypedRateLimitingIn
 // Forget removes a referencer from the index, e.g. when it was deleted.
 func (w *Watcher) Forget(referencer types.NamespacedName) {
 	w.track(referencer, nil)
+	w.mu.Lock()
+	delete(w.woken, referencer)
+	w.mu.Unlock()
 }
 
 // expect adds a referencer to those of a source before the Resolver reads
@@ -213,9 +317,7 @@ func (w *Watcher) expect(ref types.NamespacedName, k watchKey) {
 	// The read that follows may start the kind's informer: not one to stop
 	// for a while.
 	w.lastUsed[k.informer()] = time.Now()
-	set := w.bySource[ik]
-	set.add(ref)
-	w.bySource[ik] = set
+	w.referencersOf(ik).add(ref, k.field)
 	w.mu.Unlock()
 }
 
@@ -230,11 +332,10 @@ func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {
 	}
 	for _, k := range old {
 		ik := k.index()
-		if set, ok := w.bySource[ik]; ok {
-			if set.remove(ref); set.empty() {
+		if set := w.bySource[ik]; set != nil {
+			set.remove(ref)
+			if set.empty() {
 				delete(w.bySource, ik)
-			} else {
-				w.bySource[ik] = set
 			}
 		}
 	}
@@ -256,9 +357,7 @@ func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {
 	}
 	for _, k := range keys {
 		ik := k.index()
-		set := w.bySource[ik]
-		set.add(ref)
-		w.bySource[ik] = set
+		w.referencersOf(ik).add(ref, k.field)
 		kind := k.informer()
 		if _, known := w.kinds[kind]; !known {
 			w.kinds[kind] = false
@@ -365,26 +464,27 @@ func (k informerKind) object() client.Object {
 
 func (w *Watcher) handler(k informerKind) toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { w.changed(k, obj) },
+		AddFunc: func(obj any) { w.changed(k, nil, obj) },
 		UpdateFunc: func(old, obj any) {
 			o, err1 := meta.Accessor(old)
 			n, err2 := meta.Accessor(obj)
 			if err1 == nil && err2 == nil && o.GetResourceVersion() == n.GetResourceVersion() {
 				return // a resync
 			}
-			w.changed(k, obj)
+			w.changed(k, old, obj)
 		},
 		DeleteFunc: func(obj any) {
 			if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 				obj = t.Obj
 			}
-			w.changed(k, obj)
+			w.changed(k, nil, obj)
 		},
 	}
 }
 
-// changed enqueues the referencers of a source object that changed.
-func (w *Watcher) changed(k informerKind, obj any) {
+// changed enqueues the referencers of a source object that changed: on an
+// update (old is not nil), only those whose fields of it changed.
+func (w *Watcher) changed(k informerKind, old, obj any) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return
@@ -400,16 +500,39 @@ func (w *Watcher) changed(k informerKind, obj any) {
 	} else {
 		key = watchKey{gk: k.gvk.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()}
 	}
+	fields := fieldChanges{old: informerContent(old), now: informerContent(obj)}
+	now := time.Now()
 	w.mu.Lock()
-	refs := w.bySource[key].list()
+	type wake struct {
+		ref   types.NamespacedName
+		after time.Duration
+	}
+	set := w.bySource[key]
+	wakes := make([]wake, 0, set.len())
+	set.each(func(r types.NamespacedName, fs fieldSet) {
+		if !fields.changed(fs) {
+			return
+		}
+		after := time.Duration(0)
+		if last, ok := w.woken[r]; ok && now.Sub(last) < w.wakeEvery {
+			after = w.wakeEvery - now.Sub(last)
+		} else {
+			w.woken[r] = now
+		}
+		wakes = append(wakes, wake{r, after})
+	})
 	q := w.queue
 	w.mu.Unlock()
 	if q == nil {
 		return
 	}
-	for _, r := range refs {
-		req := reconcile.Request{NamespacedName: r}
-		q.Add(req)
+	for _, wk := range wakes {
+		req := reconcile.Request{NamespacedName: wk.ref}
+		if wk.after > 0 {
+			q.AddAfter(req, wk.after)
+		} else {
+			q.Add(req)
+		}
 		if k.crd {
 			// The API server serves a new CRD's resource (discovery) a moment
 			// after the CRD's own events: look again shortly, rather than
@@ -422,49 +545,55 @@ func (w *Watcher) changed(k informerKind, obj any) {
 	}
 }
 
-// referencers are the referencers of one source. Most sources have one,
-// kept inline: a map for each would take most of the index's memory.
-type referencers struct {
-	one  types.NamespacedName // none when its name is empty
-	more map[types.NamespacedName]struct{}
+// wakeInterval is how often, at most, a source change enqueues one
+// referencer: changes in between enqueue it once, when the interval has
+// passed, so that a source rewritten many times a second costs each of its
+// referencers at most one reconcile a second.
+const wakeInterval = time.Second
+
+// informerContent returns the content of an object from an informer, or nil.
+func informerContent(obj any) map[string]any {
+	if u, ok := obj.(runtime.Unstructured); ok {
+		return u.UnstructuredContent()
+	}
+	return nil
 }
 
-func (s *referencers) add(r types.NamespacedName) {
-	if s.one == r {
-		return
-	}
-	if _, ok := s.more[r]; ok {
-		return
-	}
-	if s.one.Name == "" {
-		s.one = r
-		return
-	}
-	if s.more == nil {
-		s.more = make(map[types.NamespacedName]struct{})
-	}
-	s.more[r] = struct{}{}
+// fieldChanges tells which fields of a source differ between its old and
+// its new content, each field compared once per change.
+type fieldChanges struct {
+	old, now map[string]any // old is nil for an add or a delete
+	seen     map[string]bool
 }
 
-func (s *referencers) remove(r types.NamespacedName) {
-	if s.one == r {
-		s.one = types.NamespacedName{}
-		return
+// changed reports whether what fs reads changed.
+func (c *fieldChanges) changed(fs fieldSet) bool {
+	if fs.all || c.old == nil || c.now == nil {
+		return true
 	}
-	delete(s.more, r)
-}
-
-func (s referencers) empty() bool { return s.one.Name == "" && len(s.more) == 0 }
-
-func (s referencers) list() []types.NamespacedName {
-	out := make([]types.NamespacedName, 0, len(s.more)+1)
-	if s.one.Name != "" {
-		out = append(out, s.one)
+	for _, f := range fs.fields {
+		text := f.String()
+		differs, ok := c.seen[text]
+		if !ok {
+			a, errA := f.Get(c.old)
+			b, errB := f.Get(c.now)
+			switch {
+			case errA == nil && errB == nil:
+				differs = !reflect.DeepEqual(a, b)
+			default:
+				// Missing from both is no change; any other failure may be.
+				differs = !fieldpath.IsNotFound(errA) || !fieldpath.IsNotFound(errB)
+			}
+			if c.seen == nil {
+				c.seen = make(map[string]bool)
+			}
+			c.seen[text] = differs
+		}
+		if differs {
+			return true
+		}
 	}
-	for r := range s.more {
-		out = append(out, r)
-	}
-	return out
+	return false
 }
 
 // crdRecheck are the delays after a CRD event at which its referencers are

@@ -3,8 +3,10 @@ package extref
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -16,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
 
 // drain returns the requests in q, sorted.
@@ -35,6 +39,7 @@ func TestWatcher(t *testing.T) {
 	scheme.AddKnownTypeWithName(crdKind, &metav1.PartialObjectMetadata{})
 	informers := &informertest.FakeInformers{Scheme: scheme}
 	w := NewWatcher(informers)
+	w.wakeEvery = 0 // events follow each other at once here
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 	defer q.ShutDown()
 
@@ -155,5 +160,63 @@ externalValues:
 	}
 	if diff := cmp.Diff([]string{"team-a/w"}, drain(q)); diff != "" {
 		t.Errorf("referencers woken by the source created during Resolve: -want, +got:\n%s", diff)
+	}
+}
+
+// An update wakes only the referencers whose fields of the source changed,
+// and one referencer at most once per wake interval.
+func TestWatcherWakesOnReadFieldsOnly(t *testing.T) {
+	informers := &informertest.FakeInformers{Scheme: runtime.NewScheme()}
+	w := NewWatcher(informers)
+	w.wakeEvery = 200 * time.Millisecond
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+	require.NoError(t, w.Start(context.Background(), q))
+	field := func(p string) *fieldpath.Path {
+		f, err := fieldpath.Compile(p)
+		require.NoError(t, err)
+		return f
+	}
+	key := func(f *fieldpath.Path) watchKey {
+		return watchKey{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "hot", field: f}
+	}
+	a := types.NamespacedName{Namespace: "team-a", Name: "a"}
+	b := types.NamespacedName{Namespace: "team-a", Name: "b"}
+	w.track(a, []watchKey{key(field("data.a"))})
+	w.track(b, []watchKey{key(field("data.b")), key(field("data.c"))})
+	cms, err := informers.FakeInformerFor(context.Background(), configMap("", "", nil))
+	require.NoError(t, err)
+	rv := 0
+	cm := func(data map[string]any) *unstructured.Unstructured {
+		rv++
+		u := configMap("team-a", "hot", data)
+		u.SetResourceVersion(fmt.Sprint(rv))
+		return u
+	}
+
+	old := cm(map[string]any{"a": "1", "b": "1", "noise": "1"})
+	next := cm(map[string]any{"a": "1", "b": "1", "noise": "2"})
+	cms.Update(old, next)
+	if got := drain(q); len(got) != 0 {
+		t.Errorf("a change of a field nobody reads: want nothing enqueued, got %v", got)
+	}
+	old, next = next, cm(map[string]any{"a": "1", "b": "1", "c": "new"})
+	cms.Update(old, next)
+	if diff := cmp.Diff([]string{"team-a/b"}, drain(q)); diff != "" {
+		t.Errorf("a field that appears: -want, +got:\n%s", diff)
+	}
+	old, next = next, cm(map[string]any{"a": "2", "b": "1", "c": "new"})
+	cms.Update(old, next)
+	if diff := cmp.Diff([]string{"team-a/a"}, drain(q)); diff != "" {
+		t.Errorf("a changed field: -want, +got:\n%s", diff)
+	}
+	old, next = next, cm(map[string]any{"a": "3", "b": "1", "c": "new"})
+	cms.Update(old, next)
+	if got := drain(q); len(got) != 0 {
+		t.Errorf("a second change within the wake interval: want nothing enqueued yet, got %v", got)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if diff := cmp.Diff([]string{"team-a/a"}, drain(q)); diff != "" {
+		t.Errorf("after the wake interval: -want, +got:\n%s", diff)
 	}
 }
