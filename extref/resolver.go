@@ -1049,10 +1049,11 @@ func (rs *resolution) get(key objectKey, m mapping) readResult {
 		ctx, stop = rs.r.syncing(ctx, m, u)
 	}
 	err = rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u, sharedRead...)
+	cut := err != nil && ctx.Err() != nil && rs.ctx.Err() == nil // before stop cancels ctx
 	if stop != nil {
 		stop()
 	}
-	if err != nil && ctx.Err() != nil && rs.ctx.Err() == nil {
+	if cut {
 		if why := rs.r.kinds.why(m.resource); why != nil {
 			return readResult{err: why} // reported by the informer while the read waited
 		}
