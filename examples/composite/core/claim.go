@@ -3,11 +3,14 @@ package core
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -21,8 +24,29 @@ import (
 // have a namespaced owner, is deleted with them.
 const Finalizer = "example.ctrlkit.dev/composite"
 
-// CompositeName is the name of the XApp that serves the claim namespace/name.
-func CompositeName(namespace, name string) string { return namespace + "-" + name }
+// CompositeName is the name of the XApp that serves claim, as its
+// status.compositeName records it; empty until the claim reconciler chose
+// one. The name is the claim's name, cut to leave room, a '-' and five
+// random characters, as Crossplane names a claim's composite resource: no
+// claim can take another's name (claim team-db in N and db in N-team), and
+// a long name still gives a valid one. It is recorded before the XApp is
+// created, so that no XApp is left that no claim knows.
+func CompositeName(claim client.Object) string {
+	if u, ok := claim.(*unstructured.Unstructured); ok {
+		name, _, _ := unstructured.NestedString(u.Object, "status", "compositeName")
+		return name
+	}
+	if app, ok := claim.(*v1alpha1.App); ok {
+		return app.Status.CompositeName
+	}
+	return ""
+}
+
+// newCompositeName returns a new name for the XApp of the claim named name.
+func newCompositeName(name string) string {
+	const suffix = 6 // '-' and five random characters
+	return strings.TrimRight(name[:min(len(name), validation.DNS1123SubdomainMaxLength-suffix)], "-.") + "-" + utilrand.String(suffix-1)
+}
 
 // ClaimReconciler reconciles App claims: it creates and updates the XApp that
 // serves each, and shows the XApp's conditions on the claim with
@@ -45,7 +69,7 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	if err := r.client.Get(ctx, req.NamespacedName, claim); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	name := CompositeName(claim.GetNamespace(), claim.GetName())
+	name := CompositeName(claim)
 
 	if !claim.GetDeletionTimestamp().IsZero() {
 		return reconcile.Result{}, r.delete(ctx, claim, name)
@@ -55,8 +79,16 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 			return reconcile.Result{}, conflict.Ignore(fmt.Errorf("cannot add a finalizer to App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
 		}
 	}
+	if name == "" {
+		// Recorded before the XApp is created: a crash in between leaves a
+		// name and no XApp, never an XApp that no claim knows.
+		name = newCompositeName(claim.GetName())
+		_ = unstructured.SetNestedField(claim.Object, name, "status", "compositeName")
+		if err := r.client.Status().Update(ctx, claim); err != nil {
+			return reconcile.Result{}, conflict.Ignore(fmt.Errorf("cannot record the composite name of App %s/%s: %w", claim.GetNamespace(), claim.GetName(), err))
+		}
+	}
 	before := claim.DeepCopy()
-	_ = unstructured.SetNestedField(claim.Object, name, "status", "compositeName")
 	_ = unstructured.SetNestedField(claim.Object, claim.GetGeneration(), "status", "observedGeneration")
 
 	xr, err := r.ensureComposite(ctx, claim, name)
@@ -124,7 +156,15 @@ func (r *ClaimReconciler) ensureComposite(ctx context.Context, claim *unstructur
 	if kerrors.IsNotFound(err) {
 		xr = newObject(v1alpha1.XAppKind)
 		xr.SetName(name)
-		xr.SetLabels(map[string]string{"example.ctrlkit.dev/claim-namespace": claim.GetNamespace(), "example.ctrlkit.dev/claim-name": claim.GetName()})
+		// Labels for kubectl's selectors, where the names fit a label value;
+		// the controller finds the claim by spec.claimRef.
+		labels := map[string]string{}
+		for k, v := range map[string]string{"example.ctrlkit.dev/claim-namespace": claim.GetNamespace(), "example.ctrlkit.dev/claim-name": claim.GetName()} {
+			if len(validation.IsValidLabelValue(v)) == 0 {
+				labels[k] = v
+			}
+		}
+		xr.SetLabels(labels)
 		xr.Object["spec"] = want
 		if err := r.client.Create(ctx, xr); err != nil {
 			return nil, fmt.Errorf("cannot create XApp %s: %w", name, err)
@@ -154,7 +194,10 @@ func (r *ClaimReconciler) delete(ctx context.Context, claim *unstructured.Unstru
 		return nil
 	}
 	xr := newObject(v1alpha1.XAppKind)
-	err := r.client.Get(ctx, client.ObjectKey{Name: name}, xr)
+	var err error = kerrors.NewNotFound(v1alpha1.GroupVersion.WithResource("xapps").GroupResource(), name)
+	if name != "" {
+		err = r.client.Get(ctx, client.ObjectKey{Name: name}, xr)
+	}
 	switch {
 	case kerrors.IsNotFound(err):
 	case err != nil:

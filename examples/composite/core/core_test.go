@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -147,7 +149,25 @@ func values(m map[string]metav1.Condition) []metav1.Condition {
 func getXR(t *testing.T, env *testenv.Env, namespace, name string) *v1alpha1.XApp {
 	t.Helper()
 	xr := &v1alpha1.XApp{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Name: core.CompositeName(namespace, name)}, xr))
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Name: compositeName(t, env, namespace, name)}, xr))
+	return xr
+}
+
+// compositeName is the name of the XApp of claim namespace/name, once the
+// claim reconciler has recorded it.
+func compositeName(t *testing.T, env *testenv.Env, namespace, name string) string {
+	t.Helper()
+	var xr string
+	testenv.Eventually(t, time.Minute, "the claim to record its XApp's name", func() error {
+		app := &v1alpha1.App{}
+		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, app); err != nil {
+			return err
+		}
+		if xr = core.CompositeName(app); xr == "" {
+			return fmt.Errorf("no status.compositeName in %+v", app.Status)
+		}
+		return nil
+	})
 	return xr
 }
 
@@ -251,7 +271,7 @@ func TestProgressingThenSuccess(t *testing.T) {
 	// Settled: reconciling the XR and the claim again makes no write at all
 	// (no status, no composed resource, no event).
 	claimKey := client.ObjectKey{Namespace: ns, Name: "shop"}
-	xrKey := client.ObjectKey{Name: core.CompositeName(ns, "shop")}
+	xrKey := client.ObjectKey{Name: compositeName(t, env, ns, "shop")}
 	before := resourceVersions(t, env, claimKey, xrKey, d)
 
 	counter := &requestCounter{}
@@ -387,8 +407,9 @@ func TestDeleteClaim(t *testing.T) {
 	ctx := context.Background()
 	ns := env.Namespace(t, "delete-claim")
 	app := createClaim(t, env, ns, "shop", "orders", imageGood)
+	xrName := compositeName(t, env, ns, "shop")
 	testenv.Eventually(t, time.Minute, "the XR", func() error {
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: core.CompositeName(ns, "shop")}, &v1alpha1.XApp{}); err != nil {
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: xrName}, &v1alpha1.XApp{}); err != nil {
 			return err
 		}
 		return nil
@@ -399,7 +420,7 @@ func TestDeleteClaim(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(app), &v1alpha1.App{}); err == nil {
 			left = append(left, "claim")
 		}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: core.CompositeName(ns, "shop")}, &v1alpha1.XApp{}); err == nil {
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: xrName}, &v1alpha1.XApp{}); err == nil {
 			left = append(left, "XR")
 		}
 		if left != nil {
@@ -459,26 +480,66 @@ type eventCounter struct{ n atomic.Int64 }
 
 func (e *eventCounter) Eventf(_, _ runtime.Object, _, _, _, _ string, _ ...any) { e.n.Add(1) }
 
-// TestCompositeCreateFailureReachesClaim: a claim whose XApp the API server
-// refuses (here its name, the namespace, '-' and a claim name of 253
-// characters, is past the limit of a name) shows the failure as Synced=False
-// on the claim, and the reconcile returns the error for a retry with
-// back-off.
+// TestCompositeCreateFailureReachesClaim: a claim whose XApp cannot be
+// created (here the API server is made to refuse the create) shows the
+// failure as Synced=False on the claim, and the reconcile returns the error
+// for a retry with back-off.
 func TestCompositeCreateFailureReachesClaim(t *testing.T) {
 	env := testenv.Get(t)
 	ctx := context.Background()
-	ns := env.Namespace(t, "long-name")
-	name := strings.Repeat("a", 253)
-	createClaim(t, env, ns, name, "orders", "nginx")
-	claims := core.NewClaimReconciler(env.Client, options())
-	_, err := claims.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}})
+	ns := env.Namespace(t, "create-fails")
+	createClaim(t, env, ns, "shop", "orders", "nginx")
+	claims := core.NewClaimReconciler(refuseCreate{env.Client}, options())
+	_, err := claims.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "shop"}})
 	if err == nil {
 		t.Fatal("Reconcile: want the API server's refusal, got none")
 	}
-	_, reserved, err := claimStatus(ctx, env, ns, name)
+	_, reserved, err := claimStatus(ctx, env, ns, "shop")
 	require.NoError(t, err)
 	synced, ok := reserved["Synced"]
 	if !ok || synced.Status != metav1.ConditionFalse || synced.Reason != "ReconcileError" || !strings.Contains(synced.Message, "cannot create XApp") {
 		t.Errorf("Synced on the claim: %+v, want False, ReconcileError, naming the XApp it could not create", synced)
+	}
+}
+
+// refuseCreate is a client whose creates the API server refuses.
+type refuseCreate struct{ client.Client }
+
+func (refuseCreate) Create(_ context.Context, obj client.Object, _ ...client.CreateOption) error {
+	return kerrors.NewForbidden(v1alpha1.GroupVersion.WithResource("xapps").GroupResource(), obj.GetName(), errors.New("refused by the test"))
+}
+
+// TestCompositeNamesCannotCollide: claim team-db in namespace N and claim db
+// in namespace N-team, whose XApps a name of namespace and claim would both
+// call N-team-db, get one XApp each; a claim name of 253 characters still
+// gives a valid XApp name; and the name is the one the claim records.
+func TestCompositeNamesCannotCollide(t *testing.T) {
+	env := testenv.Get(t)
+	startManager(t, env)
+	n := env.Namespace(t, "squat")
+	nTeam := n + "-team"
+	require.NoError(t, env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nTeam}}))
+	t.Cleanup(func() {
+		_ = env.Client.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nTeam}})
+	})
+	long := strings.Repeat("a", 253)
+	createClaim(t, env, n, "team-db", "orders", imageGood)
+	createClaim(t, env, nTeam, "db", "orders", imageGood)
+	createClaim(t, env, n, long, "orders", imageGood)
+
+	seen := map[string]string{}
+	for _, c := range []client.ObjectKey{{Namespace: n, Name: "team-db"}, {Namespace: nTeam, Name: "db"}, {Namespace: n, Name: long}} {
+		name := compositeName(t, env, c.Namespace, c.Name)
+		if other, ok := seen[name]; ok {
+			t.Errorf("claims %s and %s share the XApp %s", other, c, name)
+		}
+		seen[name] = c.String()
+		if len(name) > 253 || !strings.HasPrefix(name, c.Name[:min(len(c.Name), 200)]) {
+			t.Errorf("XApp name of claim %s: %q, want the claim's name (cut to fit) and a suffix", c, name)
+		}
+		xr := getXR(t, env, c.Namespace, c.Name)
+		if xr.Spec.ClaimRef == nil || xr.Spec.ClaimRef.Namespace != c.Namespace || xr.Spec.ClaimRef.Name != c.Name {
+			t.Errorf("XApp %s serves %+v, want claim %s", name, xr.Spec.ClaimRef, c)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
@@ -74,10 +75,15 @@ func Setup(mgr manager.Manager, o Options) error {
 	return b.Complete(xrs)
 }
 
-// claimOfComposite maps an XApp to the claim it serves.
+// claimOfComposite maps an XApp to the claim it serves, by its
+// spec.claimRef.
 func claimOfComposite(_ context.Context, o client.Object) []reconcile.Request {
-	labels := o.GetLabels()
-	ns, name := labels["example.ctrlkit.dev/claim-namespace"], labels["example.ctrlkit.dev/claim-name"]
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	ns, _, _ := unstructured.NestedString(u.Object, "spec", "claimRef", "namespace")
+	name, _, _ := unstructured.NestedString(u.Object, "spec", "claimRef", "name")
 	if name == "" {
 		return nil
 	}

@@ -161,7 +161,11 @@ func playClaim(ctx context.Context, e *env) (string, error) {
 	err := poll(ctx, "the internal error on the claim and the XApp", func(context.Context) (bool, error) {
 		var a, b int
 		onClaim, a = find(e.timeline.History("App", "default/"+brokenClaim), 0, function.TypeDatabaseReady, metav1.ConditionFalse, function.ReasonInternalError)
-		onXR, b = find(e.timeline.History("XApp", core.CompositeName("default", brokenClaim)), 0, conditions.TypeSynced, metav1.ConditionFalse, "")
+		claim := &compositev1alpha1.App{}
+		if err := e.c.Get(ctx, client.ObjectKeyFromObject(app), claim); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		onXR, b = find(e.timeline.History("XApp", core.CompositeName(claim)), 0, conditions.TypeSynced, metav1.ConditionFalse, "")
 		return a >= 0 && b >= 0, nil
 	})
 	if err != nil {
