@@ -125,9 +125,11 @@ func FuzzSetUnstructured(f *testing.F) {
 		if err != nil {
 			t.Fatalf("FromUnstructured after SetUnstructured: %v", err)
 		}
-		got := Get(conds, typ)
-		if got == nil || !sameState(got, &c) {
-			t.Fatalf("after SetUnstructured(%v): got %v", c, got)
+		// Stored as the API server would store it (Normalize).
+		want := Normalize(c)
+		got := Get(conds, want.Type)
+		if got == nil || !sameState(got, &want) {
+			t.Fatalf("after SetUnstructured(%v): got %v, want %v", c, got, want)
 		}
 		if again, err := fakeSetter().SetUnstructured(u, c); err != nil || again {
 			t.Fatalf("SetUnstructured a second time: changed %v, error %v", again, err)
