@@ -34,7 +34,8 @@
 //     --leader-election-id (default LeaderElectionID); with --leader-elect,
 //     Run (the example's set-up and demo) starts only once the replica is
 //     elected, so a standby never changes what the leader's demo created;
-//     a stopped leader releases its Lease;
+//     a stopped leader releases its Lease once its controllers have stopped
+//     (tens of milliseconds), and the release is not logged as an error;
 //   - --concurrency (default 1; an example may declare its own);
 //   - controller-runtime's --zap-* flags; without any, warnings and errors go
 //     to stderr (nothing when Quiet).
@@ -56,5 +57,8 @@
 // what a demo script uses to read what it just wrote; a kubeconfig without a
 // QPS gets -1, as from controller-runtime's config.GetConfig, so that the API
 // server's priority and fairness, not client-side throttling, paces the
-// examples.
+// examples; the controllers use controller-runtime's priority queue only from
+// v0.25.0, the first release whose queue cannot keep a worker blocked on
+// shutdown (before it a stop could wait out the 30 s grace period while the
+// leader kept renewing its Lease).
 package run

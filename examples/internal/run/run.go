@@ -16,8 +16,8 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -108,6 +108,9 @@ type settings struct {
 	concurrency int
 	zap         zap.Options
 	zapSet      bool // a --zap-* flag was given
+
+	// log is the manager's logger (default: controller-runtime's log.Log).
+	log logr.Logger
 }
 
 // Main parses the flags, runs the example and exits: with status 0 when Run
@@ -223,10 +226,17 @@ func (ex Example) clusterOptions(s *settings) localcluster.Options {
 	return o
 }
 
-// managerOptions are the options of the example's manager.
-func (ex Example) managerOptions(s *settings, scheme *runtime.Scheme) manager.Options {
+// managerOptions are the options of the example's manager; stopping reports
+// that Main is stopping the manager, after which the release of its Lease is
+// not logged as an error.
+func (ex Example) managerOptions(s *settings, scheme *runtime.Scheme, stopping func() bool) manager.Options {
+	l := s.log
+	if l.GetSink() == nil {
+		l = log.Log
+	}
 	o := manager.Options{
 		Scheme:                        scheme,
+		Logger:                        newStopLog(l, stopping),
 		Metrics:                       metricsserver.Options{BindAddress: s.metricsAddr},
 		HealthProbeBindAddress:        s.probeAddr,
 		LeaderElection:                s.leaderElect,
@@ -235,8 +245,9 @@ func (ex Example) managerOptions(s *settings, scheme *runtime.Scheme) manager.Op
 		LeaderElectionReleaseOnCancel: true, // the process exits right after
 	}
 	if s.concurrency > 0 {
-		o.Controller = config.Controller{MaxConcurrentReconciles: s.concurrency}
+		o.Controller.MaxConcurrentReconciles = s.concurrency
 	}
+	o.Controller.UsePriorityQueue = ptr.To(usePriorityQueue(controllerRuntimeVersion()))
 	return o
 }
 
@@ -253,7 +264,8 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 	}
 	if ex.Setup == nil {
 		p.done.Store(true)
-		return ex.play(ctx, Env{Cluster: c, ManagerOptions: ex.managerOptions(s, nil)})
+		stopping := func() bool { return ctx.Err() != nil }
+		return ex.play(ctx, Env{Cluster: c, ManagerOptions: ex.managerOptions(s, nil, stopping)})
 	}
 
 	scheme := runtime.NewScheme()
@@ -265,7 +277,12 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 			return err
 		}
 	}
-	mgr, err := manager.New(c.Config, ex.managerOptions(s, scheme))
+	// The manager stops when mgrCtx ends: on an interrupt, or once Run
+	// returned.
+	mgrCtx, stopManager := context.WithCancel(ctx)
+	defer stopManager()
+	stopping := func() bool { return mgrCtx.Err() != nil }
+	mgr, err := manager.New(c.Config, ex.managerOptions(s, scheme, stopping))
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
 	}
@@ -282,8 +299,6 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
-	mgrCtx, stopManager := context.WithCancel(ctx)
-	defer stopManager()
 	stopped := make(chan error, 1)
 	go func() {
 		err := mgr.Start(mgrCtx)
@@ -291,7 +306,7 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 		stopped <- err
 	}()
 	p.done.Store(true)
-	err = ex.playElected(runCtx, mgr, s.leaderElect, Env{Cluster: c, Manager: mgr, Client: cl, ManagerOptions: ex.managerOptions(s, scheme)})
+	err = ex.playElected(runCtx, mgr, s.leaderElect, Env{Cluster: c, Manager: mgr, Client: cl, ManagerOptions: ex.managerOptions(s, scheme, stopping)})
 	stopManager()
 	if merr := <-stopped; merr != nil {
 		return merr

@@ -127,7 +127,7 @@ func TestParseFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s\nparseFlags(%q): %v", tc.reason, tc.args, err)
 			}
-			co, mo := tc.ex.clusterOptions(s), tc.ex.managerOptions(s, nil)
+			co, mo := tc.ex.clusterOptions(s), tc.ex.managerOptions(s, nil, func() bool { return false })
 			g := got{
 				Kubeconfig: co.Kubeconfig, CRDs: s.crds,
 				LeaderElection: mo.LeaderElection, ReleaseOnCancel: mo.LeaderElectionReleaseOnCancel,
