@@ -51,8 +51,12 @@ func (r *reconciler) updateStatus(ctx context.Context, obj client.Object) error 
 	_, status := parts(obj)
 	_, sent := parts(body)
 	*sent = *status.DeepCopy()
+	start := r.local.Now()
 	if err := r.client.Status().Update(ctx, body); err != nil {
 		return err
+	}
+	if r.server != nil {
+		r.server.observe(start, r.local.Now(), lastManaged(body.GetManagedFields()))
 	}
 	*status = *sent
 	obj.SetResourceVersion(body.GetResourceVersion())

@@ -60,6 +60,18 @@
 // A Secret failure that only a change can fix waits for a change of the spec
 // or the Secret; other failures are retried with back-off.
 //
+// # Clock skew
+//
+// Deadlines are on the API server's clock (creationTimestamp). With the real
+// clock (Options.Clock nil) the reconciler learns the offset between its own
+// clock and the server's from its status writes, whose responses carry the
+// second at which the server applied them: once the writes prove the local
+// clock wrong, transitions land by the server's time, never before their
+// deadline and at most the measurement's width after it (under a second after
+// the first write, tens of milliseconds after a few dozen). Until the first
+// write of a kind after start, the local clock is trusted. An injected
+// Options.Clock is used as it is.
+//
 // Limits:
 //
 //   - a status over MaxStatusBytes (512 KiB) as JSON is Stalled (StatusTooLarge).

@@ -31,7 +31,9 @@ import (
 
 // Options configure the reconciler of both kinds.
 type Options struct {
-	// Clock tells the time. Nil means the real clock.
+	// Clock tells the time. Nil means the real clock, moved by the offset
+	// to the API server's clock that the reconciler's writes prove (see
+	// the package doc, "Clock skew").
 	Clock clock.PassiveClock
 
 	// PollInterval, when positive, reconciles every object at least this
@@ -153,7 +155,9 @@ type reconciler struct {
 	cache    client.Reader // the metadata of Secrets; nil: none
 	scheme   *runtime.Scheme
 	recorder events.EventRecorder // may be nil
-	clock    clock.PassiveClock
+	clock    clock.PassiveClock // the server's time, as far as known
+	local    clock.PassiveClock // the clock of this process
+	server   *serverClock       // nil when Options.Clock is set
 	setter   conditions.Setter
 	opts     Options
 
@@ -182,10 +186,20 @@ func newReconciler(mgr manager.Manager, k kind, o Options) *reconciler {
 }
 
 func (r *reconciler) init() {
-	r.clock = r.opts.Clock
-	if r.clock == nil {
-		r.clock = clock.RealClock{}
+	if r.opts.Clock == nil {
+		r.useLocalClock(clock.RealClock{})
+		return
 	}
+	r.clock, r.local, r.server = r.opts.Clock, r.opts.Clock, nil
+	r.setter = conditions.NewSetter(conditions.WithClock(r.clock))
+}
+
+// useLocalClock makes r tell the server's time from local, the clock of this
+// process, and the offset its writes prove.
+func (r *reconciler) useLocalClock(local clock.PassiveClock) {
+	r.local = local
+	r.server = &serverClock{local: local}
+	r.clock = r.server
 	r.setter = conditions.NewSetter(conditions.WithClock(r.clock))
 }
 
