@@ -155,9 +155,9 @@ type reconciler struct {
 	cache    client.Reader // the metadata of Secrets; nil: none
 	scheme   *runtime.Scheme
 	recorder events.EventRecorder // may be nil
-	clock    clock.PassiveClock // the server's time, as far as known
-	local    clock.PassiveClock // the clock of this process
-	server   *serverClock       // nil when Options.Clock is set
+	clock    clock.PassiveClock   // the server's time, as far as known
+	local    clock.PassiveClock   // the clock of this process
+	server   *serverClock         // nil when Options.Clock is set
 	setter   conditions.Setter
 	opts     Options
 
