@@ -28,8 +28,9 @@
 //     control plane, whose kubeconfig is printed for kubectl);
 //   - --crds DIR: install the CRD manifests in DIR instead of the ones
 //     embedded in the binary (not for an example that sets CRDDirs);
-//   - --metrics-bind-address, --health-probe-bind-address (/healthz and
-//     /readyz; both "0", off, by default);
+//   - --metrics-bind-address, --health-probe-bind-address (/healthz, and
+//     /readyz, which fails until the manager's caches have synced; both "0",
+//     off, by default);
 //   - --leader-elect, --leader-election-namespace (default "default"),
 //     --leader-election-id (default LeaderElectionID); with --leader-elect,
 //     Run (the example's set-up and demo) starts only once the replica is

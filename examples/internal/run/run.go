@@ -8,15 +8,18 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -88,12 +91,33 @@ type Env struct {
 }
 
 // AddProbes adds the healthz and readyz checks that
-// --health-probe-bind-address serves to mgr.
+// --health-probe-bind-address serves to mgr: /healthz answers while the
+// process runs, /readyz once the manager's caches have synced (CacheSynced).
 func AddProbes(mgr manager.Manager) error {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}
-	return mgr.AddReadyzCheck("readyz", healthz.Ping)
+	return mgr.AddReadyzCheck("caches", CacheSynced(mgr.GetCache()))
+}
+
+// cacheSyncProbe is how long a readiness probe waits for the caches to say
+// they have synced; they answer at once once they have.
+const cacheSyncProbe = 100 * time.Millisecond
+
+// CacheSynced is a readiness check that fails until every informer of c has
+// synced, so that a replica is not Ready while its controllers would act on
+// an incomplete view. A standby replica (leader election) syncs its caches
+// too and is Ready: it can take over at once; which replica leads shows in
+// the Lease and in controller-runtime's leader_election_master_status metric.
+func CacheSynced(c cache.Cache) healthz.Checker {
+	return func(req *http.Request) error {
+		ctx, cancel := context.WithTimeout(req.Context(), cacheSyncProbe)
+		defer cancel()
+		if !c.WaitForCacheSync(ctx) {
+			return errors.New("the caches have not synced yet")
+		}
+		return nil
+	}
 }
 
 // settings are the values of the flags Main adds.

@@ -38,6 +38,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/controllers"
 	healthcrds "github.com/ctrlkit/ctrlkit/examples/healthscope/crds"
 	healthv1alpha1 "github.com/ctrlkit/ctrlkit/examples/healthscope/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/run"
 	"github.com/ctrlkit/ctrlkit/nop"
 	nopcrds "github.com/ctrlkit/ctrlkit/nop/crds"
 	nopv1alpha1 "github.com/ctrlkit/ctrlkit/nop/v1alpha1"
@@ -204,7 +205,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+	if err := mgr.AddReadyzCheck("caches", run.CacheSynced(mgr.GetCache())); err != nil {
 		return nil, err
 	}
 	cloud, err := cloudapi.NewServer(o.CloudLatency)
