@@ -4,9 +4,11 @@
 // XR and, through status.claimConditions, on the claim (package results).
 // It then walks a demo claim through the fn-claim-conditions design's
 // scenarios (Image Not Found, Progressing, Success), printing the claim's
-// conditions as they change, and keeps running until interrupted.
+// conditions as they change, and stops (--keep-running: runs on until
+// interrupted). On a cluster without kube-controller-manager it marks the
+// Deployment available itself (--simulate: on any cluster).
 //
-//	go run ./examples/composite [--kubeconfig FILE] [--crds DIR]
+//	go run ./examples/composite [--kubeconfig FILE] [--crds DIR] [--keep-running] [--simulate]
 //
 // Without --kubeconfig (or KUBECONFIG) it starts a local control plane and
 // prints how to point kubectl at it (kubectl get apps,xapps,deployments -A).
@@ -44,8 +46,9 @@ func main() {
 			return core.Setup(mgr, core.Options{Pipeline: core.Pipeline{{Name: "app", Function: fn}}})
 		},
 		Run: func(ctx context.Context, e run.Env) error {
-			return demo.Run(ctx, e.Client, os.Stdout, demo.Options{SimulateRollout: e.Cluster.Local})
+			return demo.Run(ctx, e.Client, os.Stdout, demo.Options{SimulateRollout: e.Simulate})
 		},
-		KeepRunning: "\nThe claim is Ready. Press Ctrl-C to stop; meanwhile try kubectl get apps,xapps -A.",
+		PlaysControllerManager: true,
+		KeepRunning:            "\nThe claim is Ready. Press Ctrl-C to stop; meanwhile try kubectl get apps,xapps -A.",
 	})
 }

@@ -36,7 +36,6 @@ import (
 
 func main() {
 	latency := flag.Duration("latency", 1500*time.Millisecond, "how long every call to the fake cloud API takes")
-	keep := flag.Bool("keep-running", false, "keep the controller running after the script, for edits with kubectl")
 	var cloud *cloudapi.Server // serves until the process exits, after the manager stopped
 	run.Main(run.Example{
 		Name:        "direct",
@@ -44,7 +43,8 @@ func main() {
 		AddToScheme: v1alpha1.AddToScheme,
 		// The script prints what matters: the Ready condition, which
 		// carries every error the controller meets.
-		Quiet: true,
+		Quiet:       true,
+		KeepRunning: "\nThe controller keeps running; edit with: kubectl edit dataset orders. Ctrl-C stops it.",
 		Setup: func(mgr manager.Manager) (err error) {
 			if cloud, err = cloudapi.NewServer(*latency); err != nil {
 				return err
@@ -60,10 +60,6 @@ func main() {
 		Run: func(ctx context.Context, e run.Env) error {
 			if err := demo.Run(ctx, demo.Options{Client: e.Client, Cloud: cloud, Out: os.Stdout}); err != nil {
 				return err
-			}
-			if *keep {
-				fmt.Println("\nThe controller keeps running; edit with: kubectl edit dataset orders. Ctrl-C stops it.")
-				<-ctx.Done()
 			}
 			return nil
 		},

@@ -3,10 +3,10 @@
 // and VPC ID from a VPC, their region from a ConfigMap, an ARN from a
 // template over a ConfigMap and a Secret, and a database password handed to
 // the controller but never written (package extref). It applies
-// demo/example.yaml, narrates what happens, and keeps running until
-// interrupted.
+// demo/example.yaml, narrates what happens, and stops (--keep-running: runs
+// on until interrupted).
 //
-//	go run ./examples/extref [--kubeconfig FILE] [--crds DIR]
+//	go run ./examples/extref [--kubeconfig FILE] [--crds DIR] [--keep-running]
 //
 // Without --kubeconfig (or KUBECONFIG) it starts a local control plane and
 // prints how to point kubectl at it (kubectl get vpcs,subnets). It installs

@@ -3,10 +3,11 @@
 // the scopes it names without knowing their schemas, and a HealthScope
 // controller that judges those workloads, of any kind, by the resources they
 // create (package controllers). It then walks the design's example through
-// (package demo), printing the scope's health as it changes, and keeps
-// running until interrupted.
+// (package demo), printing the scope's health as it changes, and stops
+// (--keep-running: runs on until interrupted). On a cluster without
+// kube-controller-manager it plays its part (--simulate: on any cluster).
 //
-//	go run ./examples/healthscope [--kubeconfig FILE] [--crds DIR] [--namespace NS]
+//	go run ./examples/healthscope [--kubeconfig FILE] [--crds DIR] [--keep-running] [--simulate] [--namespace NS]
 //
 // Without --kubeconfig (or KUBECONFIG) it starts a local control plane and
 // prints how to point kubectl at it (kubectl get healthscopes,applications -o
@@ -42,8 +43,9 @@ func main() {
 		AddToScheme: v1alpha1.AddToScheme,
 		Setup:       func(mgr manager.Manager) error { return controllers.Setup(mgr, controllers.Options{}) },
 		Run: func(ctx context.Context, e run.Env) error {
-			return demo.Run(ctx, e.Client, os.Stdout, demo.Options{Namespace: *namespace, Simulate: e.Cluster.Local})
+			return demo.Run(ctx, e.Client, os.Stdout, demo.Options{Namespace: *namespace, Simulate: e.Simulate})
 		},
-		KeepRunning: "\nThe scope is Healthy. Press Ctrl-C to stop; meanwhile try kubectl get healthscopes,applications -o yaml.",
+		PlaysControllerManager: true,
+		KeepRunning:            "\nThe scope is Healthy. Press Ctrl-C to stop; meanwhile try kubectl get healthscopes,applications -o yaml.",
 	})
 }

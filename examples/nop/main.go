@@ -2,14 +2,14 @@
 // (package nop): it applies the provider-nop design's sample and prints each
 // condition transition as it lands, with its lateness against the schedule.
 //
-//	go run ./examples/nop [--kubeconfig FILE] [--watch] [--leader-elect]
+//	go run ./examples/nop [--kubeconfig FILE] [--keep-running] [--leader-elect]
 //	    [--metrics-bind-address :8080] [--concurrency 10] [--poll-interval 0]
 //	    [--crds DIR]
 //
 // Without --kubeconfig (or KUBECONFIG) it starts a local control plane and
 // prints how to point kubectl at it; it installs the CRDs built into the
 // binary, or those in --crds DIR. It exits after the sample's last transition
-// unless --watch keeps it running for other objects.
+// unless --keep-running keeps it running for other objects.
 //
 // Like every example it has the flags of a kubebuilder-scaffolded provider
 // (metrics, health probes, leader election, concurrency, zap logging; see
@@ -31,7 +31,6 @@ import (
 )
 
 func main() {
-	watch := flag.Bool("watch", false, "keep running after the sample's schedule, reconciling every nop resource")
 	concurrency := flag.Int("concurrency", 10, "objects of each kind reconciled at once")
 	poll := flag.Duration("poll-interval", 0, "reconcile every object at least this often, as a safety net (0: off; the reconciler requeues at each deadline)")
 	var s *sample
@@ -50,9 +49,8 @@ func main() {
 			if err := s.recreate(ctx, e.Client); err != nil {
 				return err
 			}
-			if *watch {
-				<-ctx.Done()
-				return nil
+			if e.KeepRunning {
+				return nil // Main keeps the controllers running
 			}
 			return s.wait(ctx)
 		},

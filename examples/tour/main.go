@@ -4,14 +4,14 @@
 // printing each condition transition as it lands, then a summary table. It
 // exits 0 only when every scenario passed.
 //
-//	go run ./examples/tour [--kubeconfig FILE [--simulate]] [--watch] [--verbose] [--root DIR]
+//	go run ./examples/tour [--kubeconfig FILE] [--simulate] [--keep-running] [--verbose] [--root DIR]
 //
 // Without --kubeconfig (or KUBECONFIG) it starts a local control plane (the
 // first run builds it, several minutes, then it is cached). It installs the
 // examples' CRDs built into the binary, so it runs from any directory; --root
 // installs those of a repository checkout instead. It deletes what an earlier
 // run left in the cluster before it starts, and its own objects at the end
-// unless --watch keeps them for kubectl.
+// unless --keep-running keeps them for kubectl.
 //
 // Like every example it has the flags of a kubebuilder-scaffolded provider
 // (metrics, health probes, leader election, concurrency, zap logging; see
@@ -33,9 +33,7 @@ import (
 
 func main() {
 	root := flag.String("root", "", "a repository checkout whose examples' CRDs to install instead of the ones built into the binary")
-	watch := flag.Bool("watch", false, "keep the controllers and the tour's objects after the tour, for kubectl")
 	verbose := flag.Bool("verbose", false, "also print each example's own narration")
-	simulate := flag.Bool("simulate", false, "play kube-controller-manager (Deployments available, ReplicaSets), for a cluster that runs none such as make cluster; always on for a control plane the tour starts")
 	run.Main(run.Example{
 		Name: "tour",
 		CRDs: tour.CRDs,
@@ -48,17 +46,18 @@ func main() {
 		// The timeline shows what matters: the conditions carry every
 		// error the controllers meet (several scenarios provoke errors on
 		// purpose).
-		Quiet: true,
+		Quiet:                  true,
+		PlaysControllerManager: true,
 		// No Setup: tour.Run builds its own manager.
 		Run: func(ctx context.Context, e run.Env) error {
 			var transcript io.Writer
 			if *verbose {
 				transcript = os.Stdout
 			}
-			results, err := tour.Run(ctx, tour.Options{Config: e.Cluster.Config, Simulate: e.Cluster.Local || *simulate,
-				Out: os.Stdout, Transcript: transcript, Watch: *watch, Manager: e.ManagerOptions,
+			results, err := tour.Run(ctx, tour.Options{Config: e.Cluster.Config, Simulate: e.Simulate,
+				Out: os.Stdout, Transcript: transcript, Watch: e.KeepRunning, Manager: e.ManagerOptions,
 				OnSummary: func() {
-					if *watch {
+					if e.KeepRunning {
 						fmt.Printf("\nkubectl along: export KUBECONFIG=%s\n", e.Cluster.KubeconfigPath)
 					}
 				}})

@@ -66,9 +66,15 @@ type Example struct {
 	// interrupt, or when the manager stops with an error.
 	Run func(ctx context.Context, e Env) error
 
-	// KeepRunning, when set, is printed once Run has returned nil (a hint
-	// for kubectl); Main then keeps the controllers running until ctx ends.
+	// KeepRunning is printed once Run has returned nil when --keep-running
+	// is given (a hint for kubectl); Main then keeps the controllers running
+	// until ctx ends. Without --keep-running Main stops once Run returns.
 	KeepRunning string
+
+	// PlaysControllerManager says that Run can play kube-controller-manager's
+	// part (Deployments become available) on a cluster that runs none: Main
+	// adds --simulate and sets Env.Simulate.
+	PlaysControllerManager bool
 }
 
 // Env is what Example.Run works with.
@@ -88,6 +94,16 @@ type Env struct {
 	// election, concurrency), for an example without Setup that builds
 	// its own manager; it adds the probes with AddProbes.
 	ManagerOptions manager.Options
+
+	// KeepRunning is --keep-running: the example keeps its controllers
+	// (and, where it says so, its objects) after its script, for kubectl.
+	KeepRunning bool
+
+	// Simulate says that Run should play kube-controller-manager's part:
+	// --simulate was given, Main started the cluster, or the cluster runs
+	// no kube-controller-manager (see ControllerManagerRuns). Only for an
+	// example with PlaysControllerManager.
+	Simulate bool
 }
 
 // AddProbes adds the healthz and readyz checks that
@@ -130,6 +146,8 @@ type settings struct {
 	metricsAddr string
 	probeAddr   string
 	concurrency int
+	keepRunning bool
+	simulate    bool
 	zap         zap.Options
 	zapSet      bool // a --zap-* flag was given
 
@@ -212,6 +230,10 @@ func (ex Example) parseFlags(set *flag.FlagSet, args []string) (*settings, error
 	set.BoolVar(&s.leaderElect, "leader-elect", false, "elect a leader among replicas, so that one reconciles at a time")
 	set.StringVar(&s.leaderNS, "leader-election-namespace", "default", "namespace of the leader election Lease")
 	set.StringVar(&s.leaderID, "leader-election-id", id, "name of the leader election Lease")
+	set.BoolVar(&s.keepRunning, "keep-running", false, "keep the controllers running after the example's script, for kubectl, until interrupted")
+	if ex.PlaysControllerManager {
+		set.BoolVar(&s.simulate, "simulate", false, "play kube-controller-manager (Deployments become available) even on a cluster that runs one; without it the example plays it only on a cluster that runs none, such as its own or make cluster's")
+	}
 	// An example with a concurrency flag of its own (nop) keeps it.
 	if set.Lookup("concurrency") == nil {
 		set.IntVar(&s.concurrency, "concurrency", 1, "objects of each kind reconciled at once")
@@ -287,9 +309,13 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 		c.Config.QPS = -1 // as controller-runtime's config.GetConfig does: rely on the API server's priority and fairness
 	}
 	if ex.Setup == nil {
-		p.done.Store(true)
 		stopping := func() bool { return ctx.Err() != nil }
-		return ex.play(ctx, Env{Cluster: c, ManagerOptions: ex.managerOptions(s, nil, stopping)})
+		e := Env{Cluster: c, ManagerOptions: ex.managerOptions(s, nil, stopping), KeepRunning: s.keepRunning}
+		if err := ex.decideSimulate(ctx, s, &e, nil); err != nil {
+			return err
+		}
+		p.done.Store(true)
+		return ex.play(ctx, e)
 	}
 
 	scheme := runtime.NewScheme()
@@ -329,8 +355,12 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 		cancelRun() // Run cannot go on without its controllers
 		stopped <- err
 	}()
+	e := Env{Cluster: c, Manager: mgr, Client: cl, ManagerOptions: ex.managerOptions(s, scheme, stopping), KeepRunning: s.keepRunning}
+	if err := ex.decideSimulate(ctx, s, &e, cl); err != nil {
+		return err
+	}
 	p.done.Store(true)
-	err = ex.playElected(runCtx, mgr, s.leaderElect, Env{Cluster: c, Manager: mgr, Client: cl, ManagerOptions: ex.managerOptions(s, scheme, stopping)})
+	err = ex.playElected(runCtx, mgr, s.leaderElect, e)
 	stopManager()
 	if merr := <-stopped; merr != nil {
 		return merr
@@ -354,12 +384,14 @@ func (ex Example) playElected(ctx context.Context, mgr manager.Manager, leaderEl
 	return ex.play(ctx, e)
 }
 
-// play calls Run and then, with KeepRunning set, waits for ctx to end.
+// play calls Run and then, with --keep-running, waits for ctx to end.
 func (ex Example) play(ctx context.Context, e Env) error {
-	if err := ex.Run(ctx, e); err != nil || ex.KeepRunning == "" {
+	if err := ex.Run(ctx, e); err != nil || !e.KeepRunning {
 		return err
 	}
-	fmt.Println(ex.KeepRunning)
+	if ex.KeepRunning != "" {
+		fmt.Println(ex.KeepRunning)
+	}
 	<-ctx.Done()
 	return nil
 }

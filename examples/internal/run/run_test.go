@@ -44,6 +44,7 @@ func TestParseFlags(t *testing.T) {
 		Concurrency                     int
 		Zap                             bool
 		InstallsDirs, InstallsEmbedded  bool
+		KeepRunning, Simulate           bool
 	}
 	embedded := []fs.FS{fstest.MapFS{}}
 	cases := map[string]struct {
@@ -103,6 +104,18 @@ func TestParseFlags(t *testing.T) {
 			ex:     Example{CRDs: embedded, CRDDirs: func() []string { return nil }},
 			want:   got{ReleaseOnCancel: true, LeaderElectionID: ".examples.ctrlkit.dev", LeaderElectNS: "default", MetricsBindAddress: "0", InstallsEmbedded: true},
 		},
+		"KeepRunningAndSimulate": {
+			reason: "--keep-running for every example, --simulate for one that plays kube-controller-manager",
+			ex:     Example{CRDs: embedded, PlaysControllerManager: true},
+			args:   []string{"--keep-running", "--simulate"},
+			want:   got{ReleaseOnCancel: true, LeaderElectionID: ".examples.ctrlkit.dev", LeaderElectNS: "default", MetricsBindAddress: "0", InstallsEmbedded: true, KeepRunning: true, Simulate: true},
+		},
+		"NoSimulateFlag": {
+			reason:  "an example that does not play kube-controller-manager has no --simulate",
+			ex:      Example{CRDs: embedded},
+			args:    []string{"--simulate"},
+			wantErr: "flag provided but not defined: -simulate",
+		},
 		"CRDDirsNoFlag": {
 			reason:  "an example with CRDDirs has no --crds",
 			ex:      Example{CRDs: embedded, CRDDirs: func() []string { return nil }},
@@ -135,6 +148,7 @@ func TestParseFlags(t *testing.T) {
 				MetricsBindAddress: mo.Metrics.BindAddress,
 				InstallsDirs:       len(co.CRDDirs) > 0, InstallsEmbedded: len(co.CRDs) > 0,
 				Concurrency: mo.Controller.MaxConcurrentReconciles, Zap: s.zapSet,
+				KeepRunning: s.keepRunning, Simulate: s.simulate,
 			}
 			if g.Concurrency == 1 { // the default, left out of want
 				g.Concurrency = 0
@@ -257,7 +271,14 @@ func TestRun(t *testing.T) {
 				Run:         func(context.Context, Env) error { close(ranDemo); return nil },
 				KeepRunning: "The demo ran; the controllers keep running.",
 			},
+			args:    []string{"--keep-running"},
 			wantErr: errManager.Error(),
+		},
+		"StopsAfterRun": {
+			reason: "without --keep-running Main stops once Run returned, whatever KeepRunning says",
+			ex: Example{Setup: func(manager.Manager) error { return nil },
+				Run:         func(context.Context, Env) error { return nil },
+				KeepRunning: "never printed"},
 		},
 		"Probes": {
 			reason: "--health-probe-bind-address serves /healthz and /readyz while the controllers run",

@@ -193,3 +193,52 @@ func TestCacheSynced(t *testing.T) {
 	go func() { _ = c.Start(ctx) }()
 	testenv.Eventually(t, 30*time.Second, "the check to pass once the caches synced", func() error { return check(req) })
 }
+
+// TestControllerManagerRuns: the test control plane runs no
+// kube-controller-manager; a freshly renewed Lease of one, or the
+// ServiceAccount its service account controller creates, says that one runs;
+// a Lease not renewed for a minute does not.
+func TestControllerManagerRuns(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := context.Background()
+	runs := func() bool {
+		t.Helper()
+		got, err := ControllerManagerRuns(ctx, env.Client)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if runs() {
+		t.Fatal("a control plane without kube-controller-manager is said to run one")
+	}
+
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kube-controller-manager"},
+		Spec: coordinationv1.LeaseSpec{RenewTime: &metav1.MicroTime{Time: time.Now().Add(-2 * time.Minute)}}}
+	if err := env.Client.Create(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Client.Delete(ctx, lease) }()
+	if runs() {
+		t.Error("a Lease last renewed two minutes ago is taken for a running kube-controller-manager")
+	}
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+	if err := env.Client.Update(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	if !runs() {
+		t.Error("a Lease renewed now is not taken for a running kube-controller-manager")
+	}
+	if err := env.Client.Delete(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "default"}}
+	if err := env.Client.Create(ctx, sa); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Client.Delete(ctx, sa) }()
+	if !runs() {
+		t.Error("the ServiceAccount default/default is not taken for a kube-controller-manager without leader election")
+	}
+}

@@ -35,7 +35,7 @@
 // The tour runs again and again in one cluster. Every object it creates, by
 // itself or through its controllers, is labelled LabelCreatedBy=CreatedBy
 // (app.kubernetes.io/created-by=ctrlkit-tour), and Run deletes the labelled
-// objects that an earlier run left (after --watch, or when interrupted) before
+// objects that an earlier run left (after --keep-running, or when interrupted) before
 // the scenarios, which expect to create their objects, and its own after the
 // summary unless Options.Watch keeps them for kubectl. Deleting only the
 // scenarios' roots is not enough: a cluster without kube-controller-manager
@@ -47,8 +47,9 @@
 // Namespaces are labelled but kept: without kube-controller-manager a deleted
 // namespace never goes away.
 //
-// A local control plane runs no kube-controller-manager, so the composite and
+// A cluster without kube-controller-manager (a local control plane, make
+// cluster's) leaves Deployments unrolled, so there the composite and
 // healthscope demos play its part (Options.Simulate), as they do when run
-// alone; --simulate asks for the same on a cluster given by --kubeconfig that
-// has none (make cluster).
+// alone; the tour finds out by itself (run.ControllerManagerRuns), and
+// --simulate asks for it on any cluster.
 package tour

@@ -230,7 +230,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	}
 	e.c = labelCreated(c)
 	// An earlier run against this cluster may have left its objects (with
-	// --watch, or when interrupted), and the scenarios expect to create them.
+	// --keep-running, or when interrupted), and the scenarios expect to create them.
 	if n, err := clean(ctx, e.c, o.CleanupTimeout); err != nil {
 		return nil, fmt.Errorf("cannot delete the objects an earlier tour left: %w", err)
 	} else if n > 0 {
@@ -266,7 +266,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		o.OnSummary()
 	}
 	if o.Watch {
-		fmt.Fprintln(o.Out, "\nThe controllers keep running (--watch); Ctrl-C stops them. Try: kubectl get ctrlkit-example,nopresources -A")
+		fmt.Fprintln(o.Out, "\nThe controllers keep running (--keep-running); Ctrl-C stops them. Try: kubectl get ctrlkit-example,nopresources -A")
 		<-ctx.Done()
 		return results, nil
 	}
@@ -274,7 +274,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if err != nil {
 		return results, fmt.Errorf("cannot delete the tour's objects: %w", err)
 	}
-	fmt.Fprintf(o.Out, "\ndeleted the tour's %d objects (--watch keeps them, for kubectl)\n", n)
+	fmt.Fprintf(o.Out, "\ndeleted the tour's %d objects (--keep-running keeps them, for kubectl)\n", n)
 	return results, nil
 }
 
