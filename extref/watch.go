@@ -3,7 +3,6 @@ package extref
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -11,21 +10,18 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/ctrlkit/ctrlkit/fieldpath"
+	"github.com/ctrlkit/ctrlkit/internal/informers"
 )
 
 // A Watcher enqueues referencers when their sources change, so that Always
@@ -57,20 +53,15 @@ import (
 // must then be the Watcher's and its Resolver's alone (NewSourceCache), since
 // other users of a shared cache would lose their informers.
 type Watcher struct {
-	informers cache.Informers
-	idle      time.Duration // StopIdleInformers; 0 keeps informers
-	wakeEvery time.Duration // wakeInterval; tests set 0
+	informers *informers.Set // the informers referencers depend on
+	idle      time.Duration  // StopIdleInformers; 0 keeps informers
+	wakeEvery time.Duration  // wakeInterval; tests set 0
 
-	ops          sync.Mutex // serialises adding handlers and removing informers
 	mu           sync.Mutex
 	bySource     map[watchKey]*referencers
 	byReferencer map[types.NamespacedName][]watchKey
-	kinds        map[informerKind]bool // true once its handler is added
-	users        map[informerKind]int  // referencers that depend on each kind
-	lastUsed     map[informerKind]time.Time
 	woken        map[types.NamespacedName]time.Time // when changed last enqueued each referencer
 	queue        workqueue.TypedRateLimitingInterface[reconcile.Request]
-	ctx          context.Context
 }
 
 // A WatcherOption configures a Watcher.
@@ -101,24 +92,12 @@ func NewSourceCache(mgr manager.Manager) (cache.Cache, error) {
 // newSourceCache is NewSourceCache, whose informers report to kinds, when
 // not nil, a kind they may not list or that is not served.
 func newSourceCache(mgr manager.Manager, kinds *unreadableKinds) (cache.Cache, error) {
-	o := cache.Options{HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()}
+	var onWatchError toolscache.WatchErrorHandlerWithContext
 	if kinds != nil {
-		o.DefaultWatchErrorHandler = kinds.listFailed
+		onWatchError = kinds.listFailed
 	}
-	c, err := cache.New(mgr.GetConfig(), o)
-	if err != nil {
-		return nil, fmt.Errorf("cannot create the cache of external values' sources: %w", err)
-	}
-	if err := mgr.Add(sourceCache{c}); err != nil {
-		return nil, fmt.Errorf("cannot add the cache of external values' sources to the manager: %w", err)
-	}
-	return c, nil
+	return informers.NewCache(mgr, "external values' sources", onWatchError)
 }
-
-// sourceCache is a cache the manager starts, and waits for, with its own.
-type sourceCache struct{ cache.Cache }
-
-func (c sourceCache) GetCache() cache.Cache { return c.Cache }
 
 var _ source.Source = &Watcher{}
 
@@ -230,38 +209,30 @@ func (s *referencers) each(f func(types.NamespacedName, fieldSet)) {
 	}
 }
 
-// informerKind is an informer the Watcher adds a handler to: a source kind,
-// or the metadata of CRDs.
-type informerKind struct {
-	gvk schema.GroupVersionKind
-	crd bool
-}
-
 var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
 
-func (k watchKey) informer() informerKind {
+// informer is the informer the Watcher adds a handler to for k: a source
+// kind, or the metadata of CRDs.
+func (k watchKey) informer() informers.Kind {
 	if k.crd != (schema.GroupResource{}) {
-		return informerKind{gvk: crdKind, crd: true}
+		return informers.Kind{GVK: crdKind, Metadata: true}
 	}
-	return informerKind{gvk: k.gvk}
+	return informers.Kind{GVK: k.gvk}
 }
 
 // NewWatcher returns a Watcher that adds handlers to informers, normally a
 // manager's GetCache(), the same cache the Resolver reads.
-func NewWatcher(informers cache.Informers, opts ...WatcherOption) *Watcher {
+func NewWatcher(c cache.Informers, opts ...WatcherOption) *Watcher {
 	w := &Watcher{
-		informers:    informers,
 		bySource:     make(map[watchKey]*referencers),
 		byReferencer: make(map[types.NamespacedName][]watchKey),
-		kinds:        make(map[informerKind]bool),
-		users:        make(map[informerKind]int),
-		lastUsed:     make(map[informerKind]time.Time),
 		woken:        make(map[types.NamespacedName]time.Time),
 		wakeEvery:    wakeInterval,
 	}
 	for _, o := range opts {
 		o.applyToWatcher(w)
 	}
+	w.informers = informers.New(c, informers.Options{Idle: w.idle, Handler: w.handler})
 	return w
 }
 
@@ -285,17 +256,9 @@ func (w *Watcher) Start(ctx context.Context, queue workqueue.TypedRateLimitingIn
 		w.mu.Unlock()
 		return errors.New("cannot start the extref watcher: already started (use one Watcher per controller)")
 	}
-	w.queue, w.ctx = queue, ctx
-	var pending []informerKind
-	for k, added := range w.kinds {
-		if !added {
-			pending = append(pending, k)
-		}
-	}
+	w.queue = queue
 	w.mu.Unlock()
-	for _, k := range pending {
-		w.add(k)
-	}
+	w.informers.Start(ctx)
 	return nil
 }
 
@@ -313,10 +276,10 @@ func (w *Watcher) Forget(referencer types.NamespacedName) {
 // depends on.
 func (w *Watcher) expect(ref types.NamespacedName, k watchKey) {
 	ik := k.index()
-	w.mu.Lock()
 	// The read that follows may start the kind's informer: not one to stop
 	// for a while.
-	w.lastUsed[k.informer()] = time.Now()
+	w.informers.Touch(k.informer())
+	w.mu.Lock()
 	w.referencersOf(ik).add(ref, k.field)
 	w.mu.Unlock()
 }
@@ -344,42 +307,16 @@ func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {
 	} else {
 		w.byReferencer[ref] = slices.Clone(keys)
 	}
-	var add, idle []informerKind
-	for _, k := range kindsOf(keys) {
-		w.users[k]++
-	}
-	for _, k := range kindsOf(old) {
-		if w.users[k]--; w.users[k] <= 0 {
-			delete(w.users, k)
-			w.lastUsed[k] = time.Now()
-			idle = append(idle, k)
-		}
-	}
 	for _, k := range keys {
-		ik := k.index()
-		w.referencersOf(ik).add(ref, k.field)
-		kind := k.informer()
-		if _, known := w.kinds[kind]; !known {
-			w.kinds[kind] = false
-			if w.queue != nil {
-				add = append(add, kind)
-			}
-		}
+		w.referencersOf(k.index()).add(ref, k.field)
 	}
 	w.mu.Unlock()
-	for _, k := range add {
-		w.add(k)
-	}
-	if w.idle > 0 {
-		for _, k := range idle {
-			time.AfterFunc(w.idle, func() { w.stopIdle(k) })
-		}
-	}
+	w.informers.Update(kindsOf(old), kindsOf(keys))
 }
 
 // kindsOf returns the informer kinds of keys, each once.
-func kindsOf(keys []watchKey) []informerKind {
-	var out []informerKind
+func kindsOf(keys []watchKey) []informers.Kind {
+	var out []informers.Kind
 	for _, k := range keys {
 		if ik := k.informer(); !slices.Contains(out, ik) {
 			out = append(out, ik)
@@ -388,81 +325,10 @@ func kindsOf(keys []watchKey) []informerKind {
 	return out
 }
 
-// stopIdle removes the informer of kind k from the cache when no referencer
-// has needed it for the idle time.
-func (w *Watcher) stopIdle(k informerKind) {
-	w.ops.Lock()
-	defer w.ops.Unlock()
-	w.mu.Lock()
-	if _, used := w.users[k]; used {
-		w.mu.Unlock()
-		return
-	}
-	if left := w.idle - time.Since(w.lastUsed[k]); left > 0 {
-		w.mu.Unlock()
-		time.AfterFunc(left, func() { w.stopIdle(k) })
-		return
-	}
-	delete(w.kinds, k)
-	delete(w.lastUsed, k)
-	ctx := w.ctx
-	w.mu.Unlock()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	// A read may have started the informer even if no handler was added.
-	if err := w.informers.RemoveInformer(ctx, k.object()); err != nil {
-		log.FromContext(ctx).Error(err, "cannot stop the informer of sources no referencer reads", "kind", k.gvk.String())
-	}
-}
-
 // Informers returns how many informers the Watcher has handlers on.
-func (w *Watcher) Informers() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.kinds)
-}
+func (w *Watcher) Informers() int { return w.informers.Len() }
 
-// add adds the Watcher's handler to the informer of kind k. On failure the
-// kind is forgotten, so that the next referencer that reads it tries again.
-func (w *Watcher) add(k informerKind) {
-	w.ops.Lock()
-	defer w.ops.Unlock()
-	w.mu.Lock()
-	added, known := w.kinds[k]
-	w.mu.Unlock()
-	if added || !known {
-		return // added meanwhile, or stopped as idle before it was added
-	}
-	inf, err := w.informers.GetInformer(w.ctx, k.object(), cache.BlockUntilSynced(false))
-	if err == nil {
-		_, err = inf.AddEventHandler(w.handler(k))
-	}
-	w.mu.Lock()
-	if err != nil {
-		delete(w.kinds, k)
-	} else {
-		w.kinds[k] = true
-	}
-	w.mu.Unlock()
-	if err != nil {
-		log.FromContext(w.ctx).Error(err, "cannot watch the sources of external values", "kind", k.gvk.String())
-	}
-}
-
-// object is an empty object of kind k, to ask the cache for its informer.
-func (k informerKind) object() client.Object {
-	if k.crd {
-		pm := &metav1.PartialObjectMetadata{}
-		pm.SetGroupVersionKind(k.gvk)
-		return pm
-	}
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(k.gvk)
-	return u
-}
-
-func (w *Watcher) handler(k informerKind) toolscache.ResourceEventHandler {
+func (w *Watcher) handler(k informers.Kind) toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { w.changed(k, nil, obj) },
 		UpdateFunc: func(old, obj any) {
@@ -484,13 +350,13 @@ func (w *Watcher) handler(k informerKind) toolscache.ResourceEventHandler {
 
 // changed enqueues the referencers of a source object that changed: on an
 // update (old is not nil), only those whose fields of it changed.
-func (w *Watcher) changed(k informerKind, old, obj any) {
+func (w *Watcher) changed(k informers.Kind, old, obj any) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return
 	}
 	var key watchKey
-	if k.crd {
+	if k.Metadata {
 		// A CRD is named <plural>.<group>.
 		resource, group, ok := strings.Cut(m.GetName(), ".")
 		if !ok {
@@ -498,7 +364,7 @@ func (w *Watcher) changed(k informerKind, old, obj any) {
 		}
 		key = watchKey{crd: schema.GroupResource{Group: group, Resource: resource}}
 	} else {
-		key = watchKey{gk: k.gvk.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()}
+		key = watchKey{gk: k.GVK.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()}
 	}
 	fields := fieldChanges{old: informerContent(old), now: informerContent(obj)}
 	now := time.Now()
@@ -533,7 +399,7 @@ func (w *Watcher) changed(k informerKind, old, obj any) {
 		} else {
 			q.Add(req)
 		}
-		if k.crd {
+		if k.Metadata {
 			// The API server serves a new CRD's resource (discovery) a moment
 			// after the CRD's own events: look again shortly, rather than
 			// only after UnknownResourceRetry. Not with AddAfter: the queue

@@ -111,8 +111,8 @@ var rules = []rule{
 		imports: []string{"fieldpath", "internal/jsonvalue"},
 		says:    "scopes may import only fieldpath and internal/jsonvalue of ctrlkit"},
 	{pkg: "extref",
-		imports: []string{"fieldpath", "conditions", "extref/v1alpha1", "internal/jsonvalue", "internal/lastwrite", "internal/message"},
-		says:    "extref may import fieldpath, conditions (docs/design/extref.md), extref/v1alpha1, internal/jsonvalue, internal/lastwrite and internal/message"},
+		imports: []string{"fieldpath", "conditions", "extref/v1alpha1", "internal/informers", "internal/jsonvalue", "internal/lastwrite", "internal/message"},
+		says:    "extref may import fieldpath, conditions (docs/design/extref.md), extref/v1alpha1, internal/informers, internal/jsonvalue, internal/lastwrite and internal/message"},
 	{pkg: "extref/v1alpha1", external: apimachinery,
 		says: "API types import no ctrlkit package, only the standard library and apimachinery"},
 	{pkg: "nop",
@@ -148,6 +148,8 @@ var rules = []rule{
 		says: "internal/jsonfields imports only the standard library (it recognises protobuf messages by their method), so that directstatus compiles no protobuf"},
 	{pkg: "internal/lastwrite",
 		says: "internal/lastwrite imports no ctrlkit package"},
+	{pkg: "internal/informers",
+		says: "internal/informers imports no ctrlkit package"},
 	{pkg: "internal/message", external: stdOnly,
 		says: "internal/message imports only the standard library, so that conditions stays light (internal/message/message.go)"},
 	{pkg: "internal/controlplane", external: stdOnly,
@@ -172,7 +174,7 @@ var rules = []rule{
 
 // examplesSay is the rule for every package under examples/, which needs no
 // entry in rules.
-const examplesSay = "examples may import library packages, other examples and internal/localcluster"
+const examplesSay = "examples may import library packages, other examples, internal/localcluster and internal/informers"
 
 // exampleMayImport reports whether a package under examples/ may import
 // the ctrlkit package dep.
@@ -183,7 +185,9 @@ func exampleMayImport(dep string) bool {
 	case library:
 		return !strings.Contains(dep, "/internal/") // not another package's test helpers
 	}
-	return dep == "internal/localcluster"
+	// internal/informers: the informers a tenant's object chooses are kept
+	// by one mechanism, extref's and the HealthScope example's alike.
+	return dep == "internal/localcluster" || dep == "internal/informers"
 }
 
 type kind int
