@@ -7,12 +7,18 @@
 // (--keep-running: runs on until interrupted). On a cluster without
 // kube-controller-manager it plays its part (--simulate: on any cluster).
 //
-//	go run ./examples/healthscope [--kubeconfig FILE] [--crds DIR] [--keep-running] [--simulate] [--namespace NS]
+//	go run ./examples/healthscope [--kubeconfig FILE] [--crds DIR] [--keep-running] [--simulate] [--namespace NS] [--watch-kinds KINDS]
 //
 // Without --kubeconfig (or KUBECONFIG) it starts a local control plane and
 // prints how to point kubectl at it (kubectl get healthscopes,applications -o
 // yaml). It installs the example's CRDs built into the binary, or those in
 // --crds DIR.
+//
+// --watch-kinds lists, comma-separated as Kind.group (Deployment.apps,
+// Service for the core group), the kinds of workloads and child resources
+// a HealthScope may hold: only those are read and watched, each through a
+// cluster-wide informer that stops a minute after no scope holds its kind.
+// The default is Deployment.apps,StatefulSet.apps,DaemonSet.apps,ReplicaSet.apps.
 //
 // Like every example it has the flags of a kubebuilder-scaffolded provider
 // (metrics, health probes, leader election, concurrency, zap logging; see
@@ -25,7 +31,9 @@ import (
 	"flag"
 	"io/fs"
 	"os"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/controllers"
@@ -37,15 +45,38 @@ import (
 
 func main() {
 	namespace := flag.String("namespace", "default", "namespace of the demo's HealthScope and Application")
+	watchKinds := flag.String("watch-kinds", kindList(controllers.DefaultWatchKinds), "comma-separated kinds (Kind.group) of the workloads and child resources a HealthScope may hold; only these are read and watched")
 	run.Main(run.Example{
 		Name:        "healthscope",
 		CRDs:        []fs.FS{crds.FS},
 		AddToScheme: v1alpha1.AddToScheme,
-		Setup:       func(mgr manager.Manager) error { return controllers.Setup(mgr, controllers.Options{}) },
+		Setup: func(mgr manager.Manager) error {
+			return controllers.Setup(mgr, controllers.Options{WatchKinds: parseKinds(*watchKinds)})
+		},
 		Run: func(ctx context.Context, e run.Env) error {
 			return demo.Run(ctx, e.Client, os.Stdout, demo.Options{Namespace: *namespace, Simulate: e.Simulate})
 		},
 		PlaysControllerManager: true,
 		KeepRunning:            "\nThe scope is Healthy. Press Ctrl-C to stop; meanwhile try kubectl get healthscopes,applications -o yaml.",
 	})
+}
+
+// kindList writes kinds as --watch-kinds takes them.
+func kindList(kinds []schema.GroupKind) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.String()
+	}
+	return strings.Join(names, ",")
+}
+
+// parseKinds reads --watch-kinds; none is an empty list, which allows no kind.
+func parseKinds(s string) []schema.GroupKind {
+	kinds := []schema.GroupKind{}
+	for _, k := range strings.Split(s, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			kinds = append(kinds, schema.ParseGroupKind(k))
+		}
+	}
+	return kinds
 }

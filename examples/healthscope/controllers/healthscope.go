@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -13,17 +14,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/examples/internal/conflict"
+	"github.com/ctrlkit/ctrlkit/internal/informers"
 	"github.com/ctrlkit/ctrlkit/scopes"
 )
 
@@ -39,24 +40,37 @@ type HealthScopeReconciler struct {
 	mapper meta.RESTMapper
 	setter conditions.Setter
 	defs   scopes.Definitions
-	// kinds are the kinds Locate may read, and so the kinds watched; nil
-	// is Locate's default, any kind but Secrets.
+	// kinds are the kinds Locate may read: Options.WatchKinds, and
+	// cluster-scoped kinds, which Locate refuses for a namespaced scope
+	// unless ClusterScopedWorkloads allows them.
 	kinds scopes.ReadKinds
 	// cluster are the cluster-scoped kinds a scope may hold.
 	cluster scopes.LocateOption
 
-	// watch, when set, makes sure that changes to objects of a kind
-	// requeue the scopes that hold them or their owners.
-	watch func(schema.GroupVersionKind)
+	// track, when set, is told the kinds each scope's workloads and their
+	// children are of, so that changes to objects of those kinds requeue
+	// the scopes that hold them or their owners.
+	track func(types.NamespacedName, []schema.GroupVersionKind)
 }
 
 // NewHealthScopeReconciler returns a reconciler that reads HealthScopes and
 // writes their status through c, and reads everything else through r (a
-// manager's cache, so that the kinds it reads are the kinds it watches).
+// cache, so that the kinds it reads are the kinds it watches). It reads
+// workloads and child resources only of the kinds Options.WatchKinds
+// allows.
 func NewHealthScopeReconciler(c client.Client, r client.Reader, mapper meta.RESTMapper, o Options) *HealthScopeReconciler {
 	o = o.withDefaults()
+	kinds := func(gk schema.GroupKind) bool {
+		if o.allows(gk) {
+			return true
+		}
+		// Refused by Locate's namespace rule, naming the entry, before
+		// anything is read.
+		m, err := mapper.RESTMapping(gk)
+		return err == nil && m.Scope.Name() == meta.RESTScopeNameRoot
+	}
 	return &HealthScopeReconciler{client: c, reader: r, mapper: mapper, setter: conditions.NewSetter(conditions.WithClock(o.Clock)), defs: o.Definitions,
-		cluster: scopes.ClusterScopedWorkloads(o.ClusterScopedWorkloads...)}
+		kinds: kinds, cluster: scopes.ClusterScopedWorkloads(o.ClusterScopedWorkloads...)}
 }
 
 // Reconcile computes the HealthScope's status from its workloads and writes
@@ -64,6 +78,9 @@ func NewHealthScopeReconciler(c client.Client, r client.Reader, mapper meta.REST
 func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	hs := &v1alpha1.HealthScope{}
 	if err := r.client.Get(ctx, req.NamespacedName, hs); err != nil {
+		if apierrors.IsNotFound(err) && r.track != nil {
+			r.track(req.NamespacedName, nil)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(hs)
@@ -74,7 +91,7 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	scope.SetGroupVersionKind(v1alpha1.HealthScopeKind)
 
 	located, locateErr := scopes.Locate(ctx, r.reader, r.mapper, scope, scopes.AtPath(HealthScopeRefPath), r.defs, r.kinds, r.cluster)
-	r.watchKinds(located)
+	r.trackKinds(req.NamespacedName, located)
 
 	status := v1alpha1.HealthScopeStatus{ObservedGeneration: hs.Generation, Conditions: slices.Clone(hs.Status.Conditions)}
 	var ready metav1.Condition
@@ -112,7 +129,7 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	// waits for a change of the scope or of a definition; any other failure
 	// (a kind not installed, an API error) is retried with backoff.
 	for _, l := range located {
-		if l.Err != nil && !apierrors.IsNotFound(l.Err) && !errors.Is(l.Err, scopes.ErrKindNotAllowed) && !errors.Is(l.Err, scopes.ErrInvalidRef) {
+		if l.Err != nil && !apierrors.IsNotFound(l.Err) && !errors.Is(l.Err, scopes.ErrKindNotAllowed) && !errors.Is(l.Err, scopes.ErrInvalidRef) && !errors.Is(l.Err, informers.ErrNotAllowed) {
 			return reconcile.Result{}, l.Err
 		}
 	}
@@ -122,29 +139,30 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 	return reconcile.Result{}, nil
 }
 
-// watchKinds watches the kinds of the located workloads and of their child
-// resources: the kinds Locate read, never one it may not read, so that a
-// scope's references cannot make the cache watch Secrets.
-func (r *HealthScopeReconciler) watchKinds(located []scopes.Located) {
-	if r.watch == nil {
+// trackKinds tells track the kinds of the located workloads and of their
+// child resources: the kinds Locate read, never one it refused.
+func (r *HealthScopeReconciler) trackKinds(scope types.NamespacedName, located []scopes.Located) {
+	if r.track == nil {
 		return
 	}
-	watch := func(apiVersion, kind string) {
+	var gvks []schema.GroupVersionKind
+	add := func(apiVersion, kind string) {
 		gv, err := schema.ParseGroupVersion(apiVersion)
-		if gvk := gv.WithKind(kind); err == nil && r.kinds.Allows(gvk.GroupKind()) {
-			r.watch(gvk)
+		if gvk := gv.WithKind(kind); err == nil && r.kinds.Allows(gvk.GroupKind()) && !slices.Contains(gvks, gvk) {
+			gvks = append(gvks, gvk)
 		}
 	}
 	for _, l := range located {
-		if errors.Is(l.Err, scopes.ErrInvalidRef) {
+		if errors.Is(l.Err, scopes.ErrInvalidRef) || errors.Is(l.Err, scopes.ErrKindNotAllowed) && l.Workload == nil {
 			continue // refused: nothing of it is read
 		}
-		watch(l.Ref.APIVersion, l.Ref.Kind)
+		add(l.Ref.APIVersion, l.Ref.Kind)
 		kinds, _ := scopes.ChildResourceKinds(l.Definition)
 		for _, k := range kinds {
-			watch(k.APIVersion, k.Kind)
+			add(k.APIVersion, k.Kind)
 		}
 	}
+	r.track(scope, gvks)
 }
 
 // scopesOf maps an object to the HealthScopes that hold it or one of its
@@ -194,36 +212,112 @@ func indexWorkloads(o client.Object) []string {
 	return keys
 }
 
-// A kindWatcher adds a watch to a running controller the first time it meets
-// a kind: a scope's workloads and their children may be of any kind, known
-// only once a scope holds them.
+// A kindWatcher watches the kinds a scope's workloads and their children
+// are of, known only once a scope holds them, and stops watching a kind
+// once no scope has held it for Options.InformerIdle. It is the
+// controller's source of events for those objects.
 type kindWatcher struct {
-	ctrl    controller.Controller
-	cache   cache.Cache
-	mapper  meta.RESTMapper
-	handler handler.TypedEventHandler[*unstructured.Unstructured, reconcile.Request]
+	set      *informers.Set
+	mapper   meta.RESTMapper
+	scopesOf func(context.Context, client.Object) []reconcile.Request
 
-	mu      sync.Mutex
-	watched map[schema.GroupVersionKind]bool
+	mu    sync.Mutex
+	ctx   context.Context
+	queue workqueue.TypedRateLimitingInterface[reconcile.Request]
+	users map[types.NamespacedName][]informers.Kind // the kinds of each scope
 }
 
-func (w *kindWatcher) watch(gvk schema.GroupVersionKind) {
+// Start implements source.Source.
+func (w *kindWatcher) Start(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.watched[gvk] {
+	w.ctx, w.queue = ctx, q
+	w.mu.Unlock()
+	w.set.Start(ctx)
+	return nil
+}
+
+// track records the kinds scope holds, replacing those it held before.
+// Kinds that are not installed are left out: their informer could not
+// start, and Locate reports them.
+func (w *kindWatcher) track(scope types.NamespacedName, gvks []schema.GroupVersionKind) {
+	var kinds []informers.Kind
+	for _, gvk := range gvks {
+		if _, err := w.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+			kinds = append(kinds, informers.Kind{GVK: gvk})
+		}
+	}
+	w.mu.Lock()
+	old := w.users[scope]
+	if slices.Equal(old, kinds) {
+		w.mu.Unlock()
 		return
 	}
-	// A kind that is not installed would make the source retry and log
-	// forever; Locate reports it, and the scope is retried.
-	if _, err := w.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-		return
+	if len(kinds) == 0 {
+		delete(w.users, scope)
+	} else {
+		w.users[scope] = kinds
 	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(gvk)
-	if err := w.ctrl.Watch(source.Kind(w.cache, obj, w.handler)); err != nil {
-		return
+	w.mu.Unlock()
+	w.set.Update(old, kinds)
+}
+
+// handler enqueues the scopes that hold an object of kind k, or one of its
+// owners, when it changes.
+func (w *kindWatcher) handler(informers.Kind) toolscache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
+		o, ok := obj.(client.Object)
+		if !ok {
+			return
+		}
+		w.mu.Lock()
+		ctx, q := w.ctx, w.queue
+		w.mu.Unlock()
+		if q == nil {
+			return
+		}
+		for _, req := range w.scopesOf(ctx, o) {
+			q.Add(req)
+		}
 	}
-	w.watched[gvk] = true
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue,
+		UpdateFunc: func(old, obj any) {
+			o, err1 := meta.Accessor(old)
+			n, err2 := meta.Accessor(obj)
+			if err1 == nil && err2 == nil && o.GetResourceVersion() == n.GetResourceVersion() {
+				return // a resync
+			}
+			enqueue(obj)
+		},
+		DeleteFunc: enqueue,
+	}
+}
+
+// definitionsReader reads definitions through the manager's cache, and
+// workloads and their children through the kindWatcher's.
+type definitionsReader struct {
+	defs                   scopes.Definitions
+	definitions, workloads client.Reader
+}
+
+func (r definitionsReader) reader(obj runtime.Object) client.Reader {
+	gk := obj.GetObjectKind().GroupVersionKind().GroupKind()
+	gk.Kind = strings.TrimSuffix(gk.Kind, "List")
+	if gk == r.defs.ScopeDefinition.GroupKind() || gk == r.defs.WorkloadDefinition.GroupKind() {
+		return r.definitions
+	}
+	return r.workloads
+}
+
+func (r definitionsReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return r.reader(obj).Get(ctx, key, obj, opts...)
+}
+
+func (r definitionsReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return r.reader(list).List(ctx, list, opts...)
 }
 
 // stalled reports whether a scope's references cannot be read without a

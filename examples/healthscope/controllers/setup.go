@@ -2,12 +2,13 @@ package controllers
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/internal/informers"
 	"github.com/ctrlkit/ctrlkit/scopes"
 )
 
@@ -37,6 +39,19 @@ type Options struct {
 	// namespace is read or reported.
 	ClusterScopedWorkloads []schema.GroupKind
 
+	// WatchKinds are the kinds of workloads and child resources that a
+	// HealthScope may hold and so have read and watched, cluster-wide: a
+	// reference to, or a WorkloadDefinition's child resource kind of, any
+	// other kind is refused (scopes.ErrKindNotAllowed), and nothing of it
+	// is read or watched. The kinds of ClusterScopedWorkloads are allowed
+	// too. Default: DefaultWatchKinds.
+	WatchKinds []schema.GroupKind
+
+	// InformerIdle is how long the informer of a kind that no HealthScope
+	// holds any more keeps running before it stops. Default:
+	// DefaultInformerIdle.
+	InformerIdle time.Duration
+
 	// ReconcileTimeout bounds one reconcile of an Application: when it
 	// passes, the scope writes still retrying give up and the Application
 	// is requeued with back-off, so that a tenant whose scopes keep
@@ -52,6 +67,12 @@ func (o Options) withDefaults() Options {
 	if o.ReconcileTimeout <= 0 {
 		o.ReconcileTimeout = DefaultReconcileTimeout
 	}
+	if o.WatchKinds == nil {
+		o.WatchKinds = DefaultWatchKinds
+	}
+	if o.InformerIdle <= 0 {
+		o.InformerIdle = DefaultInformerIdle
+	}
 	if o.Definitions.ScopeDefinition.Empty() && o.Definitions.WorkloadDefinition.Empty() {
 		o.Definitions.ScopeDefinition = v1alpha1.ScopeDefinitionKind
 		o.Definitions.WorkloadDefinition = v1alpha1.WorkloadDefinitionKind
@@ -61,6 +82,22 @@ func (o Options) withDefaults() Options {
 
 // DefaultReconcileTimeout is Options.ReconcileTimeout's default.
 const DefaultReconcileTimeout = 10 * time.Second
+
+// DefaultWatchKinds are Options.WatchKinds' default: the workload kinds of
+// package apps, which the example's workloads and their children are.
+var DefaultWatchKinds = []schema.GroupKind{
+	{Group: "apps", Kind: "Deployment"}, {Group: "apps", Kind: "StatefulSet"},
+	{Group: "apps", Kind: "DaemonSet"}, {Group: "apps", Kind: "ReplicaSet"},
+}
+
+// DefaultInformerIdle is Options.InformerIdle's default.
+const DefaultInformerIdle = time.Minute
+
+// allows reports whether o lets a HealthScope read and watch objects of
+// kind gk.
+func (o Options) allows(gk schema.GroupKind) bool {
+	return slices.Contains(o.WatchKinds, gk) || slices.Contains(o.ClusterScopedWorkloads, gk)
+}
 
 // EventRecorderName is the reporting controller of the Application
 // controller's events.
@@ -73,23 +110,26 @@ func Setup(mgr manager.Manager, o Options) error {
 		return err
 	}
 
-	hs := NewHealthScopeReconciler(mgr.GetClient(), mgr.GetCache(), mgr.GetRESTMapper(), o)
-	ctrl, err := builder.ControllerManagedBy(mgr).
-		Named("healthscope").
-		For(&v1alpha1.HealthScope{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&v1alpha1.WorkloadDefinition{}, handler.EnqueueRequestsFromMapFunc(every(mgr.GetClient(), &v1alpha1.HealthScopeList{}))).
-		Build(hs)
+	// Workloads and their children are read through a cache of their own,
+	// whose informers stop when no scope holds their kind any more; the
+	// definitions through the manager's, which watches them.
+	workloads, err := informers.NewCache(mgr, "HealthScopes' workloads", nil)
 	if err != nil {
 		return err
 	}
-	w := &kindWatcher{
-		ctrl: ctrl, cache: mgr.GetCache(), mapper: mgr.GetRESTMapper(),
-		handler: handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, u *unstructured.Unstructured) []reconcile.Request {
-			return hs.scopesOf(ctx, u)
-		}),
-		watched: map[schema.GroupVersionKind]bool{},
+	hs := NewHealthScopeReconciler(mgr.GetClient(), nil, mgr.GetRESTMapper(), o)
+	w := &kindWatcher{mapper: mgr.GetRESTMapper(), scopesOf: hs.scopesOf, users: map[types.NamespacedName][]informers.Kind{}}
+	w.set = informers.New(workloads, informers.Options{Idle: o.InformerIdle, Allows: o.allows, Handler: w.handler})
+	hs.reader = definitionsReader{defs: o.Definitions, definitions: mgr.GetCache(), workloads: w.set.Reader(workloads, mgr.GetScheme())}
+	hs.track = w.track
+	if err := builder.ControllerManagedBy(mgr).
+		Named("healthscope").
+		For(&v1alpha1.HealthScope{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.WorkloadDefinition{}, handler.EnqueueRequestsFromMapFunc(every(mgr.GetClient(), &v1alpha1.HealthScopeList{}))).
+		WatchesRawSource(w).
+		Complete(hs); err != nil {
+		return err
 	}
-	hs.watch = w.watch
 
 	app := NewApplicationReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetRESTMapper(), mgr.GetScheme(), mgr.GetEventRecorder(EventRecorderName), o)
 	return builder.ControllerManagedBy(mgr).
