@@ -4,13 +4,14 @@
 // them is a cluster-wide list and watch, so a Set
 //
 //   - starts none of a kind the operator does not allow (Options.Allows):
-//     Use and Touch ignore it, and a Reader refuses to read it, so that no
+//     Update and Touch ignore it, and a Reader refuses to read it, so that no
 //     read through the cache starts it either;
 //   - adds one event handler to each kind's informer, on the first use;
 //   - counts the users of each kind, and removes from the cache, which stops
 //     it, an informer that has had no user, and was not read, for
-//     Options.Idle: an informer nobody needs stops within Idle plus
-//     checkSlack of its last user letting go of it (or of its last read).
+//     Options.Idle. Limit: an informer nobody needs stops within Idle of
+//     its last user letting go of it (or of its last read), plus the time
+//     RemoveInformer takes, about a second at most.
 //
 // The cache must be the Set's alone (NewCache): removing an informer from a
 // shared cache would stop it for its other users. Idle 0 keeps informers
@@ -71,10 +72,6 @@ type Options struct {
 	// its first use; nil adds none.
 	Handler func(Kind) toolscache.ResourceEventHandler
 }
-
-// checkSlack is how late, at most, after Idle an idle informer is removed:
-// the time its check may wait for other checks and for RemoveInformer.
-const checkSlack = time.Second
 
 // A Set keeps the informers of a cache that some user needs. It is safe for
 // concurrent use.
