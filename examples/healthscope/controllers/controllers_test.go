@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -38,12 +39,12 @@ func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.CRDDirs("../crds"), testenv.WithScheme(v1alpha1.AddToScheme))
 }
 
-// startManager runs the controllers until the test ends.
-func startManager(t *testing.T, env *testenv.Env) {
+// startManager runs the controllers, with o, until the test ends.
+func startManager(t *testing.T, env *testenv.Env, o ...controllers.Options) {
 	t.Helper()
 	mgr, err := manager.New(env.Config, env.ManagerOptions())
 	require.NoError(t, err)
-	require.NoError(t, controllers.Setup(mgr, controllers.Options{}))
+	require.NoError(t, controllers.Setup(mgr, append(o, controllers.Options{})[0]))
 	testenv.StartManager(t, mgr)
 }
 
@@ -380,7 +381,8 @@ func TestOverlapRefused(t *testing.T) {
 		}}},
 	}
 	require.NoError(t, env.Client.Create(ctx, app))
-	startManager(t, env)
+	// HealthScopes may hold ConfigMaps here.
+	startManager(t, env, controllers.Options{WatchKinds: append([]schema.GroupKind{{Kind: "ConfigMap"}}, controllers.DefaultWatchKinds...)})
 
 	waitForReady(t, env, ns, "both", metav1.ConditionFalse, controllers.ReasonScopeFailed,
 		`workload v1 ConfigMap "cfg" is already in HealthScope `+ns+`/a, and the HealthScope definition sets allowComponentOverlap to false`)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/controllers"
@@ -100,7 +101,11 @@ func TestTenantChosenInformers(t *testing.T) {
 	require.NoError(t, demo.ApplyDefinitions(ctx, env.Client))
 
 	watches := &watchCounter{}
-	mgr, err := manager.New(watches.wrap(env.Config), env.ManagerOptions())
+	// Scopes of other tests, in namespaces the API server never finishes
+	// deleting, hold these kinds too: this manager sees only its own.
+	mo := env.ManagerOptions()
+	mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
+	mgr, err := manager.New(watches.wrap(env.Config), mo)
 	require.NoError(t, err)
 	const idle = 2 * time.Second
 	require.NoError(t, controllers.Setup(mgr, controllers.Options{InformerIdle: idle}))
