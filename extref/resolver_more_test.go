@@ -222,7 +222,7 @@ externalValues:
 		{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "later"},
 		{crd: schemaGR("nope.example.org", "things")},
 	}
-	if diff := cmp.Diff(want, w.byReferencer[key], cmp.AllowUnexported(watchKey{}), cmpopts.IgnoreFields(watchKey{}, "field")); diff != "" {
+	if diff := cmp.Diff(want, w.byReferencer[key].keys(), cmp.AllowUnexported(watchKey{}), cmpopts.IgnoreFields(watchKey{}, "field")); diff != "" {
 		t.Errorf("tracked sources (a denied read is not watched): -want, +got:\n%s", diff)
 	}
 	w.Forget(key)

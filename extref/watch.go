@@ -3,6 +3,7 @@ package extref
 import (
 	"context"
 	"errors"
+	"hash/maphash"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
+	crsource "sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 	"github.com/ctrlkit/ctrlkit/internal/informers"
@@ -58,8 +59,9 @@ type Watcher struct {
 	wakeEvery time.Duration  // wakeInterval; tests set 0
 
 	mu           sync.Mutex
-	bySource     map[watchKey]*referencers
-	byReferencer map[types.NamespacedName][]watchKey
+	seed         maphash.Seed
+	bySource     map[uint64]*sourceEntry // by the hash of their sourceID
+	byReferencer map[types.NamespacedName]*tracked
 	woken        map[types.NamespacedName]time.Time // when changed last enqueued each referencer
 	queue        workqueue.TypedRateLimitingInterface[reconcile.Request]
 }
@@ -99,7 +101,7 @@ func newSourceCache(mgr manager.Manager, kinds *unreadableKinds) (cache.Cache, e
 	return informers.NewCache(mgr, "external values' sources", onWatchError)
 }
 
-var _ source.Source = &Watcher{}
+var _ crsource.Source = &Watcher{}
 
 // watchKey identifies what a referencer depends on: a source object (gk,
 // namespace, name), or the CRD of a resource the mapper does not know.
@@ -112,100 +114,250 @@ type watchKey struct {
 	crd       schema.GroupResource
 }
 
-func (k watchKey) index() watchKey {
-	k.gvk, k.field = schema.GroupVersionKind{}, nil
-	return k
+// A sourceID identifies an entry of the Watcher's index: a source object
+// (group, kind, namespace, name), or, with crd set, the CRD of a resource
+// the mapper does not know (kind then holds the resource). Its strings are
+// those of the compiled references, not copies.
+type sourceID struct {
+	group, kind, namespace, name string
+	crd                          bool
 }
 
-// A fieldSet is what a referencer reads of one source: the fields, or any
-// change of it when all is set.
+func (k watchKey) id() sourceID {
+	if k.crd != (schema.GroupResource{}) {
+		return sourceID{group: k.crd.Group, kind: k.crd.Resource, crd: true}
+	}
+	return sourceID{group: k.gk.Group, kind: k.gk.Kind, namespace: k.namespace, name: k.name}
+}
+
+// A sourceEntry is an entry of the Watcher's index: a source and the
+// referencers that read it, each with what it reads of it. Most sources
+// have one, kept inline: a map for each would take most of the index's
+// memory. Sources whose IDs hash alike are chained through next.
+type sourceEntry struct {
+	sourceID
+	next      *sourceEntry
+	one       *tracked // nil: none
+	oneFields fieldSet
+	more      map[*tracked]fieldSet
+}
+
+// tracked is what one referencer depends on: a slot per watchKey, in the
+// order track was given them, and the informer kinds of those keys.
+type tracked struct {
+	ref   types.NamespacedName
+	slots []slot
+	kinds []informers.Kind
+}
+
+// A slot is one watchKey of a referencer, in 24 bytes rather than the
+// key's 152: its source entry, the field read, and its informer kind (an
+// index into the referencer's kinds).
+type slot struct {
+	src   *sourceEntry
+	field *fieldpath.Path
+	kind  int32
+}
+
+// same reports whether keys are the keys t was tracked with, in order.
+func (t *tracked) same(keys []watchKey) bool {
+	if len(keys) != len(t.slots) {
+		return false
+	}
+	for i, k := range keys {
+		sl := t.slots[i]
+		if sl.field != k.field || sl.src.sourceID != k.id() || t.kinds[sl.kind] != k.informer() {
+			return false
+		}
+	}
+	return true
+}
+
+// keys returns the watchKeys t was tracked with.
+func (t *tracked) keys() []watchKey {
+	if t == nil {
+		return nil
+	}
+	out := make([]watchKey, len(t.slots))
+	for i, sl := range t.slots {
+		id := sl.src.sourceID
+		if id.crd {
+			out[i] = watchKey{crd: schema.GroupResource{Group: id.group, Resource: id.kind}, field: sl.field}
+			continue
+		}
+		out[i] = watchKey{gk: schema.GroupKind{Group: id.group, Kind: id.kind}, gvk: t.kinds[sl.kind].GVK, field: sl.field, namespace: id.namespace, name: id.name}
+	}
+	return out
+}
+
+// A fieldSet is what a referencer reads of one source: the fields, anyField
+// standing for any change. Most referencers read one field of a source,
+// kept inline.
 type fieldSet struct {
-	all    bool
-	fields []*fieldpath.Path
+	first *fieldpath.Path // nil: none
+	rest  *[]*fieldpath.Path
 }
 
-// with returns s with the field of k, nil for any change.
+// anyField stands for any change of a source in a fieldSet.
+var anyField = new(fieldpath.Path)
+
+// with returns s with field f, nil for any change.
 func (s fieldSet) with(f *fieldpath.Path) fieldSet {
+	if f == nil {
+		f = anyField
+	}
 	switch {
-	case f == nil:
-		s.all = true
-	case !slices.Contains(s.fields, f):
-		s.fields = append(s.fields, f)
+	case s.first == nil:
+		s.first = f
+	case s.first == f, s.rest != nil && slices.Contains(*s.rest, f):
+	default:
+		if s.rest == nil {
+			s.rest = new([]*fieldpath.Path)
+		}
+		*s.rest = append(*s.rest, f)
 	}
 	return s
 }
 
-// referencers are the referencers of one source, each with what it reads
-// of it. Most sources have one, kept inline: a map for each would take most
-// of the index's memory.
-type referencers struct {
-	one       types.NamespacedName // none when its name is empty
-	oneFields fieldSet
-	more      map[types.NamespacedName]fieldSet
-}
-
-// referencersOf returns the referencers of source k, adding an empty set.
-// Called with w.mu held.
-func (w *Watcher) referencersOf(k watchKey) *referencers {
-	set := w.bySource[k]
-	if set == nil {
-		set = &referencers{}
-		w.bySource[k] = set
+// each calls f for each field of s until it returns true, and reports
+// whether one did.
+func (s fieldSet) each(f func(*fieldpath.Path) bool) bool {
+	if s.first != nil && f(s.first) {
+		return true
 	}
-	return set
+	if s.rest != nil {
+		for _, p := range *s.rest {
+			if f(p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
-// add records that r reads field (nil: any change) of the source.
-func (s *referencers) add(r types.NamespacedName, field *fieldpath.Path) {
-	if s.one == r {
+// hash is the hash of id in the index.
+func (w *Watcher) hash(id sourceID) uint64 {
+	var h maphash.Hash
+	h.SetSeed(w.seed)
+	h.WriteString(id.group)
+	h.WriteByte(0)
+	h.WriteString(id.kind)
+	h.WriteByte(0)
+	h.WriteString(id.namespace)
+	h.WriteByte(0)
+	h.WriteString(id.name)
+	if id.crd {
+		h.WriteByte(1)
+	}
+	return h.Sum64()
+}
+
+// find returns the index's entry of id, or nil. Called with w.mu held.
+func (w *Watcher) find(id sourceID) *sourceEntry {
+	for s := w.bySource[w.hash(id)]; s != nil; s = s.next {
+		if s.sourceID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// sourceOf returns the index's entry of id, adding an empty one. Called
+// with w.mu held.
+func (w *Watcher) sourceOf(id sourceID) *sourceEntry {
+	h := w.hash(id)
+	for s := w.bySource[h]; s != nil; s = s.next {
+		if s.sourceID == id {
+			return s
+		}
+	}
+	s := &sourceEntry{sourceID: id, next: w.bySource[h]}
+	w.bySource[h] = s
+	return s
+}
+
+// drop removes entry s from the index. Called with w.mu held.
+func (w *Watcher) drop(s *sourceEntry) {
+	h := w.hash(s.sourceID)
+	head := w.bySource[h]
+	switch {
+	case head == s && s.next == nil:
+		delete(w.bySource, h)
+	case head == s:
+		w.bySource[h] = s.next
+	default:
+		for p := head; p != nil; p = p.next {
+			if p.next == s {
+				p.next = s.next
+				break
+			}
+		}
+	}
+	s.next = nil
+}
+
+// trackedOf returns what ref depends on, adding an empty record. Called
+// with w.mu held.
+func (w *Watcher) trackedOf(ref types.NamespacedName) *tracked {
+	t := w.byReferencer[ref]
+	if t == nil {
+		t = &tracked{ref: ref}
+		w.byReferencer[ref] = t
+	}
+	return t
+}
+
+// add records that t reads field (nil: any change) of the source.
+func (s *sourceEntry) add(t *tracked, field *fieldpath.Path) {
+	if s.one == t {
 		s.oneFields = s.oneFields.with(field)
 		return
 	}
-	if fs, ok := s.more[r]; ok {
-		s.more[r] = fs.with(field)
+	if fs, ok := s.more[t]; ok {
+		s.more[t] = fs.with(field)
 		return
 	}
-	if s.one.Name == "" {
-		s.one, s.oneFields = r, fieldSet{}.with(field)
+	if s.one == nil {
+		s.one, s.oneFields = t, fieldSet{}.with(field)
 		return
 	}
 	if s.more == nil {
-		s.more = make(map[types.NamespacedName]fieldSet)
+		s.more = make(map[*tracked]fieldSet)
 	}
-	s.more[r] = fieldSet{}.with(field)
+	s.more[t] = fieldSet{}.with(field)
 }
 
-func (s *referencers) remove(r types.NamespacedName) {
-	if s.one == r {
-		s.one, s.oneFields = types.NamespacedName{}, fieldSet{}
+func (s *sourceEntry) remove(t *tracked) {
+	if s.one == t {
+		s.one, s.oneFields = nil, fieldSet{}
 		return
 	}
-	delete(s.more, r)
+	delete(s.more, t)
 }
 
-func (s *referencers) empty() bool { return s == nil || s.one.Name == "" && len(s.more) == 0 }
+func (s *sourceEntry) empty() bool { return s == nil || s.one == nil && len(s.more) == 0 }
 
-func (s *referencers) len() int {
+func (s *sourceEntry) len() int {
 	if s.empty() {
 		return 0
 	}
 	n := len(s.more)
-	if s.one.Name != "" {
+	if s.one != nil {
 		n++
 	}
 	return n
 }
 
 // each calls f for every referencer and what it reads.
-func (s *referencers) each(f func(types.NamespacedName, fieldSet)) {
+func (s *sourceEntry) each(f func(types.NamespacedName, fieldSet)) {
 	if s == nil {
 		return
 	}
-	if s.one.Name != "" {
-		f(s.one, s.oneFields)
+	if s.one != nil {
+		f(s.one.ref, s.oneFields)
 	}
-	for r, fs := range s.more {
-		f(r, fs)
+	for t, fs := range s.more {
+		f(t.ref, fs)
 	}
 }
 
@@ -224,8 +376,9 @@ func (k watchKey) informer() informers.Kind {
 // manager's GetCache(), the same cache the Resolver reads.
 func NewWatcher(c cache.Informers, opts ...WatcherOption) *Watcher {
 	w := &Watcher{
-		bySource:     make(map[watchKey]*referencers),
-		byReferencer: make(map[types.NamespacedName][]watchKey),
+		seed:         maphash.MakeSeed(),
+		bySource:     make(map[uint64]*sourceEntry),
+		byReferencer: make(map[types.NamespacedName]*tracked),
 		woken:        make(map[types.NamespacedName]time.Time),
 		wakeEvery:    wakeInterval,
 	}
@@ -275,12 +428,11 @@ func (w *Watcher) Forget(referencer types.NamespacedName) {
 // just then) finds it; track, which follows, sets all that the referencer
 // depends on.
 func (w *Watcher) expect(ref types.NamespacedName, k watchKey) {
-	ik := k.index()
 	// The read that follows may start the kind's informer: not one to stop
 	// for a while.
 	w.informers.Touch(k.informer())
 	w.mu.Lock()
-	w.referencersOf(ik).add(ref, k.field)
+	w.sourceOf(k.id()).add(w.trackedOf(ref), k.field)
 	w.mu.Unlock()
 }
 
@@ -288,41 +440,68 @@ func (w *Watcher) expect(ref types.NamespacedName, k watchKey) {
 // before.
 func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {
 	w.mu.Lock()
-	old := w.byReferencer[ref]
-	if slices.Equal(old, keys) {
+	t := w.byReferencer[ref]
+	if t == nil && len(keys) == 0 || t != nil && t.same(keys) {
 		w.mu.Unlock()
 		return
 	}
-	for _, k := range old {
-		ik := k.index()
-		if set := w.bySource[ik]; set != nil {
-			set.remove(ref)
-			if set.empty() {
-				delete(w.bySource, ik)
-			}
+	if t == nil {
+		t = w.trackedOf(ref)
+	}
+	for _, sl := range t.slots {
+		if sl.src.remove(t); sl.src.empty() {
+			w.drop(sl.src)
 		}
 	}
+	old := t.kinds
+	kinds, which := kindsOf(keys)
+	var slots []slot
+	if len(keys) > 0 {
+		slots = make([]slot, len(keys))
+	}
+	for i, k := range keys {
+		s := w.sourceOf(k.id())
+		s.add(t, k.field)
+		slots[i] = slot{src: s, field: k.field, kind: which[i]}
+	}
+	t.slots, t.kinds = slots, kinds
 	if len(keys) == 0 {
 		delete(w.byReferencer, ref)
-	} else {
-		w.byReferencer[ref] = slices.Clone(keys)
-	}
-	for _, k := range keys {
-		w.referencersOf(k.index()).add(ref, k.field)
 	}
 	w.mu.Unlock()
-	w.informers.Update(kindsOf(old), kindsOf(keys))
+	w.informers.Update(old, kinds)
 }
 
-// kindsOf returns the informer kinds of keys, each once.
-func kindsOf(keys []watchKey) []informers.Kind {
-	var out []informers.Kind
-	for _, k := range keys {
-		if ik := k.informer(); !slices.Contains(out, ik) {
-			out = append(out, ik)
+// kindsOf returns the informer kinds of keys, each once, and the index in
+// them of each key's kind.
+func kindsOf(keys []watchKey) (kinds []informers.Kind, which []int32) {
+	which = make([]int32, len(keys))
+	var seen map[informers.Kind]int32 // once there are more than linearSearch
+	for i, k := range keys {
+		ik := k.informer()
+		j := int32(-1)
+		if seen != nil {
+			if at, ok := seen[ik]; ok {
+				j = at
+			}
+		} else {
+			j = int32(slices.Index(kinds, ik))
 		}
+		if j < 0 {
+			j = int32(len(kinds))
+			kinds = append(kinds, ik)
+			if seen != nil {
+				seen[ik] = j
+			} else if len(kinds) > linearSearch {
+				seen = make(map[informers.Kind]int32, 2*len(kinds))
+				for at, kind := range kinds {
+					seen[kind] = int32(at)
+				}
+			}
+		}
+		which[i] = j
 	}
-	return out
+	return kinds, which
 }
 
 // Informers returns how many informers the Watcher has handlers on.
@@ -355,16 +534,16 @@ func (w *Watcher) changed(k informers.Kind, old, obj any) {
 	if err != nil {
 		return
 	}
-	var key watchKey
+	var id sourceID
 	if k.Metadata {
 		// A CRD is named <plural>.<group>.
 		resource, group, ok := strings.Cut(m.GetName(), ".")
 		if !ok {
 			return
 		}
-		key = watchKey{crd: schema.GroupResource{Group: group, Resource: resource}}
+		id = sourceID{group: group, kind: resource, crd: true}
 	} else {
-		key = watchKey{gk: k.GVK.GroupKind(), namespace: m.GetNamespace(), name: m.GetName()}
+		id = sourceID{group: k.GVK.Group, kind: k.GVK.Kind, namespace: m.GetNamespace(), name: m.GetName()}
 	}
 	fields := fieldChanges{old: informerContent(old), now: informerContent(obj)}
 	now := time.Now()
@@ -373,7 +552,7 @@ func (w *Watcher) changed(k informers.Kind, old, obj any) {
 		ref   types.NamespacedName
 		after time.Duration
 	}
-	set := w.bySource[key]
+	set := w.find(id)
 	wakes := make([]wake, 0, set.len())
 	set.each(func(r types.NamespacedName, fs fieldSet) {
 		if !fields.changed(fs) {
@@ -434,32 +613,35 @@ type fieldChanges struct {
 
 // changed reports whether what fs reads changed.
 func (c *fieldChanges) changed(fs fieldSet) bool {
-	if fs.all || c.old == nil || c.now == nil {
+	if c.old == nil || c.now == nil {
 		return true
 	}
-	for _, f := range fs.fields {
-		text := f.String()
-		differs, ok := c.seen[text]
-		if !ok {
-			a, errA := f.Get(c.old)
-			b, errB := f.Get(c.now)
-			switch {
-			case errA == nil && errB == nil:
-				differs = !reflect.DeepEqual(a, b)
-			default:
-				// Missing from both is no change; any other failure may be.
-				differs = !fieldpath.IsNotFound(errA) || !fieldpath.IsNotFound(errB)
-			}
-			if c.seen == nil {
-				c.seen = make(map[string]bool)
-			}
-			c.seen[text] = differs
-		}
-		if differs {
-			return true
-		}
+	return fs.each(c.fieldChanged)
+}
+
+// fieldChanged reports whether field f changed.
+func (c *fieldChanges) fieldChanged(f *fieldpath.Path) bool {
+	if f == anyField {
+		return true
 	}
-	return false
+	text := f.String()
+	differs, ok := c.seen[text]
+	if !ok {
+		a, errA := f.Get(c.old)
+		b, errB := f.Get(c.now)
+		switch {
+		case errA == nil && errB == nil:
+			differs = !reflect.DeepEqual(a, b)
+		default:
+			// Missing from both is no change; any other failure may be.
+			differs = !fieldpath.IsNotFound(errA) || !fieldpath.IsNotFound(errB)
+		}
+		if c.seen == nil {
+			c.seen = make(map[string]bool)
+		}
+		c.seen[text] = differs
+	}
+	return differs
 }
 
 // crdRecheck are the delays after a CRD event at which its referencers are
