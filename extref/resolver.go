@@ -302,6 +302,7 @@ func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, err
 		r.entries.put(key, update)
 	}
 	r.track(ref, rs.watched.keys)
+	rs.releaseKeys()
 	switch len(out.Failed) {
 	case 0:
 	case 1:
@@ -492,6 +493,7 @@ type resolution struct {
 	mappings   index[schema.GroupVersionResource, mapping]
 	objects    index[objectKey, readResult]
 	watched    keySet[watchKey]
+	keysBuf    *[]watchKey // watched.keys' array, from watchKeyBufs
 	resolved   int     // bytes written or handed over so far, counted by fits
 	writes     []write // for typeError
 }
@@ -1259,10 +1261,37 @@ func (rs *resolution) watch(k watchKey) {
 	if rs.watched.has(k) {
 		return
 	}
+	if rs.keysBuf == nil {
+		rs.keysBuf, _ = watchKeyBufs.Get().(*[]watchKey)
+		if rs.keysBuf == nil {
+			rs.keysBuf = new([]watchKey)
+		}
+		rs.watched.keys = (*rs.keysBuf)[:0]
+	}
 	rs.watched.add(k)
 	// Before the read, not only at track: a source created between the
 	// two would otherwise find no referencer to wake.
 	rs.r.watcher.expect(rs.ref, k)
+}
+
+// watchKeyBufs hold the arrays of a Resolve's watched keys for the next
+// Resolve: the Watcher keeps none of them (track copies what it needs), so
+// a settled Resolve allocates none.
+var watchKeyBufs sync.Pool
+
+// maxPooledKeys is the largest array of keys kept in watchKeyBufs.
+const maxPooledKeys = 256
+
+// releaseKeys gives the array of the watched keys back to watchKeyBufs.
+func (rs *resolution) releaseKeys() {
+	if rs.keysBuf == nil || cap(rs.watched.keys) > maxPooledKeys {
+		return
+	}
+	keys := rs.watched.keys
+	clear(keys) // keeps no strings or paths alive
+	*rs.keysBuf = keys[:0]
+	watchKeyBufs.Put(rs.keysBuf)
+	rs.keysBuf, rs.watched = nil, keySet[watchKey]{}
 }
 
 func (r *Resolver) track(ref types.NamespacedName, keys []watchKey) {
