@@ -494,8 +494,8 @@ type resolution struct {
 	objects    index[objectKey, readResult]
 	watched    keySet[watchKey]
 	keysBuf    *[]watchKey // watched.keys' array, from watchKeyBufs
-	resolved   int     // bytes written or handed over so far, counted by fits
-	writes     []write // for typeError
+	resolved   int         // bytes written or handed over so far, counted by fits
+	writes     []write     // for typeError
 }
 
 // An index holds values by key, in the order they were added: in a slice
