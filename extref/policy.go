@@ -215,9 +215,10 @@ type AccessReview struct {
 	// Clock tells the time for TTL; nil means the real clock.
 	Clock clock.PassiveClock
 
-	mu        sync.Mutex
-	decisions map[reviewKey]decision
-	budget    tokenBucket // of reviews, under mu
+	mu            sync.Mutex
+	decisions     map[reviewKey]decision
+	decisionBytes int         // decisionSize of each decision kept
+	budget        tokenBucket // of reviews, under mu
 }
 
 // A referencer names as many sources as it likes, each of which may need a
@@ -253,7 +254,20 @@ type decision struct {
 	expires time.Time
 }
 
-const maxDecisions = 4096
+// maxDecisions and maxDecisionBytes bound the decisions an AccessReview
+// keeps: in number, and in bytes as decisionSize counts them, since a
+// source's name and a review's reason may be long.
+const (
+	maxDecisions     = 4096
+	maxDecisionBytes = 4 << 20
+)
+
+// decisionSize is what a decision kept for key takes: its strings, and
+// about 200 bytes of structs and map slot.
+func decisionSize(key reviewKey, d decision) int {
+	s := key.src
+	return 200 + len(key.user) + len(s.Group) + len(s.Version) + len(s.Resource) + len(s.Namespace) + len(s.Name) + len(s.FieldPath) + len(d.reason)
+}
 
 func (a *AccessReview) now() time.Time {
 	if a.Clock == nil {
@@ -310,28 +324,46 @@ func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
 	return d.err(user)
 }
 
-// remember keeps d for key. When maxDecisions are kept, expired ones are
-// dropped, and if none has, one at random: a referencer naming thousands
-// of sources must not make every other referencer's decisions be reviewed
-// again. The caller holds a.mu.
+// remember keeps d for key. When maxDecisions, or maxDecisionBytes, are
+// kept, expired ones are dropped, and if that is not enough, others at
+// random: a referencer naming thousands of sources must not make every
+// other referencer's decisions be reviewed again. A decision larger than
+// maxDecisionBytes is not kept. The caller holds a.mu.
 func (a *AccessReview) remember(key reviewKey, d decision, now time.Time) {
+	size := decisionSize(key, d)
 	if a.decisions == nil {
 		a.decisions = make(map[reviewKey]decision)
 	}
-	if _, ok := a.decisions[key]; !ok && len(a.decisions) >= maxDecisions {
+	if old, ok := a.decisions[key]; ok {
+		a.forget(key, old)
+	}
+	if size > maxDecisionBytes {
+		return
+	}
+	full := func() bool {
+		return len(a.decisions) >= maxDecisions || a.decisionBytes+size > maxDecisionBytes
+	}
+	if full() {
 		for k, old := range a.decisions {
 			if !now.Before(old.expires) {
-				delete(a.decisions, k)
+				a.forget(k, old)
 			}
 		}
-		if len(a.decisions) >= maxDecisions {
-			for k := range a.decisions {
-				delete(a.decisions, k)
+		for k, old := range a.decisions {
+			if !full() {
 				break
 			}
+			a.forget(k, old)
 		}
 	}
 	a.decisions[key] = d
+	a.decisionBytes += size
+}
+
+// forget drops the decision d kept for key. The caller holds a.mu.
+func (a *AccessReview) forget(key reviewKey, d decision) {
+	delete(a.decisions, key)
+	a.decisionBytes -= decisionSize(key, d)
 }
 
 func (d decision) err(user string) error {

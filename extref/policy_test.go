@@ -3,6 +3,8 @@ package extref
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -269,5 +271,40 @@ func TestSourcePolicyNamesNearRules(t *testing.T) {
 				t.Errorf("check(...): -want, +got error:\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestAccessReviewDecisionBytes keeps decisions for sources of long names
+// (a referencer's schema need not limit them): the decisions kept never
+// take more than maxDecisionBytes, counting their strings.
+func TestAccessReviewDecisionBytes(t *testing.T) {
+	a := &AccessReview{}
+	now := time.Now()
+	name := func(i int) string { return fmt.Sprintf("%06d-%s", i, strings.Repeat("n", 64<<10)) }
+	for i := range 200 {
+		key := reviewKey{user: "system:serviceaccount:a:reader", src: Source{Version: "v1", Resource: "configmaps", Namespace: "a", Name: name(i)}}
+		a.remember(key, decision{allowed: true, expires: now.Add(time.Minute)}, now)
+		kept := 0
+		for k, d := range a.decisions {
+			kept += len(k.user) + len(k.src.Group) + len(k.src.Version) + len(k.src.Resource) + len(k.src.Namespace) + len(k.src.Name) + len(d.reason)
+		}
+		if kept > maxDecisionBytes {
+			t.Fatalf("after %d decisions: %d kept take %d bytes, more than %d", i+1, len(a.decisions), kept, maxDecisionBytes)
+		}
+	}
+	if len(a.decisions) == 0 {
+		t.Errorf("no decision kept")
+	}
+	huge := reviewKey{user: "u", src: Source{Name: strings.Repeat("n", maxDecisionBytes)}}
+	a.remember(huge, decision{allowed: true, expires: now.Add(time.Minute)}, now)
+	if _, ok := a.decisions[huge]; ok {
+		t.Errorf("a decision larger than maxDecisionBytes: got it kept, want not")
+	}
+	sum := 0
+	for k, d := range a.decisions {
+		sum += decisionSize(k, d)
+	}
+	if sum != a.decisionBytes {
+		t.Errorf("the AccessReview counts %d bytes, its decisions take %d", a.decisionBytes, sum)
 	}
 }
