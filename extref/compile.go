@@ -286,6 +286,17 @@ func checkRef(ref v1alpha1.ObjectFieldRef) (*fieldpath.Path, *compileError) {
 	case len(ref.FieldPath) > maxPathLength:
 		return nil, invalid(".fieldPath", "longer than %d bytes", maxPathLength)
 	}
+	// The schema's limits, whatever the referencer's schema says: the
+	// strings are kept in caches (mappings, decisions, the watch index).
+	for _, f := range []struct {
+		path  string
+		value string
+		most  int
+	}{{".group", ref.Group, 253}, {".version", ref.Version, 63}, {".resource", ref.Resource, 253}, {".name", ref.Name, 253}, {".namespace", ref.Namespace, 63}} {
+		if len(f.value) > f.most {
+			return nil, invalid(f.path, "longer than %d bytes", f.most)
+		}
+	}
 	switch ref.SecretData {
 	case "", v1alpha1.SecretDataDecoded, v1alpha1.SecretDataBase64:
 	default:

@@ -208,6 +208,16 @@ func TestResolveInvalid(t *testing.T) {
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Convert, toType: int}]",
 			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported toType "int" (want string, int64, float64 or bool)`,
 		},
+		"LongName": {
+			reason: "A source's name is bounded as the API's schema bounds it, whatever the referencer's schema says: caches keep it.",
+			spec:   "externalValues:\n- fromObject: {version: v1, resource: configmaps, name: " + strings.Repeat("n", 254) + ", fieldPath: data.x}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fromObject.name: invalid external value: longer than 253 bytes`,
+		},
+		"LongGroup": {
+			reason: "A source's group is bounded too.",
+			spec:   "externalValues:\n- fromObject: {group: " + strings.Repeat("g", 254) + ", version: v1, resource: things, name: thing, fieldPath: data.x}\n  toFieldPath: spec.a",
+			want:   `cannot resolve spec.externalValues[0].fromObject.group: invalid external value: longer than 253 bytes`,
+		},
 		"LongFmt": {
 			reason: "Formats are bounded in length.",
 			spec:   "externalValues:\n- combine: [" + cm + "]\n  fmt: '%s" + strings.Repeat("x", maxExpressionLength) + "'\n  toFieldPath: spec.a",

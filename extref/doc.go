@@ -55,7 +55,7 @@
 // The Watcher enqueues referencers when their sources change, appear, or
 // their CRD is installed. Condition reports ReferencesResolved. Limits:
 //
-//   - spec: at most 256 external values, each with at most 32 sources or variables, 16 transforms, Map transforms of 256 entries and field paths of 1024 bytes (ErrInvalid), whatever the referencer's schema allows.
+//   - spec: at most 256 external values, each with at most 32 sources or variables, 16 transforms, Map transforms of 256 entries, field paths of 1024 bytes, and a source's group, resource and name of 253 bytes, version and namespace of 63 (ErrInvalid), whatever the referencer's schema allows.
 //   - output: no transform, format or template gives more than MaxOutputSize bytes; a call, or a render's function results and output, take at most twice that.
 //   - values: what one Resolve writes and hands over takes at most 4 MiB as JSON, counting the nulls a target's indexes may add (ErrTarget).
 //   - reads: the reads of one Resolve take at most ReadTimeout together; a kind that cannot be read (forbidden, not served, informer not syncing) fails at once for every referencer after its first failure, until its informer syncs (another reader: re-checked after 1 s, doubling to 1 min); RESTMapper lookups of resources not yet mapped, by 20 at once and 2 a second per Resolver; SubjectAccessReviews, by 50 at once and 10 a second per AccessReview.
