@@ -14,6 +14,9 @@ import (
 	"strings"
 	"syscall"
 
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+
 	"github.com/ctrlkit/ctrlkit/internal/localcluster"
 )
 
@@ -50,8 +53,25 @@ func run(ctx context.Context, crds []string, out string) error {
 	if err := c.WriteKubeconfig(out); err != nil {
 		return err
 	}
-	fmt.Printf("local control plane at %s\n\n  export KUBECONFIG=%s\n  kubectl get namespaces\n\nPress Ctrl-C to stop it.\n", c.Config.Host, c.KubeconfigPath)
+	fmt.Printf("local control plane at %s\n\n  export KUBECONFIG=%s\n  kubectl get namespaces\n\n", c.Config.Host, c.KubeconfigPath)
+	if v, err := serverVersion(c.Config); err == nil {
+		fmt.Printf("The server is Kubernetes %s; kubectl %s matches it (kubectl supports one minor version either side).\n\n", v, v)
+	}
+	fmt.Println("Press Ctrl-C to stop it.")
 	<-ctx.Done()
 	fmt.Println("\nstopping the local control plane")
 	return nil
+}
+
+// serverVersion returns the API server's version, such as v1.35.0.
+func serverVersion(cfg *rest.Config) (string, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	v, err := dc.ServerVersion()
+	if err != nil {
+		return "", err
+	}
+	return v.GitVersion, nil
 }
