@@ -7,6 +7,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ctrlkit/ctrlkit/internal/leaktest"
 )
 
 // The marker planted in conditions. No error may hold 4 bytes in a row of
@@ -14,36 +16,13 @@ import (
 // value by its type and size, since they reach other objects' conditions
 // and events, and a message or reason may carry a Secret's value.
 const (
-	markerString = "s3cr3t-MARKER-Zq7x9Wv"
-	markerDigits = "31337424242"
+	markerString = leaktest.String
+	markerDigits = leaktest.Digits
 )
 
 // A marker that is a valid type and reason, so that it can stand in a
 // condition next to a field that is broken.
 const markerName = "S3cr3tMARKERZq7x9Wv"
-
-func leak(msg string) string {
-	for _, m := range []string{markerString, markerDigits, markerName, "3.13374242425e+10"} {
-		for n := len(m); n >= 4; n-- {
-			for i := 0; i+n <= len(m); i++ {
-				if strings.Contains(msg, m[i:i+n]) {
-					return m[i : i+n]
-				}
-			}
-		}
-	}
-	return ""
-}
-
-func checkNoLeak(t *testing.T, what string, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	if l := leak(err.Error()); l != "" {
-		t.Errorf("%s: the error quotes %q of a planted value: %s", what, l, err)
-	}
-}
 
 // markerFieldValues are the values planted in each field of a condition:
 // the marker in every JSON type.
@@ -85,13 +64,13 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 				}}
 			}
 			_, err := FromUnstructured(obj())
-			checkNoLeak(t, "FromUnstructured", err)
+			leaktest.Check(t, "FromUnstructured", err)
 			_, err = SetUnstructured(obj(), metav1.Condition{Type: markerName, Status: metav1.ConditionTrue, Reason: markerName, Message: markerString})
-			checkNoLeak(t, "SetUnstructured", err)
+			leaktest.Check(t, "SetUnstructured", err)
 			_, err = RemoveUnstructured(obj(), markerName)
-			checkNoLeak(t, "RemoveUnstructured", err)
+			leaktest.Check(t, "RemoveUnstructured", err)
 			_, err = SetProgressUnstructured(obj(), 2, Done, markerName, markerString)
-			checkNoLeak(t, "SetProgressUnstructured", err)
+			leaktest.Check(t, "SetProgressUnstructured", err)
 
 			// Propagated from an XR that lists the marker type, to a claim
 			// that has the malformed list, and the other way round.
@@ -100,9 +79,9 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 				xr.Object["status"] = map[string]any{"conditions": m["conditions"], "claimConditionTypes": []any{markerName, markerString}}
 			}
 			_, err = Propagate(xr, claimObject(nil, nil))
-			checkNoLeak(t, "Propagate from", err)
+			leaktest.Check(t, "Propagate from", err)
 			_, err = Propagate(xrObject(nil, strs(markerName), nil), obj())
-			checkNoLeak(t, "Propagate to", err)
+			leaktest.Check(t, "Propagate to", err)
 		}
 	}
 
@@ -112,11 +91,11 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 			xr := xrObject(nil, nil, nil)
 			xr.Object["status"].(map[string]any)["claimConditionTypes"] = types
 			_, err := Propagate(xr, claimObject(nil, nil))
-			checkNoLeak(t, "Propagate with claimConditionTypes", err)
+			leaktest.Check(t, "Propagate with claimConditionTypes", err)
 			claim := claimObject(nil, nil)
 			claim.Object["status"].(map[string]any)["claimConditions"] = types
 			_, err = Propagate(xrObject(nil, strs(markerName), nil), claim)
-			checkNoLeak(t, "Propagate with the claim's record", err)
+			leaktest.Check(t, "Propagate with the claim's record", err)
 		}
 	}
 
@@ -137,12 +116,12 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 		if err == nil {
 			t.Errorf("Validate(%+v): want an error, got none", c)
 		}
-		checkNoLeak(t, "Validate", err)
+		leaktest.Check(t, "Validate", err)
 		_, err = SetUnstructured(claimObject(nil, nil), c)
-		checkNoLeak(t, "SetUnstructured", err)
+		leaktest.Check(t, "SetUnstructured", err)
 		xr := xrObject(nil, strs(c.Type), nil)
 		xr.Object["status"].(map[string]any)["conditions"] = []any{toEntry(c)}
 		_, err = Propagate(xr, claimObject(nil, nil))
-		checkNoLeak(t, "Propagate of an invalid condition", err)
+		leaktest.Check(t, "Propagate of an invalid condition", err)
 	}
 }

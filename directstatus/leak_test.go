@@ -14,29 +14,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/ctrlkit/ctrlkit/directstatus"
+	"github.com/ctrlkit/ctrlkit/internal/leaktest"
 )
 
 // The marker planted in objects. No error of the Writer may hold 4 bytes in
 // a row of it: a controller reports the Writer's errors in events and logs,
 // and the object's status may carry a value copied from a Secret.
 const (
-	leakMarker       = "s3cr3t-MARKER-Zq7x9Wv"
-	leakMarkerDigits = "31337424242"
-	leakMarkerName   = "S3cr3tMARKERZq7x9Wv" // a valid condition type and reason
+	leakMarker       = leaktest.String
+	leakMarkerDigits = leaktest.Digits
+	leakMarkerName   = leaktest.Name // a valid condition type and reason
 )
-
-func leak(msg string) string {
-	for _, m := range []string{leakMarker, leakMarkerDigits, leakMarkerName, "3.13374242425e+10"} {
-		for n := len(m); n >= 4; n-- {
-			for i := 0; i+n <= len(m); i++ {
-				if strings.Contains(msg, m[i:i+n]) {
-					return m[i : i+n]
-				}
-			}
-		}
-	}
-	return ""
-}
 
 // leakyField fails to marshal with an error that quotes its value.
 type leakyField struct{ V string }
@@ -95,12 +83,12 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 		if err == nil {
 			continue // a status the Writer could read: the fake client refuses the kind
 		}
-		if l := leak(err.Error()); l != "" {
+		if l := leaktest.Find(err.Error()); l != "" {
 			t.Errorf("SetReady: the error quotes %q of a planted value: %s", l, err)
 		}
 		_, _, _, err = directstatus.OperationIDOf(u)
 		if err != nil {
-			if l := leak(err.Error()); l != "" {
+			if l := leaktest.Find(err.Error()); l != "" {
 				t.Errorf("OperationIDOf: the error quotes %q of a planted value: %s", l, err)
 			}
 		}
@@ -118,7 +106,7 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 			t.Errorf("SetReady(%+v): want an error, got none", c)
 			continue
 		}
-		if l := leak(err.Error()); l != "" {
+		if l := leaktest.Find(err.Error()); l != "" {
 			t.Errorf("SetReady: the error quotes %q of a planted value: %s", l, err)
 		}
 	}
@@ -130,13 +118,13 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 	_, err := w.SetReady(ctx, obj, directstatus.UpToDate())
 	if err == nil {
 		t.Error("SetReady of an object that cannot be converted: want an error, got none")
-	} else if l := leak(err.Error()); l != "" {
+	} else if l := leaktest.Find(err.Error()); l != "" {
 		t.Errorf("SetReady: the error quotes %q of a planted value: %s", l, err)
 	}
 	_, _, _, err = directstatus.OperationIDOf(obj)
 	if err == nil {
 		t.Error("OperationIDOf of an object that cannot be converted: want an error, got none")
-	} else if l := leak(err.Error()); l != "" {
+	} else if l := leaktest.Find(err.Error()); l != "" {
 		t.Errorf("OperationIDOf: the error quotes %q of a planted value: %s", l, err)
 	}
 }

@@ -4,32 +4,19 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/ctrlkit/ctrlkit/fielddiff"
+	"github.com/ctrlkit/ctrlkit/internal/leaktest"
 )
 
 // The marker planted in compared values. No error may hold 4 bytes in a row
 // of it: a caller reports a failed diff in a condition or an event, and the
 // values compared may be a Secret's.
 const (
-	markerString = "s3cr3t-MARKER-Zq7x9Wv"
-	markerDigits = "31337424242"
+	markerString = leaktest.String
+	markerDigits = leaktest.Digits
 )
-
-func leak(msg string) string {
-	for _, m := range []string{markerString, markerDigits, "3.13374242425e+10"} {
-		for n := len(m); n >= 4; n-- {
-			for i := 0; i+n <= len(m); i++ {
-				if strings.Contains(msg, m[i:i+n]) {
-					return m[i : i+n]
-				}
-			}
-		}
-	}
-	return ""
-}
 
 // leakyJSON fails to marshal with an error that quotes its value, as
 // encoding/json's and strconv's errors do.
@@ -93,13 +80,13 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 					t.Errorf("ChangedFields: want an error, got none")
 				}
 				if err != nil {
-					if l := leak(err.Error()); l != "" {
+					if l := leaktest.Find(err.Error()); l != "" {
 						t.Errorf("ChangedFields: the error quotes %q of a planted value: %s", l, err)
 					}
 				}
 				_, _, err = fielddiff.FirstChangedField(tc.desired, tc.actual, opts...)
 				if err != nil {
-					if l := leak(err.Error()); l != "" {
+					if l := leaktest.Find(err.Error()); l != "" {
 						t.Errorf("FirstChangedField: the error quotes %q of a planted value: %s", l, err)
 					}
 				}

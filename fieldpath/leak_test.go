@@ -9,6 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/ctrlkit/ctrlkit/internal/leaktest"
 )
 
 // The marker values planted in objects. No error may hold 4 bytes in a row of
@@ -16,8 +18,8 @@ import (
 // code that puts them into conditions and events (as crossplane-runtime's
 // users do) would otherwise publish a Secret's value.
 const (
-	markerString = "s3cr3t-MARKER-Zq7x9Wv"
-	markerDigits = "31337424242"
+	markerString = leaktest.String
+	markerDigits = leaktest.Digits
 )
 
 var (
@@ -25,31 +27,6 @@ var (
 	markerFloat  = 31337424242.5
 	markerNumber = json.Number(markerDigits)
 )
-
-// leak returns the longest run of 4 or more bytes of a marker that msg holds,
-// or "" when it holds none.
-func leak(msg string) string {
-	for _, m := range []string{markerString, markerDigits, "31337424242.5", "3.13374242425e+10"} {
-		for n := len(m); n >= 4; n-- {
-			for i := 0; i+n <= len(m); i++ {
-				if strings.Contains(msg, m[i:i+n]) {
-					return m[i : i+n]
-				}
-			}
-		}
-	}
-	return ""
-}
-
-func checkNoLeak(t *testing.T, what string, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	if l := leak(err.Error()); l != "" {
-		t.Errorf("%s: the error quotes %q of a planted value: %s", what, l, err)
-	}
-}
 
 // markerValues are the planted values: every JSON type, and containers of
 // the marker, so that a path that stops at any of them meets the wrong type.
@@ -119,34 +96,34 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 	for _, path := range paths {
 		p := Pave(map[string]any{"spec": markerValues()})
 		_, err := p.GetValue(path)
-		checkNoLeak(t, "GetValue "+path, err)
+		leaktest.Check(t, "GetValue "+path, err)
 		_, err = p.GetString(path)
-		checkNoLeak(t, "GetString "+path, err)
+		leaktest.Check(t, "GetString "+path, err)
 		_, err = p.GetStringArray(path)
-		checkNoLeak(t, "GetStringArray "+path, err)
+		leaktest.Check(t, "GetStringArray "+path, err)
 		_, err = p.GetStringObject(path)
-		checkNoLeak(t, "GetStringObject "+path, err)
+		leaktest.Check(t, "GetStringObject "+path, err)
 		_, err = p.GetBool(path)
-		checkNoLeak(t, "GetBool "+path, err)
+		leaktest.Check(t, "GetBool "+path, err)
 		_, err = p.GetInteger(path)
-		checkNoLeak(t, "GetInteger "+path, err)
+		leaktest.Check(t, "GetInteger "+path, err)
 		for _, out := range into {
-			checkNoLeak(t, "GetValueInto "+path, p.GetValueInto(path, out()))
+			leaktest.Check(t, "GetValueInto "+path, p.GetValueInto(path, out()))
 		}
 		_, err = p.ExpandWildcards(path)
-		checkNoLeak(t, "ExpandWildcards "+path, err)
-		checkNoLeak(t, "SetValue "+path, p.SetValue(path+".new", "v"))
-		checkNoLeak(t, "SetString "+path, p.SetString(path+"[0]", "v"))
-		checkNoLeak(t, "SetBool "+path, p.SetBool(path+".b", true))
-		checkNoLeak(t, "SetNumber "+path, p.SetNumber(path+".n", 1))
+		leaktest.Check(t, "ExpandWildcards "+path, err)
+		leaktest.Check(t, "SetValue "+path, p.SetValue(path+".new", "v"))
+		leaktest.Check(t, "SetString "+path, p.SetString(path+"[0]", "v"))
+		leaktest.Check(t, "SetBool "+path, p.SetBool(path+".b", true))
+		leaktest.Check(t, "SetNumber "+path, p.SetNumber(path+".n", 1))
 		for _, opts := range []*MergeOptions{nil, {KeepMapValues: ptr(true)}, {AppendSlice: ptr(true)}} {
-			checkNoLeak(t, "MergeValue "+path, p.MergeValue(path+".m", map[string]any{"a": 1}, opts))
+			leaktest.Check(t, "MergeValue "+path, p.MergeValue(path+".m", map[string]any{"a": 1}, opts))
 		}
-		checkNoLeak(t, "DeleteField "+path, Pave(map[string]any{"spec": markerValues()}).DeleteField(path+".d"))
+		leaktest.Check(t, "DeleteField "+path, Pave(map[string]any{"spec": markerValues()}).DeleteField(path+".d"))
 		if c, err := Compile(path); err == nil {
 			_, err := c.Get(map[string]any{"spec": markerValues()})
-			checkNoLeak(t, "Path.Get "+path, err)
-			checkNoLeak(t, "Path.Set "+path, c.Set(map[string]any{"spec": markerValues()}, "v"))
+			leaktest.Check(t, "Path.Get "+path, err)
+			leaktest.Check(t, "Path.Set "+path, c.Set(map[string]any{"spec": markerValues()}, "v"))
 		}
 	}
 
@@ -170,16 +147,16 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 			if err == nil && path == "spec.new" {
 				t.Errorf("SetValue %s: want an error, got none", name)
 			}
-			checkNoLeak(t, "SetValue "+name+" at "+path, err)
-			checkNoLeak(t, "MergeValue "+name+" at "+path, p.MergeValue(path, v, &MergeOptions{KeepMapValues: ptr(true)}))
-			checkNoLeak(t, "Path.Set "+name+" at "+path, MustCompile(path).Set(map[string]any{"spec": markerValues()}, v))
+			leaktest.Check(t, "SetValue "+name+" at "+path, err)
+			leaktest.Check(t, "MergeValue "+name+" at "+path, p.MergeValue(path, v, &MergeOptions{KeepMapValues: ptr(true)}))
+			leaktest.Check(t, "Path.Set "+name+" at "+path, MustCompile(path).Set(map[string]any{"spec": markerValues()}, v))
 		}
 	}
 	// Content that Go code put there and that cannot be encoded.
 	p := Pave(map[string]any{"spec": map[string]any{"m": markerMarshaler{}, "r": markerRaw{}, "ch": make(chan int)}})
 	for _, path := range []string{"spec", "spec.m", "spec.r", "spec.ch"} {
-		checkNoLeak(t, "GetValueInto "+path, p.GetValueInto(path, new(any)))
-		checkNoLeak(t, "MergeValue "+path, p.MergeValue(path, []any{markerString}, &MergeOptions{AppendSlice: ptr(true)}))
+		leaktest.Check(t, "GetValueInto "+path, p.GetValueInto(path, new(any)))
+		leaktest.Check(t, "MergeValue "+path, p.MergeValue(path, []any{markerString}, &MergeOptions{AppendSlice: ptr(true)}))
 	}
 
 	// JSON that does not decode into a Paved.
@@ -192,8 +169,8 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 		if err == nil {
 			t.Errorf("UnmarshalJSON(%s): want an error, got none", data)
 		}
-		checkNoLeak(t, "UnmarshalJSON", err)
-		checkNoLeak(t, "json.Unmarshal into a Paved", json.Unmarshal([]byte(data), &pv))
+		leaktest.Check(t, "UnmarshalJSON", err)
+		leaktest.Check(t, "json.Unmarshal into a Paved", json.Unmarshal([]byte(data), &pv))
 	}
 
 	// A typed object whose conversion fails.
@@ -201,7 +178,7 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 	if err == nil {
 		t.Error("PaveObject of an object that cannot be converted: want an error, got none")
 	}
-	checkNoLeak(t, "PaveObject", err)
+	leaktest.Check(t, "PaveObject", err)
 }
 
 func zero() float64 { return 0 }
@@ -223,7 +200,7 @@ func FuzzNoErrorQuotesAValue(f *testing.F) {
 	f.Add(uint64(7), "a.b.c.d")
 	f.Add(uint64(9), "a[0][1].b[*]")
 	f.Fuzz(func(t *testing.T, seed uint64, path string) {
-		if len(path) > fuzzMaxPath || leak(path) != "" {
+		if len(path) > fuzzMaxPath || leaktest.Find(path) != "" {
 			return // a path may be quoted, and this one holds the marker
 		}
 		noLeakOnRandom(t, seed, path)
@@ -300,22 +277,22 @@ func noLeakOnRandom(t *testing.T, seed uint64, path string) {
 	}
 	p := Pave(obj)
 	_, err := p.GetValue(path)
-	checkNoLeak(t, "GetValue "+path, err)
+	leaktest.Check(t, "GetValue "+path, err)
 	_, err = p.GetString(path)
-	checkNoLeak(t, "GetString "+path, err)
+	leaktest.Check(t, "GetString "+path, err)
 	_, err = p.GetStringArray(path)
-	checkNoLeak(t, "GetStringArray "+path, err)
+	leaktest.Check(t, "GetStringArray "+path, err)
 	_, err = p.GetStringObject(path)
-	checkNoLeak(t, "GetStringObject "+path, err)
+	leaktest.Check(t, "GetStringObject "+path, err)
 	_, err = p.GetBool(path)
-	checkNoLeak(t, "GetBool "+path, err)
+	leaktest.Check(t, "GetBool "+path, err)
 	_, err = p.GetInteger(path)
-	checkNoLeak(t, "GetInteger "+path, err)
-	checkNoLeak(t, "GetValueInto "+path, p.GetValueInto(path, new(int8)))
-	checkNoLeak(t, "GetValueInto "+path, p.GetValueInto(path, new(map[string]bool)))
+	leaktest.Check(t, "GetInteger "+path, err)
+	leaktest.Check(t, "GetValueInto "+path, p.GetValueInto(path, new(int8)))
+	leaktest.Check(t, "GetValueInto "+path, p.GetValueInto(path, new(map[string]bool)))
 	_, err = p.ExpandWildcards(path)
-	checkNoLeak(t, "ExpandWildcards "+path, err)
-	checkNoLeak(t, "MergeValue "+path, p.MergeValue(path, randomValue(r, 2), &MergeOptions{KeepMapValues: ptr(true), AppendSlice: ptr(true)}))
-	checkNoLeak(t, "SetValue "+path, p.SetValue(path, randomValue(r, 2)))
-	checkNoLeak(t, "DeleteField "+path, p.DeleteField(path))
+	leaktest.Check(t, "ExpandWildcards "+path, err)
+	leaktest.Check(t, "MergeValue "+path, p.MergeValue(path, randomValue(r, 2), &MergeOptions{KeepMapValues: ptr(true), AppendSlice: ptr(true)}))
+	leaktest.Check(t, "SetValue "+path, p.SetValue(path, randomValue(r, 2)))
+	leaktest.Check(t, "DeleteField "+path, p.DeleteField(path))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/ctrlkit/ctrlkit/internal/leaktest"
 )
 
 // The marker planted in scopes and definitions. No error, and no skipped
@@ -11,34 +13,9 @@ import (
 // type and size of a value, never its content, since a controller puts them
 // into conditions and events.
 const (
-	markerString = "s3cr3t-MARKER-Zq7x9Wv"
-	markerDigits = "31337424242"
+	markerString = leaktest.String
+	markerDigits = leaktest.Digits
 )
-
-// leak returns the longest run of 4 or more bytes of the marker that msg
-// holds, or "" when it holds none.
-func leak(msg string) string {
-	for _, m := range []string{markerString, markerDigits, "3.13374242425e+10"} {
-		for n := len(m); n >= 4; n-- {
-			for i := 0; i+n <= len(m); i++ {
-				if strings.Contains(msg, m[i:i+n]) {
-					return m[i : i+n]
-				}
-			}
-		}
-	}
-	return ""
-}
-
-func checkNoLeak(t *testing.T, what string, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	if l := leak(err.Error()); l != "" {
-		t.Errorf("%s: the error quotes %q of a planted value: %s", what, l, err)
-	}
-}
 
 // markerJSON are planted values as JSON: every type, and containers of the
 // marker.
@@ -67,11 +44,11 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 			for _, path := range []string{"spec.workloadRefs", "spec.workloadRefs.nested", "spec.workloadRefs[0].name", "spec.workloadRefs.k.x"} {
 				scope := scopeOf(t, spec)
 				_, err := WorkloadRefs(scope, path)
-				checkNoLeak(t, "WorkloadRefs "+path+" of "+spec, err)
+				leaktest.Check(t, "WorkloadRefs "+path+" of "+spec, err)
 				_, err = AddWorkloadRef(scopeOf(t, spec), path, ref)
-				checkNoLeak(t, "AddWorkloadRef "+path+" of "+spec, err)
+				leaktest.Check(t, "AddWorkloadRef "+path+" of "+spec, err)
 				_, err = RemoveWorkloadRef(scopeOf(t, spec), path, ref)
-				checkNoLeak(t, "RemoveWorkloadRef "+path+" of "+spec, err)
+				leaktest.Check(t, "RemoveWorkloadRef "+path+" of "+spec, err)
 
 				if strings.HasPrefix(v, `"`) && strings.Contains(spec, `"name":`) {
 					// A well-formed reference: its apiVersion, kind and
@@ -80,9 +57,9 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 				}
 				var skipped []SkippedEntry
 				_, err = Locate(ctx, &memReader{}, testMapper(), scopeOf(t, spec), AtPath(path), ReportSkipped(&skipped))
-				checkNoLeak(t, "Locate "+path+" of "+spec, err)
+				leaktest.Check(t, "Locate "+path+" of "+spec, err)
 				for _, s := range skipped {
-					if l := leak(s.String()); l != "" {
+					if l := leaktest.Find(s.String()); l != "" {
 						t.Errorf("Locate %s of %s: skipped entry quotes %q of a planted value: %s", path, spec, l, s)
 					}
 				}
@@ -104,13 +81,13 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 		} {
 			def := definition("ScopeDefinition", "healthscopes.core.oam.dev", spec)
 			_, _, err := refPath(def)
-			checkNoLeak(t, "refPath of "+spec, err)
+			leaktest.Check(t, "refPath of "+spec, err)
 			_, err = allowOverlap(def)
-			checkNoLeak(t, "allowOverlap of "+spec, err)
+			leaktest.Check(t, "allowOverlap of "+spec, err)
 			_, err = ChildResourceKinds(definition("WorkloadDefinition", "example-workload.oam.dev", spec))
-			checkNoLeak(t, "ChildResourceKinds of "+spec, err)
+			leaktest.Check(t, "ChildResourceKinds of "+spec, err)
 			_, err = Locate(ctx, (&memReader{}).add(def), testMapper(), scopeOf(t, `{"workloadRefs":[]}`))
-			checkNoLeak(t, "Locate with "+spec, err)
+			leaktest.Check(t, "Locate with "+spec, err)
 		}
 	}
 
@@ -127,7 +104,7 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 		if err == nil {
 			t.Errorf("ChildResourceKinds of %+v: want an error, got none", k)
 		}
-		checkNoLeak(t, "ChildResourceKinds", err)
+		leaktest.Check(t, "ChildResourceKinds", err)
 	}
 
 }

@@ -52,6 +52,7 @@ var testModules = []string{
 // testHelpers are the module's packages that any test may import.
 var testHelpers = []string{
 	"internal/testenv/...",
+	"internal/leaktest",
 }
 
 // notForLibraries are the internal packages that no library package may
@@ -60,6 +61,7 @@ var testHelpers = []string{
 var notForLibraries = []string{
 	"internal/localcluster/...",
 	"internal/testenv/...",
+	"internal/leaktest",
 	"internal/controlplane/...",
 	"internal/cmd/...",
 }
@@ -150,6 +152,8 @@ var rules = []rule{
 		says: "internal/lastwrite imports no ctrlkit package"},
 	{pkg: "internal/informers",
 		says: "internal/informers imports no ctrlkit package"},
+	{pkg: "internal/leaktest", external: stdOnly,
+		says: "internal/leaktest imports only the standard library: the marker check of the tests that no error quotes a value"},
 	{pkg: "internal/message", external: stdOnly,
 		says: "internal/message imports only the standard library, so that conditions stays light (internal/message/message.go)"},
 	{pkg: "internal/controlplane", external: stdOnly,
