@@ -2,6 +2,7 @@ package conditions_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -481,5 +484,67 @@ func TestInvalidUTF8SettlesAgainstAPIServer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPatchTwoWritersAgainstAPIServer: two controllers share one Widget's
+// conditions, each owning one type, and write in turn as fast as they can.
+// Each computes its change on the copy it read and, when the API server
+// refuses the write as stale (409), applies its Patch to the latest copy and
+// writes again: neither ever undoes the other's last change.
+func TestPatchTwoWritersAgainstAPIServer(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := env.Client
+	w := &v1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Name: "two-writers", Namespace: "default"}}
+	require.NoError(t, c.Create(ctx, w))
+	t.Cleanup(func() { _ = c.Delete(context.Background(), w) })
+
+	const rounds = 25
+	conflicts := make(chan int, 2)
+	writer := func(own string) error {
+		n := 0
+		for i := range rounds {
+			got := &v1alpha1.Widget{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(w), got); err != nil {
+				return err
+			}
+			before := append([]metav1.Condition(nil), got.Status.Conditions...)
+			conditions.Set(&got.Status.Conditions, metav1.Condition{Type: own, Status: metav1.ConditionTrue, Reason: "Round", Message: fmt.Sprintf("round %d", i)})
+			patch := conditions.NewPatch(before, got.Status.Conditions)
+			for {
+				err := c.Status().Update(ctx, got)
+				if err == nil {
+					break
+				}
+				if !apierrors.IsConflict(err) {
+					return err
+				}
+				n++
+				if err := c.Get(ctx, client.ObjectKeyFromObject(w), got); err != nil {
+					return err
+				}
+				if _, err := patch.Apply(&got.Status.Conditions, conditions.Owned{own}); err != nil {
+					return err
+				}
+			}
+		}
+		conflicts <- n
+		return nil
+	}
+	var g errgroup.Group
+	g.Go(func() error { return writer("AReady") })
+	g.Go(func() error { return writer("BReady") })
+	require.NoError(t, g.Wait())
+	t.Logf("stale writes retried with the patch: %d and %d", <-conflicts, <-conflicts)
+
+	got := &v1alpha1.Widget{}
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(w), got))
+	for _, typ := range []string{"AReady", "BReady"} {
+		cnd := conditions.Get(got.Status.Conditions, typ)
+		if want := fmt.Sprintf("round %d", rounds-1); cnd == nil || cnd.Message != want {
+			t.Errorf("%s: %v, want the writer's last change, %q", typ, cnd, want)
+		}
 	}
 }
