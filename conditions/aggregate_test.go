@@ -21,7 +21,9 @@ func src(name string, conds ...metav1.Condition) conditions.Source {
 }
 
 func TestAggregate(t *testing.T) {
-	ready := func(s metav1.ConditionStatus, reason, msg string) metav1.Condition { return cond("Ready", s, reason, msg) }
+	ready := func(s metav1.ConditionStatus, reason, msg string) metav1.Condition {
+		return cond("Ready", s, reason, msg)
+	}
 	cases := map[string]struct {
 		reason  string
 		sources []conditions.Source
