@@ -36,6 +36,12 @@ type Response struct {
 	// by name: the request's Desired with this step's changes. Nil keeps the
 	// request's.
 	Desired map[string]*unstructured.Unstructured
+	// Ready names the desired composed resources this step reports ready,
+	// as a Crossplane function sets a desired resource's Ready field:
+	// Crossplane makes an XR Ready only once the function has marked every
+	// composed resource ready. This core summarizes Ready from the
+	// results' conditions instead (docs/design/results.md).
+	Ready []string
 }
 
 // A Function is one step of a composition pipeline, run in process. An error

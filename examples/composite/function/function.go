@@ -8,8 +8,10 @@
 //   - DatabaseReady: True/Available, or False/NotFound or False/Unauthorized
 //     (fatal: nothing is composed);
 //   - ImageReady: True/Available, or False/NotFound (fatal);
-//   - AppReady: True/Available once the Deployment is available, else
-//     False/Creating "Waiting for the deployment to be available.".
+//   - AppReady: True/Available once the Deployment is available, when the
+//     function also marks it ready (Response.Ready, what Crossplane reads
+//     to make the XApp Ready), else False/Creating "Waiting for the
+//     deployment to be available.".
 //
 // An error from the platform (the database catalog or the image registry
 // cannot be reached) is an internal error: a fatal result whose detailed
@@ -132,6 +134,7 @@ func (f *Function) RunFunction(ctx context.Context, req *core.Request) (*core.Re
 
 	out.Desired = map[string]*unstructured.Unstructured{ResourceName: deployment(namespace, name, image, db)}
 	if available(req.Observed[ResourceName]) {
+		out.Ready = []string{ResourceName}
 		response.ConditionTrue(rsp, TypeAppReady, ReasonAvailable).TargetCompositeAndClaim()
 	} else {
 		response.ConditionFalse(rsp, TypeAppReady, ReasonCreating).WithMessage(MessageCreating).TargetCompositeAndClaim()

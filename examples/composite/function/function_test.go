@@ -119,6 +119,13 @@ func TestRunFunction(t *testing.T) {
 			if diff := cmp.Diff(tc.want, results.ToCrossplane(rsp.Results), protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nresponse: -want, +got:\n%s", tc.reason, diff)
 			}
+			wantReady := []string(nil)
+			if tc.observed[function.ResourceName] != nil {
+				wantReady = []string{function.ResourceName}
+			}
+			if diff := cmp.Diff(wantReady, rsp.Ready); diff != "" {
+				t.Errorf("%s\nresources marked ready (Crossplane's desired Ready): -want, +got:\n%s", tc.reason, diff)
+			}
 			d := rsp.Desired[function.ResourceName]
 			if (d != nil) != tc.wantDesired {
 				t.Fatalf("%s\ndesired deployment: want %t, got %v", tc.reason, tc.wantDesired, d)
