@@ -25,6 +25,10 @@ test: fmt-check vet lint verify test-floor controlplane test-go test-newest fuzz
 test-faults: controlplane ## Fault tests on a local control plane of their own (kube-apiserver killed and restarted with etcd kept); about 2 minutes.
 	CTRLKIT_FAULTS=1 go test -race -count=1 -run 'TestFault' ./nop/
 
+.PHONY: test-e2e
+test-e2e: controlplane ## Crossplane core (tools/crossplane's version, built from the Go module proxy and cached: a cold build takes many minutes) runs nop and composition functions on a local control plane (e2e/); about 2 minutes warm.
+	cd e2e && $(GO) test -count=1 -timeout $(TIMEOUT) -v -run 'TestCrossplane' ./...
+
 .PHONY: fmt-check
 fmt-check: ## Fail if any Go file is not gofmt-ed.
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
@@ -36,6 +40,7 @@ vet: ## go vet every module.
 	cd bench && $(GO) vet ./...
 	cd conformance && $(GO) vet ./...
 	cd oracle && $(GO) vet ./...
+	cd e2e && $(GO) vet ./...
 
 .PHONY: controlplane
 controlplane: ## Build (first time, several minutes) or find the cached kube-apiserver and etcd; REBUILD=1 forces a rebuild.
