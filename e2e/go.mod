@@ -8,6 +8,7 @@ require (
 	github.com/crossplane/function-sdk-go v0.7.1
 	github.com/ctrlkit/ctrlkit v0.0.0-00010101000000-000000000000
 	github.com/go-logr/logr v1.4.3
+	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.35.3
 	k8s.io/apimachinery v0.35.3
 	k8s.io/client-go v0.35.1
@@ -45,7 +46,6 @@ require (
 	github.com/gobuffalo/flect v1.0.3 // indirect
 	github.com/google/btree v1.1.3 // indirect
 	github.com/google/gnostic-models v0.7.1 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus v1.1.0 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.0 // indirect
