@@ -233,7 +233,22 @@ func build(ctx context.Context, o BuildOptions, entry, version string) error {
 	var log bytes.Buffer
 	cmd := exec.CommandContext(ctx, gobin, "build", "-ldflags", "-s -w", "-o", bin, Module+"/cmd/crossplane")
 	cmd.Dir, cmd.Stdout, cmd.Stderr = o.ModuleDir, &log, &log
-	if err := cmd.Run(); err != nil {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(o.Progress, "crossplane: still building, %s elapsed\n", time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	err = cmd.Run()
+	close(done)
+	if err != nil {
 		return fmt.Errorf("cannot build crossplane %s (go build in %s): %w\n%s", version, o.ModuleDir, err, tail(log.String(), 40))
 	}
 
