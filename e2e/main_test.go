@@ -11,7 +11,6 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -101,17 +100,6 @@ func logTail(t *testing.T, path string, n int) {
 		lines = lines[len(lines)-n:]
 	}
 	t.Logf("last %d lines of %s:\n%s", len(lines), path, strings.Join(lines, "\n"))
-}
-
-// apply creates the objects of a YAML-like map list, failing t on error.
-func create(t *testing.T, c client.Client, objs ...map[string]any) {
-	t.Helper()
-	for _, o := range objs {
-		u := &unstructured.Unstructured{Object: o}
-		if err := c.Create(context.Background(), u); err != nil {
-			t.Fatalf("cannot create %s %s: %v", u.GetKind(), u.GetName(), err)
-		}
-	}
 }
 
 // condition returns the condition of type typ of o, or nil.
