@@ -159,3 +159,15 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkAggregate(b *testing.B) {
+	sources := make([]Source, 100)
+	for i := range sources {
+		sources[i] = Source{Name: "Deployment w", Conditions: benchConditions(3)}
+	}
+	sources[7].Conditions[0].Status = metav1.ConditionFalse
+	b.ReportAllocs()
+	for b.Loop() {
+		Aggregate("WorkloadsReady", sources[0].Conditions[0].Type, sources)
+	}
+}

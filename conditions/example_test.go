@@ -257,3 +257,64 @@ func Example_propagateAndWrite() {
 	fmt.Println("writes:", c.writes)
 	// Output: writes: 1
 }
+
+// A parent reports its workloads' readiness as one condition.
+func ExampleAggregate() {
+	workloads := []conditions.Source{
+		{Name: "Deployment web", Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "NotEnoughReplicas", Message: "1/3 replicas ready"}}},
+		{Name: "StatefulSet db", Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Ready"}}},
+		{Name: "Deployment cache"},
+	}
+	c := conditions.Aggregate("WorkloadsReady", "Ready", workloads, conditions.ObservedGeneration(2))
+	fmt.Println(c.Status, c.Reason)
+	fmt.Println(c.Message)
+	// Output:
+	// False NotEnoughReplicas
+	// Deployment web: 1/3 replicas ready; Deployment cache: not reported
+}
+
+// A cluster shows its control plane's Ready as its own ControlPlaneReady.
+func ExampleMirror() {
+	controlPlane := conditions.Source{Name: "ControlPlane cp", Conditions: []metav1.Condition{
+		{Type: "Ready", Status: metav1.ConditionFalse, Reason: "ScalingUp", Message: "1 of 3 machines ready"},
+	}}
+	c := conditions.Mirror("ControlPlaneReady", "Ready", controlPlane, conditions.ObservedGeneration(5))
+	fmt.Println(c.Type, c.Status, c.Reason)
+	fmt.Println(c.Message)
+
+	none := conditions.Mirror("ControlPlaneReady", "Ready", conditions.Source{Name: "ControlPlane cp"},
+		conditions.Fallback{Status: metav1.ConditionFalse, Reason: "ControlPlaneNotCreated", Message: "waiting for the control plane"})
+	fmt.Println(none.Status, none.Reason)
+	// Output:
+	// ControlPlaneReady False ScalingUp
+	// ControlPlane cp: 1 of 3 machines ready
+	// False ControlPlaneNotCreated
+}
+
+// Two controllers own one condition type each on one object. A writer whose
+// write is refused as stale re-reads the object and applies its patch to what
+// it finds, keeping the other writer's change.
+func ExampleNewPatch() {
+	read := []metav1.Condition{
+		{Type: "NetworkReady", Status: metav1.ConditionFalse, Reason: "Creating"},
+		{Type: "StorageReady", Status: metav1.ConditionFalse, Reason: "Creating"},
+	}
+	mine := append([]metav1.Condition(nil), read...)
+	conditions.Set(&mine, metav1.Condition{Type: "NetworkReady", Status: metav1.ConditionTrue, Reason: "Available"})
+	patch := conditions.NewPatch(read, mine)
+
+	// Meanwhile the other controller made StorageReady True.
+	latest := []metav1.Condition{
+		{Type: "NetworkReady", Status: metav1.ConditionFalse, Reason: "Creating"},
+		{Type: "StorageReady", Status: metav1.ConditionTrue, Reason: "Available"},
+	}
+	changed, err := patch.Apply(&latest, conditions.Owned{"NetworkReady"})
+	fmt.Println(changed, err)
+	for _, c := range latest {
+		fmt.Println(c.Type, c.Status)
+	}
+	// Output:
+	// true <nil>
+	// NetworkReady True
+	// StorageReady True
+}

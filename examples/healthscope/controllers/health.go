@@ -132,9 +132,15 @@ func kindNames(kinds []scopes.ChildResourceKind) string {
 }
 
 // readyCondition turns a scope's health into its Ready condition.
-func readyCondition(sum v1alpha1.ScopeHealthCondition, generation int64) metav1.Condition {
+// Its message counts the healthy workloads and, when not all are, names the
+// others with their diagnoses, worst first (conditions.Aggregate).
+func readyCondition(sum v1alpha1.ScopeHealthCondition, workloads []v1alpha1.WorkloadHealthCondition, generation int64) metav1.Condition {
 	c := metav1.Condition{Type: conditions.TypeReady, ObservedGeneration: generation}
 	msg := fmt.Sprintf("%d of %d workloads are healthy", sum.HealthyWorkloads, sum.Total)
+	if sum.HealthStatus != v1alpha1.StatusHealthy && len(workloads) > 0 {
+		// Set cuts the message to conditions.MaxMessageLength.
+		msg += "; " + conditions.Aggregate(conditions.TypeReady, typeHealthy, healthSources(workloads)).Message
+	}
 	switch {
 	case sum.Total == 0:
 		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, ReasonNoWorkloads, "the scope holds no workloads"
@@ -146,4 +152,28 @@ func readyCondition(sum v1alpha1.ScopeHealthCondition, generation int64) metav1.
 		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, ReasonHealthUnknown, msg
 	}
 	return c
+}
+
+// typeHealthy is the condition type a workload's health takes as an
+// aggregate's source.
+const typeHealthy = "Healthy"
+
+// healthSources are the workloads as sources of conditions.Aggregate: each
+// with a Healthy condition from its health status and diagnosis.
+func healthSources(workloads []v1alpha1.WorkloadHealthCondition) []conditions.Source {
+	out := make([]conditions.Source, len(workloads))
+	for i, w := range workloads {
+		status := metav1.ConditionUnknown
+		switch w.HealthStatus {
+		case v1alpha1.StatusHealthy:
+			status = metav1.ConditionTrue
+		case v1alpha1.StatusUnhealthy:
+			status = metav1.ConditionFalse
+		}
+		out[i] = conditions.Source{
+			Name:       w.TargetWorkload.Kind + " " + w.TargetWorkload.Name,
+			Conditions: []metav1.Condition{{Type: typeHealthy, Status: status, Reason: string(w.HealthStatus), Message: w.Diagnosis}},
+		}
+	}
+	return out
 }

@@ -113,9 +113,13 @@ func (w *wrapped) Unwrap() error { return w.err }
 func errorsWrap(msg string, err error) error { return &wrapped{msg, err} }
 
 func TestAssessScope(t *testing.T) {
-	healthy := scopes.Located{Workload: ptr(resource("apps/v1", "Deployment", "a", int64(1), int64(1)))}
-	unhealthy := scopes.Located{Workload: ptr(resource("apps/v1", "Deployment", "b", int64(1), int64(0)))}
-	unknown := scopes.Located{Workload: ptr(resource("v1", "ConfigMap", "c", nil, nil))}
+	located := func(apiVersion, kind, name string, want, ready any) scopes.Located {
+		return scopes.Located{Ref: scopes.WorkloadRef{APIVersion: apiVersion, Kind: kind, Name: name},
+			Workload: ptr(resource(apiVersion, kind, name, want, ready))}
+	}
+	healthy := located("apps/v1", "Deployment", "a", int64(1), int64(1))
+	unhealthy := located("apps/v1", "Deployment", "b", int64(1), int64(0))
+	unknown := located("v1", "ConfigMap", "c", nil, nil)
 	cases := map[string]struct {
 		located   []scopes.Located
 		want      v1alpha1.ScopeHealthCondition
@@ -133,21 +137,21 @@ func TestAssessScope(t *testing.T) {
 		"UnhealthyWins": {
 			located:   []scopes.Located{healthy, unknown, unhealthy},
 			want:      v1alpha1.ScopeHealthCondition{HealthStatus: v1alpha1.StatusUnhealthy, Total: 3, HealthyWorkloads: 1, UnhealthyWorkloads: 1, UnknownWorkloads: 1},
-			wantReady: metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: ReasonUnhealthy, Message: "1 of 3 workloads are healthy", ObservedGeneration: 3},
+			wantReady: metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: ReasonUnhealthy, Message: "1 of 3 workloads are healthy; Deployment b: Deployment b has 0/1 replicas ready; ConfigMap c: no resource with spec.replicas to judge", ObservedGeneration: 3},
 		},
 		"Unknown": {
 			located:   []scopes.Located{healthy, unknown},
 			want:      v1alpha1.ScopeHealthCondition{HealthStatus: v1alpha1.StatusUnknown, Total: 2, HealthyWorkloads: 1, UnknownWorkloads: 1},
-			wantReady: metav1.Condition{Type: "Ready", Status: metav1.ConditionUnknown, Reason: ReasonHealthUnknown, Message: "1 of 2 workloads are healthy", ObservedGeneration: 3},
+			wantReady: metav1.Condition{Type: "Ready", Status: metav1.ConditionUnknown, Reason: ReasonHealthUnknown, Message: "1 of 2 workloads are healthy; ConfigMap c: no resource with spec.replicas to judge", ObservedGeneration: 3},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, _ := Assess(tc.located)
+			got, workloads := Assess(tc.located)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Assess(...): -want, +got:\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.wantReady, readyCondition(got, 3), cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); diff != "" {
+			if diff := cmp.Diff(tc.wantReady, readyCondition(got, workloads, 3), cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); diff != "" {
 				t.Errorf("readyCondition(...): -want, +got:\n%s", diff)
 			}
 		})

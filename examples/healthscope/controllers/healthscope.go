@@ -110,7 +110,7 @@ func (r *HealthScopeReconciler) Reconcile(ctx context.Context, req reconcile.Req
 		ready = metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionUnknown, Reason: ReasonLocateFailed, Message: locateErr.Error(), ObservedGeneration: hs.Generation}
 	default:
 		status.ScopeHealthCondition, status.HealthConditions = Assess(located)
-		ready = readyCondition(status.ScopeHealthCondition, hs.Generation)
+		ready = readyCondition(status.ScopeHealthCondition, status.HealthConditions, hs.Generation)
 	}
 	if ready.Status == metav1.ConditionUnknown {
 		progress = conditions.Working
