@@ -58,5 +58,16 @@
 // Reconciling and Stalled as kstatus and Flux read them, and removes them
 // when they no longer apply.
 //
+// # Parents of many, and shared objects
+//
+// Aggregate computes one condition from a condition type of many objects
+// (Sources), with Summarize's polarity rules, the worst sources' reason and a
+// message that names them; Mirror reports another object's condition under a
+// type of one's own, with a Fallback when it is missing. NewPatch records what
+// a writer changed in an object's conditions; Patch.Apply makes those changes,
+// and only those, to the object as another writer left it, and refuses
+// (ErrConflict) to undo a change of the same type unless the writer owns it
+// (Owned).
+//
 // docs/design/conditions.md has the decisions; docs/benchmarks.md the figures.
 package conditions
