@@ -8,7 +8,7 @@ bin=${1:?usage: hack/verify.sh BIN}
 git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { echo "verify: needs a git checkout" >&2; exit 1; }
 
 fail=0
-for mod in . bench conformance oracle e2e tools/gen tools/controlplane tools/crossplane; do
+for mod in . bench conformance oracle e2e tools/gen tools/controlplane tools/crossplane tools/providernop; do
 	if ! out=$(cd "$mod" && go mod tidy -diff 2>&1); then
 		echo "verify: $mod/go.mod or go.sum is not tidy; run (cd $mod && go mod tidy):"
 		echo "$out"

@@ -77,15 +77,27 @@ func BenchmarkAPIServer(b *testing.B) {
 		poll  bool // requeue every PollInterval, not at the next deadline
 		write bool // write the status on every reconcile
 		floor bool // no controller: each status write sent at its deadline
+		peer  bool // provider-nop itself (runPeer)
 	}{
 		{name: "floor", opts: Options{MaxConcurrentReconciles: workers}, floor: true},
 		{name: "deadline", opts: Options{MaxConcurrentReconciles: workers}},
 		{name: "poll-1s", opts: Options{MaxConcurrentReconciles: workers, PollInterval: time.Second}, poll: true},
 		{name: "provider-nop", opts: Options{MaxConcurrentReconciles: workers, PollInterval: time.Second}, poll: true, write: true},
+		{name: "provider-nop-" + peerVersion, peer: true},
 	}
 	var floor benchResult
 	for _, m := range modes {
 		b.Run(m.name, func(b *testing.B) {
+			if m.peer {
+				for b.Loop() {
+					r := runPeer(b, fmt.Sprintf("bench-peer-%d", time.Now().UnixNano()), n, rate, workers)
+					reportPeer(b, r, floor, n, rate, workers)
+					if latenessOut != "" {
+						require.NoError(b, appendLateness(latenessOut, m.name, n, rate, workers, r.late))
+					}
+				}
+				return
+			}
 			for b.Loop() {
 				var wrap func(*reconciler) reconcile.Reconciler // nil: the floor
 				switch {
@@ -127,6 +139,21 @@ func BenchmarkAPIServer(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// reportPeer reports a run of provider-nop: its lateness, against the floor's
+// when there is one, and its watch events per object.
+func reportPeer(b *testing.B, r, floor benchResult, n, rate, workers int) {
+	b.ReportMetric(r.lateness(50).Seconds()*1000, "p50-ms")
+	b.ReportMetric(r.lateness(99).Seconds()*1000, "p99-ms")
+	b.ReportMetric(r.lateness(100).Seconds()*1000, "max-ms")
+	b.ReportMetric(float64(r.events)/float64(n), "events/object")
+	b.ReportMetric(float64(r.unseen), "unseen")
+	b.Logf("provider-nop %s: %d objects created at %d/s, --max-reconcile-rate %d, 1 s poll; 2x%d Ready transitions seen late by p50 %s, p99 %s, max %s (%d not seen within 2 minutes, left out); %.1f watch events per object",
+		peerVersion, n, rate, envInt(b, "NOP_BENCH_PEER_RATE", workers), n, r.lateness(50), r.lateness(99), r.lateness(100), r.unseen, float64(r.events)/float64(n))
+	if floor.late != nil {
+		b.ReportMetric(r.lateness(99).Seconds()/floor.lateness(99).Seconds(), "p99/floor")
 	}
 }
 
@@ -174,6 +201,8 @@ type benchResult struct {
 	writeLatency     []time.Duration
 	window           time.Duration
 	byVerb           string
+	events           int64 // the peer's: watch events of its objects
+	unseen           int   // the peer's: transitions not seen 2 minutes after the last creation
 }
 
 // settleTime is how long a run goes on after the last transition, to show

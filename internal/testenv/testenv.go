@@ -173,6 +173,10 @@ func (e *Env) StopAPIServer() error { return e.cluster.StopAPIServer() }
 // same address, certificates and etcd, and returns once it is healthy.
 func (e *Env) StartAPIServer() error { return e.cluster.StartAPIServer() }
 
+// WriteKubeconfig writes an administrator kubeconfig for the control plane to
+// path, for a process the test starts (KUBECONFIG=path).
+func (e *Env) WriteKubeconfig(path string) error { return e.cluster.WriteKubeconfig(path) }
+
 func start(s settings) (*Env, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
