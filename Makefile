@@ -89,7 +89,7 @@ lint: ## staticcheck (pinned, fetched from the module proxy) on top of vet.
 STATICCHECK_VERSION ?= v0.8.2
 
 .PHONY: bench
-bench: ## Benchmarks beside the code (allocations reported); includes nop's 1,000-object run on a real API server (about 2 minutes).
+bench: ## Benchmarks beside the code (allocations reported); includes nop's 1,000-object run on a real API server beside provider-nop v0.5.0 itself (minutes; its first build several more; NOP_BENCH_PEER=off leaves it out).
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # bench-charts' sizes: what a 2-core machine carries. On 16 cores:
