@@ -90,6 +90,23 @@ func (b *Builder) ConditionUnknown(conditionType, reason string) *Builder {
 	return b.condition(conditionType, resultsv1.Status_STATUS_UNKNOWN, reason)
 }
 
+// WithConditionTrue is ConditionTrue, spelled as the fn-claim-conditions
+// design's sketch spells the builder's methods; the response package keeps
+// function-sdk-go's spelling (response.ConditionTrue(rsp, ...)).
+func (b *Builder) WithConditionTrue(conditionType, reason string) *Builder {
+	return b.ConditionTrue(conditionType, reason)
+}
+
+// WithConditionFalse is ConditionFalse in the design's spelling.
+func (b *Builder) WithConditionFalse(conditionType, reason string) *Builder {
+	return b.ConditionFalse(conditionType, reason)
+}
+
+// WithConditionUnknown is ConditionUnknown in the design's spelling.
+func (b *Builder) WithConditionUnknown(conditionType, reason string) *Builder {
+	return b.ConditionUnknown(conditionType, reason)
+}
+
 func (b *Builder) condition(conditionType string, s resultsv1.Status, reason string) *Builder {
 	if b != nil && b.r != nil {
 		b.r.Condition = &resultsv1.Condition{Type: conditionType, Status: s, Reason: reason}
@@ -98,7 +115,8 @@ func (b *Builder) condition(conditionType string, s resultsv1.Status, reason str
 }
 
 // WithReason sets the reason of the result's event, replacing the default
-// (ReconcileError for a fatal result, ComposeResources otherwise). It does
+// (ComposeResources). A fatal result's event keeps ComposeResources, as
+// Crossplane's does, and its Synced=False condition ReconcileError. It does
 // not change the reason of the result's condition.
 func (b *Builder) WithReason(reason string) *Builder {
 	if b != nil && b.r != nil {

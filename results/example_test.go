@@ -80,3 +80,15 @@ func ExampleApplier_Apply() {
 	//   ImageReady=False NotFound "The image provided does not exist or you are not authorized to use it."
 	// again: write XR: false, write claim: false
 }
+
+// The fn-claim-conditions design's sketch compiles as written: the builder
+// keeps its spelling of the condition methods.
+func ExampleBuilder_WithConditionFalse() {
+	r := results.Fatal(errors.New("You are unauthorized to access this resource.")).
+		TargetCompositeAndClaim().
+		WithConditionFalse("DatabaseReady", "Unauthorized").
+		Build()
+	fmt.Println(r.GetSeverity(), r.GetCondition().GetType(), r.GetCondition().GetStatus(), r.GetCondition().GetReason())
+	// Output:
+	// SEVERITY_FATAL DatabaseReady STATUS_FALSE Unauthorized
+}
