@@ -2,15 +2,16 @@ package conditions_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -533,10 +534,13 @@ func TestPatchTwoWritersAgainstAPIServer(t *testing.T) {
 		conflicts <- n
 		return nil
 	}
-	var g errgroup.Group
-	g.Go(func() error { return writer("AReady") })
-	g.Go(func() error { return writer("BReady") })
-	require.NoError(t, g.Wait())
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, own := range []string{"AReady", "BReady"} {
+		wg.Go(func() { errs[i] = writer(own) })
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
 	t.Logf("stale writes retried with the patch: %d and %d", <-conflicts, <-conflicts)
 
 	got := &v1alpha1.Widget{}
