@@ -42,17 +42,19 @@ vet: ## go vet every module.
 	cd conformance && $(GO) vet ./...
 	cd oracle && $(GO) vet ./...
 	cd e2e && $(GO) vet ./...
+	cd tools/images && $(GO) vet ./...
 
 .PHONY: controlplane
 controlplane: ## Build (first time, several minutes) or find the cached kube-apiserver and etcd; REBUILD=1 forces a rebuild.
 	@$(GO) run ./internal/cmd/controlplane $(if $(REBUILD),-rebuild)
 
 .PHONY: test-go
-test-go: ## go test -race ./... (unit and envtest integration tests), the health conformance tests (conformance/), the differential tests against upstream libraries (oracle/), and compile the peer benchmarks.
+test-go: ## go test -race ./... (unit and envtest integration tests, the config/ manifests on the API server), the health conformance tests (conformance/), the differential tests against upstream libraries (oracle/), the image builder (tools/images: builds nop's image for both platforms, reads it back, runs its binary), and compile the peer benchmarks.
 	$(GO) test -race -timeout $(TIMEOUT) ./...
 	cd bench && $(GO) test -run '^$$' ./...
 	cd conformance && $(GO) test -timeout $(TIMEOUT) ./...
 	cd oracle && $(GO) test -timeout $(TIMEOUT) ./...
+	cd tools/images && $(GO) test -timeout $(TIMEOUT) ./...
 
 .PHONY: test-floor
 test-floor: ## A module on the floor versions (go.mod's k8s.io/*, controller-runtime) imports every package without moving them; the floor is two minors below the newest.
@@ -82,6 +84,10 @@ $(BIN)/controller-gen: tools/gen/go.mod tools/gen/go.sum
 	$(GO) build -C tools/gen -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
 $(BIN)/protoc-gen-go: tools/gen/go.mod tools/gen/go.sum
 	$(GO) build -C tools/gen -o $@ google.golang.org/protobuf/cmd/protoc-gen-go
+
+.PHONY: images
+images: ## OCI images of the example controllers without Docker (static binaries for linux/amd64 and linux/arm64, CA certificates, user 65532): bin/images/<example> (OCI layout) and bin/images/<example>-<arch>.tar (docker load); EXAMPLES=nop builds one.
+	$(GO) run -C tools/images . -root $(CURDIR) -out $(BIN)/images $(EXAMPLES)
 
 .PHONY: lint
 lint: ## staticcheck (pinned, fetched from the module proxy) on top of vet.
