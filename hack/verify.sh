@@ -8,7 +8,7 @@ bin=${1:?usage: hack/verify.sh BIN}
 git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { echo "verify: needs a git checkout" >&2; exit 1; }
 
 fail=0
-for mod in . bench conformance oracle e2e tools/gen tools/controlplane tools/crossplane tools/providernop; do
+for mod in . bench conformance oracle e2e tools/gen tools/controlplane tools/crossplane tools/providernop tools/images; do
 	if ! out=$(cd "$mod" && go mod tidy -diff 2>&1); then
 		echo "verify: $mod/go.mod or go.sum is not tidy; run (cd $mod && go mod tidy):"
 		echo "$out"
@@ -59,7 +59,7 @@ elif heavy=$(echo "$out" | grep -E '^(k8s\.io/kubernetes|go\.etcd\.io/etcd/serve
 fi
 
 make --no-print-directory tools >/dev/null
-generated=(':(glob)**/zz_generated.*.go' ':(glob)**/*.pb.go' ':(glob)**/crds/*.yaml')
+generated=(':(glob)**/zz_generated.*.go' ':(glob)**/*.pb.go' ':(glob)**/crds/*.yaml' ':(glob)config/*/rbac/role.yaml' ':(glob)config/*/rbac/demo/role.yaml')
 before=$(git status --porcelain --untracked-files=all -- "${generated[@]}")
 hack/generate.sh "$bin" >/dev/null
 after=$(git status --porcelain --untracked-files=all -- "${generated[@]}")

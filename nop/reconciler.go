@@ -77,6 +77,16 @@ type Transition struct {
 // Lateness is how long after its deadline the transition landed.
 func (t Transition) Lateness() time.Duration { return t.Landed.Sub(t.Due) }
 
+// The reconciler's permissions, from which controller-gen's rbac generator
+// writes a provider's ClusterRole: its two kinds (the finalizer is added with
+// a patch), their status, and the Events it records. The connection Secrets'
+// are beside publish.
+//
+// +kubebuilder:rbac:groups=nop.ctrlkit.dev,resources=nopresources;clusternopresources,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=nop.ctrlkit.dev,resources=nopresources/status;clusternopresources/status,verbs=update
+// +kubebuilder:rbac:groups=nop.ctrlkit.dev,resources=nopresources/finalizers;clusternopresources/finalizers,verbs=update
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
 // Setup adds a controller for NopResources and one for ClusterNopResources to
 // mgr, whose scheme must know the v1alpha1 types and whose API server must
 // serve both CRDs (nop/crds).

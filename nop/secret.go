@@ -24,6 +24,12 @@ import (
 // writes, the one Crossplane uses.
 const SecretTypeConnection = "connection.crossplane.io/v1alpha1"
 
+// Connection Secrets: publish reads, creates and updates them; the watch of
+// their metadata lists and watches them (RBAC cannot tell a metadata-only
+// list from a full one).
+//
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update
+
 // publish writes the connection Secret, if it changed. A Secret that exists
 // and is not controlled by obj is left alone. The Secret is handled as
 // unstructured content, so that the library needs no k8s.io/api types.

@@ -82,6 +82,11 @@ func describe(t nop.Transition, firstSeen time.Time) string {
 	return head + fmt.Sprintf("due %s, %s late", t.Due.Format("15:04:05"), t.Lateness().Round(time.Millisecond))
 }
 
+// The sample's permissions (the demo role, apart from the provider's):
+// recreate reads, deletes and creates the sample NopResource.
+//
+// +kubebuilder:rbac:groups=nop.ctrlkit.dev,resources=nopresources,verbs=get;create;delete
+
 // recreate deletes a sample left by an earlier run, since its schedule has
 // passed, and creates it anew. An object of the sample's name that does not
 // carry the sample's label is someone else's: it is left alone, and recreate

@@ -174,6 +174,8 @@ var rules = []rule{
 		says: "internal/readme holds only the test that the README's go blocks match their examples, with go/parser"},
 	{pkg: "internal/deps", external: stdOnly,
 		says: "internal/deps holds only this test"},
+	{pkg: "config", external: stdOnly,
+		says: "config holds the kustomize bases of the example controllers and only the test that the API server accepts them"},
 }
 
 // examplesSay is the rule for every package under examples/, which needs no

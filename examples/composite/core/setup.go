@@ -52,6 +52,22 @@ func (o Options) withDefaults() Options {
 // controller.
 const EventRecorderName = "composite-example"
 
+// The controllers' permissions: claims (App), which the claim controller
+// updates (finalizer, resource reference) with their status; composites
+// (XApp), which it creates, updates and deletes, with their status; the
+// composed kinds (Options.ComposedKinds, by default Deployments), which the
+// XR controller owns, creates, patches and deletes; the Events it records.
+// Composing another kind takes a rule of its own.
+//
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=apps,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=apps/status,verbs=update
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=apps/finalizers,verbs=update
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=xapps,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=xapps/status,verbs=update
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=xapps/finalizers,verbs=update
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
 // Setup adds the claim and XR controllers to mgr.
 func Setup(mgr manager.Manager, o Options) error {
 	o = o.withDefaults()

@@ -58,6 +58,14 @@ type Options struct {
 	Timeout time.Duration
 }
 
+// The demo's permissions: it creates and resets the demo claim, reads the
+// composed Deployment and, where no kube-controller-manager runs, marks it
+// available.
+//
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=apps,verbs=get;create;update
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get
+// +kubebuilder:rbac:groups=apps,resources=deployments/status,verbs=update
+
 // Run creates (or resets) the demo claim and walks it through the three
 // scenarios, writing the claim's conditions to out whenever they change. It
 // returns once the claim is Ready, or with an error when ctx ends or

@@ -78,6 +78,14 @@ type Reconciler struct {
 	PollInterval time.Duration
 }
 
+// The controller's permissions: Datasets, which it updates for its finalizer
+// and the cloud's name, and their status, which directstatus writes (after
+// a conflict, with a fresh read from the API server).
+//
+// +kubebuilder:rbac:groups=examples.ctrlkit.dev,resources=datasets,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=examples.ctrlkit.dev,resources=datasets/status,verbs=update
+// +kubebuilder:rbac:groups=examples.ctrlkit.dev,resources=datasets/finalizers,verbs=update
+
 // SetupWithManager reconciles Datasets in mgr. Only changes of a Dataset's
 // generation (its spec, or its deletion) start a reconcile: the controller's
 // own status writes do not, and the periodic sync is a requeue.

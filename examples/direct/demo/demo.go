@@ -84,6 +84,11 @@ var steps = []step{
 	},
 }
 
+// The demo's permissions: it creates the demo Dataset, watches it and edits
+// its spec.
+//
+// +kubebuilder:rbac:groups=examples.ctrlkit.dev,resources=datasets,verbs=get;list;watch;create;update
+
 // Run plays the script and returns when its last step has settled.
 func Run(ctx context.Context, o Options) error {
 	if o.Namespace == "" {

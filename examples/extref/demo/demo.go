@@ -47,6 +47,15 @@ func Objects() ([]*unstructured.Unstructured, error) {
 	}
 }
 
+// The demo's permissions: it creates what example.yaml holds (a Namespace,
+// a ConfigMap, two Secrets, a VPC, Subnets), changes the ConfigMap and reads
+// the Subnet it narrates.
+//
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=create
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create
+// +kubebuilder:rbac:groups=example.extref.ctrlkit.dev,resources=vpcs;subnets,verbs=get;create
+
 // Run applies the example and narrates what the controllers do with it. It
 // creates the objects that are absent and leaves those that exist as they
 // are; it changes the ConfigMap's region only when it created the ConfigMap,

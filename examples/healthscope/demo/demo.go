@@ -124,6 +124,17 @@ type Options struct {
 	PollInterval time.Duration
 }
 
+// The demo's permissions: it applies example.yaml (definitions, a
+// HealthScope, an Application) and reads the scope; where no
+// kube-controller-manager runs, it creates the Deployment's ReplicaSet and
+// patches the replicas ready into the status of workloads and ReplicaSets.
+//
+// +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=workloaddefinitions;scopedefinitions,verbs=get;create;update
+// +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=healthscopes;applications,verbs=get;create
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get
+// +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=create
+// +kubebuilder:rbac:groups=apps,resources=replicasets/status;deployments/status;statefulsets/status,verbs=patch
+
 // Run applies the manifest and prints the HealthScope's health as it
 // changes, until the scope is Healthy.
 func Run(ctx context.Context, c client.Client, out io.Writer, o Options) error {
