@@ -49,10 +49,10 @@ type Options struct {
 // The controllers' permissions: VPCs and their status; Subnets, which the
 // Subnet controller updates with the resolved values, and their status; the
 // Events of the Subnet controller. The kinds Subnets read (their sources)
-// are not here: an operator grants them per source policy template, with
-// ClusterRoles aggregated into the controller's sources role (see
-// config/extref/rbac/sources). Each needs get, list and watch cluster-wide,
-// since the manager's cache watches a kind in every namespace.
+// are not here: an operator grants them per source policy template, a
+// ClusterRole and its binding each (config/extref/rbac/sources). Each needs
+// get, list and watch cluster-wide, since the manager's cache watches a kind
+// in every namespace.
 //
 // +kubebuilder:rbac:groups=example.extref.ctrlkit.dev,resources=vpcs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=example.extref.ctrlkit.dev,resources=vpcs/status,verbs=update
