@@ -52,7 +52,9 @@ func (r *reconciler) updateStatus(ctx context.Context, obj client.Object) error 
 	_, sent := parts(body)
 	*sent = *status.DeepCopy()
 	start := r.local.Now()
-	if err := r.client.Status().Update(ctx, body); err != nil {
+	err := r.client.Status().Update(ctx, body)
+	r.metrics.wrote(err, apierrors.IsConflict(err))
+	if err != nil {
 		return err
 	}
 	if r.server != nil {

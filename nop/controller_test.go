@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
@@ -785,4 +786,70 @@ func waitForEvent(t *testing.T, c client.Client, regarding, reason, note string)
 		}
 		return fmt.Errorf("seen %v", seen)
 	})
+}
+
+// TestMetrics checks that each scheduled change that lands is counted, its
+// lateness observed, and each status write counted, in the registry a
+// manager's metrics endpoint serves.
+func TestMetrics(t *testing.T) {
+	const test = "metrics"
+	env := testenv.Get(t)
+	ctx := context.Background()
+	before := gatherNop(t)
+	startManager(t, test, Options{})
+	n := newNop(test, "metrics", ca("0s", "Ready", "False"), ca("2s", "Ready", "True"))
+	require.NoError(t, env.Client.Create(ctx, n))
+	cleanup(t, env.Client, n)
+	testenv.Eventually(t, 30*time.Second, "the nop to become Ready", func() error {
+		got := &v1alpha1.NopResource{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
+		if !conditions.IsTrue(got.Status.Conditions, "Ready") {
+			return errors.New(describe(got.Status))
+		}
+		return nil
+	})
+	after := gatherNop(t)
+	for name, atLeast := range map[string]float64{
+		"ctrlkit_nop_transitions_total":                     2, // Ready=False, Ready=True
+		"ctrlkit_nop_transition_lateness_seconds_count":     2,
+		`ctrlkit_nop_status_writes_total{result="success"}`: 2,
+	} {
+		if d := after[name] - before[name]; d < atLeast {
+			t.Errorf("%s for NopResource grew by %v, want at least %v (before %v, after %v)", name, d, atLeast, before[name], after[name])
+		}
+	}
+}
+
+// gatherNop reads nop's metrics for kind NopResource from controller-runtime's
+// registry: counters by name (and result), histograms' sample counts as
+// <name>_count.
+func gatherNop(t *testing.T) map[string]float64 {
+	t.Helper()
+	families, err := ctrlmetrics.Registry.Gather()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, f := range families {
+		if !strings.HasPrefix(f.GetName(), "ctrlkit_nop_") {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["kind"] != v1alpha1.NopResourceKind {
+				continue
+			}
+			name := f.GetName()
+			if r, ok := labels["result"]; ok {
+				name += `{result="` + r + `"}`
+			}
+			if h := m.GetHistogram(); h != nil {
+				got[name+"_count"] += float64(h.GetSampleCount())
+				continue
+			}
+			got[name] += m.GetCounter().GetValue()
+		}
+	}
+	return got
 }

@@ -79,5 +79,10 @@
 //   - a transient Secret failure is retried after 10 s, doubling, at most every 5 minutes.
 //   - a cache behind the reconciler's last write is waited for at most 1 s; then the object is read from the API server until the cache catches up.
 //
+// Metrics (controller-runtime's registry, label kind): the lateness of each
+// transition (ctrlkit_nop_transition_lateness_seconds), the transitions
+// (ctrlkit_nop_transitions_total) and the status writes by result
+// (ctrlkit_nop_status_writes_total); docs/guide.md lists them.
+//
 // docs/design/nop.md has the full spec, permissions and the porting table.
 package nop

@@ -170,6 +170,7 @@ type reconciler struct {
 	server   *serverClock         // nil when Options.Clock is set
 	setter   conditions.Setter
 	opts     Options
+	metrics  kindMetrics
 
 	// written is the resourceVersion of each object after this reconciler's
 	// last write, so that a reconcile from a cache that has not seen that
@@ -211,6 +212,7 @@ func (r *reconciler) useLocalClock(local clock.PassiveClock) {
 	r.server = &serverClock{local: local}
 	r.clock = r.server
 	r.setter = conditions.NewSetter(conditions.WithClock(r.clock))
+	r.metrics = metricsOf(r.kind.name)
 }
 
 // Reconcile makes one object's status what its schedule says now, and
@@ -255,6 +257,7 @@ func (r *reconciler) reconcileRequest(ctx context.Context, req reconcile.Request
 		landed := r.clock.Now()
 		for _, t := range out.transitions {
 			t.Landed = landed
+			r.metrics.landed(t)
 			if r.opts.OnTransition != nil {
 				r.opts.OnTransition(t)
 			}

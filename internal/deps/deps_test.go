@@ -25,7 +25,8 @@ import (
 
 // modules are the external modules that any package of the module, examples
 // included, may import outside the standard library. k8s.io/api and
-// go-logr come with client-go and controller-runtime anyway, so they add
+// go-logr, and prometheus/client_golang (controller-runtime's metrics
+// registry), come with client-go and controller-runtime anyway, so they add
 // nothing to what `go get` fetches.
 var modules = []string{
 	"k8s.io/apimachinery/...",
@@ -35,6 +36,7 @@ var modules = []string{
 	"google.golang.org/protobuf/...",
 	"k8s.io/api/...",
 	"github.com/go-logr/logr/...",
+	"github.com/prometheus/client_golang/prometheus",
 }
 
 // envtestCRDs is the one package outside modules that internal/localcluster
