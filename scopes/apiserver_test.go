@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 	"github.com/ctrlkit/ctrlkit/scopes"
@@ -305,6 +306,7 @@ func TestConcurrentWriters(t *testing.T) {
 	for i := range writers {
 		want = append(want, scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: fmt.Sprintf("w%02d", i)})
 	}
+	before := patchMetrics(t)
 	start := make(chan struct{})
 	errs := make([]error, writers)
 	var wg sync.WaitGroup
@@ -327,6 +329,12 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Errorf("concurrent writers share patches: cc.patches.Load()-cc.conflicts.Load() = %v, want at most %v", cc.patches.Load()-cc.conflicts.Load(), int64(writers))
 	}
 	t.Logf("%d writers: %d patches, %d conflicts retried", writers, cc.patches.Load(), cc.conflicts.Load())
+	after := patchMetrics(t)
+	for result, want := range map[string]float64{"success": float64(cc.patches.Load() - cc.conflicts.Load()), "conflict": float64(cc.conflicts.Load()), "error": 0} {
+		if d := after[result] - before[result]; d != want {
+			t.Errorf("ctrlkit_scopes_patches_total{result=%q} grew by %v, want %v (the patches the client saw)", result, d, want)
+		}
+	}
 
 	// Half remove theirs while the other half add theirs again (no change for them).
 	cc = &countingClient{Client: env.Client}
@@ -993,4 +1001,26 @@ func TestReadKindsAPIServer(t *testing.T) {
 	if diff := cmp.Diff([]string{"ConfigMap w-config", "Secret w-creds"}, names(got[1].Children)); diff != "" {
 		t.Errorf("with Secrets allowed, children: -want, +got:\n%s", diff)
 	}
+}
+
+// patchMetrics reads ctrlkit_scopes_patches_total by result from
+// controller-runtime's registry, which a manager's metrics endpoint serves.
+func patchMetrics(t *testing.T) map[string]float64 {
+	t.Helper()
+	families, err := ctrlmetrics.Registry.Gather()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "ctrlkit_scopes_patches_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "result" {
+					got[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return got
 }

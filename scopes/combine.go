@@ -178,7 +178,9 @@ func (wr writer) commit(ctx context.Context, batch []*waiter, self *waiter) (bac
 		if !write {
 			return nil
 		}
-		return wr.c.Patch(ctx, cur, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+		err := wr.c.Patch(ctx, cur, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+		countPatch(err)
+		return err
 	})
 	for i, w := range batch {
 		switch {

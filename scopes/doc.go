@@ -59,6 +59,10 @@
 // Without a ScopeDefinition, adding is an error (ErrDefinitionNotFound) and
 // removing succeeds without a write.
 //
+// Metrics: ctrlkit_scopes_patches_total counts the patches of workload
+// references by result (success, conflict, error), in controller-runtime's
+// registry (docs/guide.md).
+//
 // Limits:
 //   - PatchWorkloadRefs makes at most 10 attempts (DefaultBackoff), whose
 //     waits add up to at most 2.13s, then returns the last conflict;
