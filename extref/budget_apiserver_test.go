@@ -57,6 +57,7 @@ func TestAPIServerWriteBudgetBurst(t *testing.T) {
 	// change is the one that leaves no room for the Oscillating condition.
 	budget := WriteBudget{Writes: 11, Window: 6 * time.Second, MaxHold: 6 * time.Second}
 	h := start(t, testapi.WidgetKind, Options{Writes: budget})
+	metricsBefore := gatherMetrics(t)
 	const ns = "budget-burst"
 	spec := `
 externalValues:
@@ -134,5 +135,9 @@ externalValues:
 			t.Errorf("%s: got %d writes in a window of %s, want at most %d", b.name, n, budget.Window, budget.Writes)
 		}
 		t.Logf("%s: %d writes; the last value written %s after the source held still; generation %d", b.name, len(writes), written[i].Round(time.Millisecond), got.GetGeneration())
+	}
+	// The storm outruns the budget: it is held at least once.
+	if d := grew(metricsBefore, gatherMetrics(t))["ctrlkit_extref_holds_total"]; d < 1 {
+		t.Errorf("ctrlkit_extref_holds_total grew by %v during a storm of changes, want at least 1", d)
 	}
 }

@@ -66,5 +66,9 @@
 //   - workers: SetupReconciler reconciles DefaultWorkers (4) referencers at once (Options.Workers), so one referencer delays another by at most one ReadTimeout per worker ahead of it.
 //   - writes: SetupReconciler makes at most 10 writes per referencer in any 30 s (WriteBudget), the Oscillating condition included, then holds it; when the hold passes, the current values are written once.
 //
+// Metrics, in controller-runtime's registry (docs/guide.md lists them):
+// resolutions by result, values resolved, present and failed, write-budget
+// holds, and the informers the Watchers run.
+//
 // docs/design/extref.md has the API, transforms, templates and decisions.
 package extref

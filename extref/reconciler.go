@@ -243,6 +243,9 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	case stale:
 		return reconcile.Result{RequeueAfter: staleRetry}, nil
 	case held.held:
+		if held.report {
+			holdsTotal.Inc()
+		}
 		if held.report && r.recorder != nil {
 			r.recorder.Eventf(obj, nil, "Warning", ReasonOscillating, "ResolveExternalValues", "%s", message.Truncate(oscillatingCondition(held, r.guard.budget.Window, obj.GetGeneration()).Message, maxEventNote))
 		}

@@ -238,6 +238,12 @@ type Outcome struct {
 // object, which is converted to unstructured content and back; a value
 // written to a field the type does not have is an error wrapping ErrTarget.
 func (r *Resolver) Resolve(ctx context.Context, obj client.Object) (Outcome, error) {
+	out, err := r.resolve(ctx, obj)
+	countResolution(&out, err)
+	return out, err
+}
+
+func (r *Resolver) resolve(ctx context.Context, obj client.Object) (Outcome, error) {
 	var out Outcome
 	content, typed, err := contentOf(obj)
 	if err != nil {

@@ -465,7 +465,29 @@ externalValues:
 			reader := newReader(sources...)
 			before := runtime.DeepCopyJSON(tc.referencer.Object)
 			r := NewResolver(reader, testMapper(), tc.policy)
+			metricsBefore := gatherMetrics(t)
 			out, err := r.Resolve(context.Background(), tc.referencer)
+			wantMetrics := map[string]float64{}
+			for name, n := range map[string]int{
+				"ctrlkit_extref_values_resolved_total":                   out.Resolved,
+				"ctrlkit_extref_values_present_total":                    out.Present,
+				`ctrlkit_extref_value_failures_total{policy="required"}`: len(out.Failed),
+				`ctrlkit_extref_value_failures_total{policy="optional"}`: len(out.Skipped),
+			} {
+				if n > 0 {
+					wantMetrics[name] = float64(n)
+				}
+			}
+			if len(wantMetrics) > 0 || err != nil {
+				result := "resolved"
+				if err != nil {
+					result = "failed"
+				}
+				wantMetrics[`ctrlkit_extref_resolutions_total{result="`+result+`"}`] = 1
+			}
+			if diff := cmp.Diff(wantMetrics, grew(metricsBefore, gatherMetrics(t))); diff != "" {
+				t.Errorf("%s\nmetrics grown by Resolve(...): -want, +got:\n%s", tc.reason, diff)
+			}
 
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {

@@ -385,7 +385,7 @@ func NewWatcher(c cache.Informers, opts ...WatcherOption) *Watcher {
 	for _, o := range opts {
 		o.applyToWatcher(w)
 	}
-	w.informers = informers.New(c, informers.Options{Idle: w.idle, Handler: w.handler})
+	w.informers = informers.New(c, informers.Options{Idle: w.idle, Handler: w.handler, Running: countInformers})
 	return w
 }
 

@@ -49,6 +49,7 @@ func TestWatcher(t *testing.T) {
 	a := types.NamespacedName{Namespace: "team-a", Name: "a"}
 	b := types.NamespacedName{Namespace: "team-a", Name: "b"}
 
+	metricsBefore := gatherMetrics(t)
 	// Tracked before the controller starts: handlers are added on Start.
 	w.track(a, []watchKey{settings, things})
 	if got := len(informers.InformersByGVK); got != 0 {
@@ -61,6 +62,9 @@ func TestWatcher(t *testing.T) {
 	w.track(b, []watchKey{settings, later})
 	if got := len(informers.InformersByGVK); got != 2 {
 		t.Fatalf("informers: want 2 (ConfigMaps and CRD metadata), got %d", got)
+	}
+	if diff := cmp.Diff(map[string]float64{"ctrlkit_extref_informers": 2}, grew(metricsBefore, gatherMetrics(t))); diff != "" {
+		t.Errorf("metrics after two informers started: -want, +got:\n%s", diff)
 	}
 
 	cms, err := informers.FakeInformerFor(context.Background(), configMap("", "", nil))

@@ -71,6 +71,11 @@ type Options struct {
 	// Handler returns the event handler added to the informer of a kind on
 	// its first use; nil adds none.
 	Handler func(Kind) toolscache.ResourceEventHandler
+
+	// Running, when set, is called with +1 when a kind's handler is added
+	// and -1 when that kind's informer is removed, e.g. to keep a gauge of
+	// the informers running.
+	Running func(delta int)
 }
 
 // A Set keeps the informers of a cache that some user needs. It is safe for
@@ -219,10 +224,14 @@ func (s *Set) stopIdle(k Kind) {
 		return
 	}
 	delete(s.checking, k)
+	added := s.kinds[k]
 	delete(s.kinds, k)
 	delete(s.lastUsed, k)
 	ctx := s.ctx
 	s.mu.Unlock()
+	if added && s.o.Running != nil {
+		s.o.Running(-1)
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -259,6 +268,9 @@ func (s *Set) add(k Kind) {
 		s.kinds[k] = true
 	}
 	s.mu.Unlock()
+	if err == nil && s.o.Running != nil {
+		s.o.Running(+1)
+	}
 	if err != nil {
 		log.FromContext(ctx).Error(err, "cannot watch a kind", "kind", k.GVK.String())
 	}
