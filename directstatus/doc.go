@@ -60,6 +60,9 @@
 //   - operation ID: one longer than MaxOperationIDLength (4,096 bytes quoted) is not recorded.
 //   - message: cut at a rune boundary to what the API server accepts, never through the ID.
 //
+// Metrics: the OnWrite option sees every status write; package
+// directstatus/metrics counts them (ctrlkit_directstatus_writes_total).
+//
 // docs/design/directstatus.md has the decisions and the mapping from Config
 // Connector.
 package directstatus

@@ -71,11 +71,12 @@ type Writer struct {
 	reader  client.Reader
 	setter  conditions.Setter
 	backoff wait.Backoff
+	onWrite func(error)
 	schemas sync.Map // schemaKey -> schema
 }
 
-// A WriterOption configures a Writer: WithClock, ConflictBackoff and
-// ReadFrom.
+// A WriterOption configures a Writer: WithClock, ConflictBackoff, ReadFrom
+// and OnWrite.
 type WriterOption interface {
 	applyToWriter(*Writer)
 }
@@ -111,6 +112,16 @@ func (o readFrom) applyToWriter(w *Writer) { w.reader = o.r }
 // come from a cache that may lag behind the write that caused the conflict,
 // pass the manager's GetAPIReader(). The default is the Writer's client.
 func ReadFrom(r client.Reader) WriterOption { return readFrom{r} }
+
+type onWrite func(error)
+
+func (f onWrite) applyToWriter(w *Writer) { w.onWrite = f }
+
+// OnWrite is an option that calls f after each status write with what the
+// write returned: nil, a conflict (which the Writer retries after reading the
+// object again) or another error. f must not block. Package
+// directstatus/metrics uses it to count the writes.
+func OnWrite(f func(err error)) WriterOption { return onWrite(f) }
 
 // NewWriter returns a Writer that reads and writes objects with c.
 func NewWriter(c client.Client, opts ...WriterOption) *Writer {
@@ -169,7 +180,11 @@ func (w *Writer) setReady(ctx context.Context, obj client.Object, c metav1.Condi
 		if err != nil || !changed {
 			return err
 		}
-		if err := w.client.Status().Update(ctx, obj); err != nil {
+		err = w.client.Status().Update(ctx, obj)
+		if w.onWrite != nil {
+			w.onWrite(err)
+		}
+		if err != nil {
 			return err
 		}
 		written = true

@@ -21,9 +21,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/directstatus"
+	dsmetrics "github.com/ctrlkit/ctrlkit/directstatus/metrics"
 	"github.com/ctrlkit/ctrlkit/fielddiff"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 	testapicrds "github.com/ctrlkit/ctrlkit/internal/testenv/testapi/crds"
@@ -243,7 +245,7 @@ func TestSetReadyConflict(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c := newCountingClient(t, env)
-	w := directstatus.NewWriter(c, directstatus.WithClock(clocktesting.NewFakeClock(t0)))
+	w := directstatus.NewWriter(c, directstatus.WithClock(clocktesting.NewFakeClock(t0)), dsmetrics.CountWrites())
 
 	obj := newWidget(t, env, "conflict")
 	stale := obj.DeepCopy()
@@ -253,6 +255,7 @@ func TestSetReadyConflict(t *testing.T) {
 	obj.Status.Conditions = append(obj.Status.Conditions, other)
 	require.NoError(t, env.Client.Status().Update(ctx, obj))
 
+	before := writeMetrics(t)
 	written, err := w.SetReady(ctx, stale, directstatus.UpToDate())
 	require.NoError(t, err)
 	if !written {
@@ -260,6 +263,12 @@ func TestSetReadyConflict(t *testing.T) {
 	}
 	if got := c.writes.Load(); got != 2 {
 		t.Errorf("status writes: want 2 (a conflict, then the retry), got %d", got)
+	}
+	after := writeMetrics(t)
+	for result, want := range map[string]float64{"success": 1, "conflict": 1, "error": 0} {
+		if d := after[result] - before[result]; d != want {
+			t.Errorf("ctrlkit_directstatus_writes_total{result=%q} grew by %v, want %v", result, d, want)
+		}
 	}
 
 	got := &v1alpha1.Widget{}
@@ -615,4 +624,26 @@ func TestSetReadyErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeMetrics reads ctrlkit_directstatus_writes_total by result from
+// controller-runtime's registry, which a manager's metrics endpoint serves.
+func writeMetrics(t *testing.T) map[string]float64 {
+	t.Helper()
+	families, err := ctrlmetrics.Registry.Gather()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "ctrlkit_directstatus_writes_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "result" {
+					got[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return got
 }

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlkit/ctrlkit/directstatus"
+	dsmetrics "github.com/ctrlkit/ctrlkit/directstatus/metrics"
 	"github.com/ctrlkit/ctrlkit/examples/direct/cloudapi"
 	"github.com/ctrlkit/ctrlkit/examples/direct/controller"
 	"github.com/ctrlkit/ctrlkit/examples/direct/crds"
@@ -53,7 +54,7 @@ func main() {
 			r := &controller.Reconciler{
 				Client: mgr.GetClient(),
 				Cloud:  &cloudapi.Client{BaseURL: cloud.URL(), Project: "demo"},
-				Status: directstatus.NewWriter(mgr.GetClient(), directstatus.ReadFrom(mgr.GetAPIReader())),
+				Status: directstatus.NewWriter(mgr.GetClient(), directstatus.ReadFrom(mgr.GetAPIReader()), dsmetrics.CountWrites()),
 			}
 			return r.SetupWithManager(mgr)
 		},

@@ -130,6 +130,8 @@ var rules = []rule{
 		imports:     []string{"conditions", "internal/jsonfields", "internal/jsonvalue", "internal/message"},
 		testImports: []string{"fielddiff"},
 		says:        "directstatus may import conditions, internal/jsonfields, internal/jsonvalue and internal/message; not fielddiff, whose protobuf backend a Writer must not compile (its tests and examples may)"},
+	{pkg: "directstatus/metrics", imports: []string{"directstatus"},
+		says: "directstatus/metrics may import directstatus only; it holds the Prometheus client apart from directstatus, which must stay protobuf-light"},
 	{pkg: "fielddiff",
 		imports:     []string{"fieldpath", "internal/jsonfields", "internal/jsonvalue"},
 		testImports: []string{"directstatus"},
