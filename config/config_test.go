@@ -14,7 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -381,5 +383,61 @@ func TestDeploymentsRestricted(t *testing.T) {
 	sort.Strings(names)
 	if want := []string{"composite", "direct", "extref", "healthscope", "nop"}; !slices.Equal(names, want) {
 		t.Errorf("Deployments %v, want %v", names, want)
+	}
+}
+
+// TestDeploymentArgsAreFlags builds each base's example and checks that every
+// argument of its Deployment is a flag the binary declares (--help lists
+// them), so that a renamed flag fails here rather than in a crash-looping
+// pod, and that the Deployment runs the image make images tags for it.
+func TestDeploymentArgsAreFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every example")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	dir := t.TempDir()
+	for _, base := range bases(t) {
+		t.Run(base, func(t *testing.T) {
+			objs, err := build(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin := filepath.Join(dir, base)
+			if out, err := exec.Command(goCmd, "build", "-o", bin, "../examples/"+base).CombinedOutput(); err != nil {
+				t.Fatalf("cannot build ../examples/%s: %v\n%s", base, err, out)
+			}
+			help, _ := exec.Command(bin, "--help").CombinedOutput() // package flag exits 2 after -help
+			flags := map[string]bool{}
+			for _, line := range strings.Split(string(help), "\n") {
+				if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], "-") {
+					flags[strings.TrimLeft(f[0], "-")] = true
+				}
+			}
+			if len(flags) == 0 {
+				t.Fatalf("%s --help lists no flags:\n%s", bin, help)
+			}
+			for _, o := range objs {
+				if o.GetKind() != "Deployment" {
+					continue
+				}
+				containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+				for _, c := range containers {
+					c, _ := c.(map[string]any)
+					if want := "ctrlkit/" + base + ":dev"; c["image"] != want {
+						t.Errorf("Deployment %s runs image %v, want %s (make images)", o.GetName(), c["image"], want)
+					}
+					args, _, _ := unstructured.NestedStringSlice(c, "args")
+					for _, a := range args {
+						name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+						if !strings.HasPrefix(a, "-") || !flags[name] {
+							t.Errorf("Deployment %s passes %q, which is no flag of %s: it has %v", o.GetName(), a, base, slices.Sorted(maps.Keys(flags)))
+						}
+					}
+				}
+			}
+		})
 	}
 }
