@@ -197,6 +197,7 @@ func newReconciler(mgr manager.Manager, k kind, o Options) *reconciler {
 }
 
 func (r *reconciler) init() {
+	r.metrics = metricsOf(r.kind.name)
 	if r.opts.Clock == nil {
 		r.useLocalClock(clock.RealClock{})
 		return
@@ -212,7 +213,6 @@ func (r *reconciler) useLocalClock(local clock.PassiveClock) {
 	r.server = &serverClock{local: local}
 	r.clock = r.server
 	r.setter = conditions.NewSetter(conditions.WithClock(r.clock))
-	r.metrics = metricsOf(r.kind.name)
 }
 
 // Reconcile makes one object's status what its schedule says now, and
