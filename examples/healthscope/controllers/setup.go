@@ -106,11 +106,10 @@ const EventRecorderName = "healthscope-example"
 // The controllers' permissions: HealthScopes (whose workload references the
 // Application controller patches) and their status; Applications (finalizer
 // patches) and their status; the definitions; the workloads the demo's
-// Applications create (Deployments, StatefulSets) and the child kinds the
-// HealthScope judges them by (ReplicaSets), read through the manager's
-// cache, so listed and watched cluster-wide; the Events of the Application
-// controller. A workload or child kind of another WorkloadDefinition takes
-// rules of its own.
+// Applications create (Deployments, StatefulSets) and every kind of
+// DefaultWatchKinds (ReplicaSets and DaemonSets too), listed and watched
+// cluster-wide; the Events of the Application controller. Another
+// --watch-kinds kind takes rules of its own.
 //
 // +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=healthscopes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=healthscopes/status,verbs=update
@@ -119,7 +118,7 @@ const EventRecorderName = "healthscope-example"
 // +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=applications/finalizers,verbs=update
 // +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=scopedefinitions;workloaddefinitions,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps,resources=replicasets;daemonsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Setup adds the Application and HealthScope controllers to mgr.
