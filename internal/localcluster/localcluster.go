@@ -3,8 +3,10 @@
 // plane (kube-apiserver + etcd) that controller-runtime's envtest starts on
 // loopback from the binaries internal/controlplane builds and caches.
 //
-// For a local control plane Connect writes an admin kubeconfig file and prints
-// how to point kubectl at it, so a user can watch an example work:
+// In a pod (KUBERNETES_SERVICE_HOST set, the ServiceAccount's token and CA
+// mounted) Connect uses the pod's cluster as its ServiceAccount and installs
+// no CRD. For a local control plane Connect writes an admin kubeconfig file
+// and prints how to point kubectl at it, so a user can watch an example work:
 //
 //	c, err := localcluster.Connect(ctx, localcluster.Options{Kubeconfig: *kubeconfig, CRDs: []fs.FS{crds.FS}})
 //	if err != nil { ... }
@@ -18,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -55,6 +58,40 @@ type Options struct {
 	// Timeout bounds each call to the API server while connecting and
 	// installing CRDs. Defaults to DefaultTimeout.
 	Timeout time.Duration
+	// ServiceAccountDir is where a pod finds its ServiceAccount's token and
+	// the cluster's CA (token, ca.crt). Defaults to
+	// DefaultServiceAccountDir; tests set it.
+	ServiceAccountDir string
+}
+
+// DefaultServiceAccountDir is where a kubelet mounts a pod's ServiceAccount
+// token and the cluster's CA certificate.
+const DefaultServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+// inCluster returns the configuration of a process in a pod: the API server
+// that KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT name, reached with
+// the ServiceAccount's token (re-read as the kubelet rotates it) and the
+// cluster's CA, as rest.InClusterConfig does, or nil outside a pod.
+func (o Options) inCluster() (*rest.Config, error) {
+	host, port := os.Getenv("KUBERNETES_SERVICE_HOST"), os.Getenv("KUBERNETES_SERVICE_PORT")
+	if host == "" || port == "" {
+		return nil, nil
+	}
+	dir := o.ServiceAccountDir
+	if dir == "" {
+		dir = DefaultServiceAccountDir
+	}
+	token, ca := filepath.Join(dir, "token"), filepath.Join(dir, "ca.crt")
+	for _, f := range []string{token, ca} {
+		if _, err := os.Stat(f); err != nil {
+			return nil, fmt.Errorf("KUBERNETES_SERVICE_HOST is set, but the pod's ServiceAccount files are not there: %w", err)
+		}
+	}
+	return &rest.Config{
+		Host:            "https://" + net.JoinHostPort(host, port),
+		BearerTokenFile: token,
+		TLSClientConfig: rest.TLSClientConfig{CAFile: ca},
+	}, nil
 }
 
 // DefaultTimeout bounds each call to the API server during Connect and Start.
@@ -98,8 +135,9 @@ type Cluster struct {
 	certDir string // kube-apiserver's certificates, kept across a restart
 }
 
-// Connect returns the cluster named by o.Kubeconfig or KUBECONFIG, or starts a
-// local control plane and writes a kubeconfig for it. It prints to o.Out which
+// Connect returns the cluster named by o.Kubeconfig or KUBECONFIG, or, in a
+// pod, its own cluster (in-cluster configuration: the CRDs are not installed),
+// or starts a local control plane and writes a kubeconfig for it. It prints to o.Out which
 // API server it uses and why before it changes anything there. Each call to a
 // named cluster's API server during Connect is bounded by o.Timeout, so a
 // server that never answers is an error naming it, not a hang.
@@ -111,6 +149,21 @@ func Connect(ctx context.Context, o Options) (*Cluster, error) {
 	path, why := o.Kubeconfig, "named by --kubeconfig"
 	if path == "" {
 		path, why = os.Getenv(clientcmd.RecommendedConfigPathEnvVar), "named by KUBECONFIG"
+	}
+	if path == "" {
+		cfg, err := o.inCluster()
+		if err != nil {
+			return nil, err
+		}
+		if cfg != nil {
+			// In a pod the CRDs come with the manifests (kubectl apply -k),
+			// and the ServiceAccount has no right to install them.
+			fmt.Fprintf(out, "using the API server at %s (in a pod: its ServiceAccount; CRDs are not installed)\n", cfg.Host)
+			if err := reachable(ctx, cfg, o.timeout()); err != nil {
+				return nil, fmt.Errorf("cannot reach the API server at %s (in-cluster): %w", cfg.Host, err)
+			}
+			return &Cluster{Config: cfg}, nil
+		}
 	}
 	if path != "" {
 		cfg, err := clientcmd.BuildConfigFromFlags("", path)

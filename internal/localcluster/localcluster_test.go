@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -70,6 +73,40 @@ func TestConnect(t *testing.T) {
 		t.Errorf("remote.Config.Host: -want, +got:\n%s", diff)
 	}
 	require.NoError(t, remote.Stop(), "stopping a cluster we did not start does nothing")
+
+	// In a pod (KUBERNETES_SERVICE_HOST and _PORT, the ServiceAccount's files
+	// where the kubelet mounts them), Connect uses the ServiceAccount and
+	// installs no CRD: its manifests bring them, and it may not.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "in-cluster", Namespace: "default"}}
+	_, err = cs.CoreV1().ServiceAccounts("default").Create(ctx, sa, metav1.CreateOptions{})
+	require.NoError(t, err)
+	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	saDir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(saDir, "token"), []byte(tr.Status.Token), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(saDir, "ca.crt"), local.Config.CAData, 0o600))
+	u, err := url.Parse(local.Config.Host)
+	require.NoError(t, err)
+	t.Setenv("KUBERNETES_SERVICE_HOST", u.Hostname())
+	t.Setenv("KUBERNETES_SERVICE_PORT", u.Port())
+	sprockets := fstest.MapFS{"sprockets.yaml": {Data: []byte(crdYAML("sprockets.test.ctrlkit.dev"))}}
+	pod, err := Connect(ctx, Options{CRDs: []fs.FS{sprockets}, ServiceAccountDir: saDir, Out: testWriter{t}})
+	require.NoError(t, err)
+	if pod.Local || pod.KubeconfigPath != "" {
+		t.Errorf("in a pod: Local %t, KubeconfigPath %q; want a cluster neither started nor written", pod.Local, pod.KubeconfigPath)
+	}
+	podCS, err := kubernetes.NewForConfig(pod.Config)
+	require.NoError(t, err)
+	who, err := podCS.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	if got, want := who.Status.UserInfo.Username, "system:serviceaccount:default:in-cluster"; got != want {
+		t.Errorf("in a pod, the API server sees %q, want %q", got, want)
+	}
+	sprocketsGVR := schema.GroupVersionResource{Group: "test.ctrlkit.dev", Version: "v1", Resource: "sprockets"}
+	if _, err := dc.Resource(sprocketsGVR).Namespace("default").List(ctx, metav1.ListOptions{}); err == nil {
+		t.Error("in a pod Connect installed a CRD")
+	}
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	if err := remote.WriteKubeconfig(filepath.Join(t.TempDir(), "kc")); err == nil {
 		t.Errorf("WriteKubeconfig of a remote cluster: want an error, got none: only a local cluster has a kubeconfig to write")
 	}

@@ -24,8 +24,10 @@
 //
 // Flags every example gets, those of a kubebuilder-scaffolded provider:
 //
-//   - --kubeconfig FILE: the cluster to use (default: KUBECONFIG, else a local
-//     control plane, whose kubeconfig is printed for kubectl);
+//   - --kubeconfig FILE: the cluster to use (default: KUBECONFIG, else, in a
+//     pod, its own cluster through its ServiceAccount, with the CRDs left to
+//     the manifests, else a local control plane, whose kubeconfig is printed
+//     for kubectl);
 //   - --crds DIR: install the CRD manifests in DIR instead of the ones
 //     embedded in the binary (not for an example that sets CRDDirs);
 //   - --metrics-bind-address, --health-probe-bind-address (/healthz, and

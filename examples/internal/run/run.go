@@ -160,7 +160,10 @@ type settings struct {
 // 1 after printing the error (an interrupt during start-up is one).
 func Main(ex Example) {
 	s, err := ex.parseFlags(flag.CommandLine, os.Args[1:])
-	if err != nil {
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0) // --help, as flag.ExitOnError does
+	case err != nil:
 		os.Exit(2) // as flag.ExitOnError does; the flag package printed why
 	}
 	switch {
@@ -212,7 +215,7 @@ func (ex Example) parseFlags(set *flag.FlagSet, args []string) (*settings, error
 	// controller-runtime's client/config package registers --kubeconfig
 	// on the command line when a binary imports it (the direct example and
 	// the tour do): Main explains it the same way either way.
-	const kubeconfigUsage = "kubeconfig of the cluster to use (default: KUBECONFIG, else a local control plane, whose kubeconfig is printed for kubectl)"
+	const kubeconfigUsage = "kubeconfig of the cluster to use (default: KUBECONFIG, else in a pod its own cluster, else a local control plane, whose kubeconfig is printed for kubectl)"
 	if f := set.Lookup("kubeconfig"); f != nil {
 		f.Usage = kubeconfigUsage
 	} else {
