@@ -32,6 +32,10 @@
 //	update failed         False   UpdateFailure  Failed to update resource (first field path: spec.foo): <error>
 //	starting a create     False   Creating       Creating resource
 //	create failed         False   CreateFailure  Failed to create resource: <error>
+//	starting a delete     False   Deleting       Deleting resource
+//	delete failed         False   DeleteFailed   Failed to delete resource: <error>
+//	dependency waited on  False   DependencyNotReady, DependencyNotFound   <error>
+//	cannot go on          False   DependencyInvalid, ManagementConflict    <error>
 //
 // OperationID records a long-running operation's ID at the end of the
 // message, quoted; OperationIDOf and ParseOperationID read it back exactly.
@@ -41,9 +45,11 @@
 // operation when it calls again.
 //
 // Beside Ready the Writer keeps Reconciling=True while Ready is not True, and
-// removes it at UpToDate; Operation.Failed with a cause wrapped in
-// controller-runtime's reconcile.TerminalError writes Stalled=True instead,
-// so kstatus, Flux and Argo CD see working, stuck and done.
+// removes it at UpToDate; DependencyInvalid, ManagementConflict, and
+// Operation.Failed with a cause wrapped in controller-runtime's
+// reconcile.TerminalError write Stalled=True instead, so kstatus, Flux and
+// Argo CD see working, stuck and done. RecordEvents records an event on each
+// Ready transition (Warning for failures, dependencies and stalls).
 //
 // # Writing the status
 //

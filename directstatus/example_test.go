@@ -29,6 +29,23 @@ func ExampleUpdating() {
 	// Ready False CreateFailure: Failed to create resource: quota exceeded
 }
 
+func ExampleDeleting() {
+	show := func(c metav1.Condition) { fmt.Printf("%s %s %s: %s\n", c.Type, c.Status, c.Reason, c.Message) }
+	show(directstatus.Deleting())
+	show(directstatus.DeleteFailed(errors.New("resource in use")))
+	show(directstatus.DependencyNotReady(errors.New("reference Network default/net is not ready")))
+	show(directstatus.DependencyNotFound(errors.New("reference Network default/net is not found")))
+	show(directstatus.DependencyInvalid(errors.New("key password not found in Secret default/db")))
+	show(directstatus.ManagementConflict(errors.New("managed by another controller")))
+	// Output:
+	// Ready False Deleting: Deleting resource
+	// Ready False DeleteFailed: Failed to delete resource: resource in use
+	// Ready False DependencyNotReady: reference Network default/net is not ready
+	// Ready False DependencyNotFound: reference Network default/net is not found
+	// Ready False DependencyInvalid: key password not found in Secret default/db
+	// Ready False ManagementConflict: managed by another controller
+}
+
 func ExampleOperationID() {
 	c := directstatus.Updating("spec.nodePools[0].size", directstatus.OperationID("operation-123456789"))
 	fmt.Println(c.Reason)

@@ -29,6 +29,23 @@ const (
 	ReasonUpdateFailure = "UpdateFailure"
 	// ReasonUpToDate: the external resource matches the spec.
 	ReasonUpToDate = "UpToDate"
+	// ReasonDeleting: the controller is deleting the external resource.
+	ReasonDeleting = "Deleting"
+	// ReasonDeleteFailed: the last attempt to delete the external resource
+	// failed.
+	ReasonDeleteFailed = "DeleteFailed"
+	// ReasonDependencyNotReady: an object the resource refers to exists but
+	// is not ready yet.
+	ReasonDependencyNotReady = "DependencyNotReady"
+	// ReasonDependencyNotFound: an object the resource refers to does not
+	// exist (yet).
+	ReasonDependencyNotFound = "DependencyNotFound"
+	// ReasonDependencyInvalid: an object the resource refers to exists but
+	// cannot be used (a Secret without the key referred to, say).
+	ReasonDependencyInvalid = "DependencyInvalid"
+	// ReasonManagementConflict: another controller manages the external
+	// resource, so this one may not act on it.
+	ReasonManagementConflict = "ManagementConflict"
 )
 
 // Messages of the Ready condition, as the design's table spells them.
@@ -38,6 +55,8 @@ const (
 	msgUpdateFailed = "Failed to update resource"
 	msgCreating     = "Creating resource"
 	msgCreateFailed = "Failed to create resource"
+	msgDeleting     = "Deleting resource"
+	msgDeleteFailed = "Failed to delete resource"
 	msgPeriodicSync = "(triggered by periodic sync)"
 	msgUnknownError = "unknown error"
 )
@@ -188,6 +207,53 @@ func Creating(opts ...ConditionOption) metav1.Condition {
 // "Failed to create resource: <error>".
 func CreateFailure(err error, opts ...ConditionOption) metav1.Condition {
 	return ready(metav1.ConditionFalse, ReasonCreateFailure, msgCreateFailed+": "+errorText(err), opts)
+}
+
+// Deleting is the Ready condition written before a direct controller calls the
+// external API to delete a resource: status False, reason Deleting, message
+// "Deleting resource".
+func Deleting(opts ...ConditionOption) metav1.Condition {
+	return ready(metav1.ConditionFalse, ReasonDeleting, msgDeleting, opts)
+}
+
+// DeleteFailed is the Ready condition of an object whose external resource
+// could not be deleted: status False, reason DeleteFailed, message
+// "Failed to delete resource: <error>".
+func DeleteFailed(err error, opts ...ConditionOption) metav1.Condition {
+	return ready(metav1.ConditionFalse, ReasonDeleteFailed, msgDeleteFailed+": "+errorText(err), opts)
+}
+
+// DependencyNotReady is the Ready condition of an object that waits for an
+// object it refers to to become ready: status False, reason
+// DependencyNotReady, and err's text as the message, which should name the
+// dependency ("reference ComputeNetwork default/net is not ready").
+func DependencyNotReady(err error, opts ...ConditionOption) metav1.Condition {
+	return ready(metav1.ConditionFalse, ReasonDependencyNotReady, errorText(err), opts)
+}
+
+// DependencyNotFound is the Ready condition of an object that refers to an
+// object that does not exist: status False, reason DependencyNotFound, and
+// err's text as the message. The controller keeps trying: the dependency
+// may be created after the object, as a GitOps tool applying both does.
+func DependencyNotFound(err error, opts ...ConditionOption) metav1.Condition {
+	return ready(metav1.ConditionFalse, ReasonDependencyNotFound, errorText(err), opts)
+}
+
+// DependencyInvalid is the Ready condition of an object whose dependency
+// exists but cannot be used (a Secret without the key referred to): status
+// False, reason DependencyInvalid, and err's text as the message. The Writer
+// marks it Stalled: someone has to change the object or the dependency.
+func DependencyInvalid(err error, opts ...ConditionOption) metav1.Condition {
+	return ready(metav1.ConditionFalse, ReasonDependencyInvalid, errorText(err), opts)
+}
+
+// ManagementConflict is the Ready condition of an object whose external
+// resource another controller manages: status False, reason
+// ManagementConflict, and err's text as the message. The Writer marks it
+// Stalled: it stays so until the other controller lets go or the object is
+// changed.
+func ManagementConflict(err error, opts ...ConditionOption) metav1.Condition {
+	return ready(metav1.ConditionFalse, ReasonManagementConflict, errorText(err), opts)
 }
 
 func ready(status metav1.ConditionStatus, reason, msg string, opts []ConditionOption) metav1.Condition {

@@ -93,6 +93,46 @@ func TestConditions(t *testing.T) {
 			got:    directstatus.UpToDate(directstatus.OperationID("")),
 			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "UpToDate", Message: "Resource is up to date"},
 		},
+		"Deleting": {
+			reason: "Config Connector's reason before the delete call.",
+			got:    directstatus.Deleting(),
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Deleting", Message: "Deleting resource"},
+		},
+		"DeleteFailed": {
+			reason: "A failed delete names the error, like UpdateFailure.",
+			got:    directstatus.DeleteFailed(errors.New("googleapi: Error 403: forbidden")),
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "DeleteFailed", Message: "Failed to delete resource: googleapi: Error 403: forbidden"},
+		},
+		"DeleteFailedNilError": {
+			reason: "A nil error still gives a readable message.",
+			got:    directstatus.DeleteFailed(nil),
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "DeleteFailed", Message: "Failed to delete resource: unknown error"},
+		},
+		"DependencyNotReady": {
+			reason: "The dependency's error is the message, as Config Connector writes it.",
+			got:    directstatus.DependencyNotReady(errors.New("reference ComputeNetwork default/net is not ready")),
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "DependencyNotReady", Message: "reference ComputeNetwork default/net is not ready"},
+		},
+		"DependencyNotFound": {
+			reason: "The dependency's error is the message.",
+			got:    directstatus.DependencyNotFound(errors.New("reference ComputeNetwork default/net is not found")),
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "DependencyNotFound", Message: "reference ComputeNetwork default/net is not found"},
+		},
+		"DependencyInvalid": {
+			reason: "The dependency's error is the message.",
+			got:    directstatus.DependencyInvalid(errors.New("key password not found in Secret default/db")),
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "DependencyInvalid", Message: "key password not found in Secret default/db"},
+		},
+		"DependencyNilError": {
+			reason: "A nil error still gives a message the API server accepts (it requires none, but an empty one says nothing).",
+			got:    directstatus.DependencyNotReady(nil),
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "DependencyNotReady", Message: "unknown error"},
+		},
+		"ManagementConflict": {
+			reason: "The conflict's error is the message.",
+			got:    directstatus.ManagementConflict(errors.New("resource is managed by another Config Connector installation")),
+			want:   metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "ManagementConflict", Message: "resource is managed by another Config Connector installation"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -72,11 +74,12 @@ type Writer struct {
 	setter  conditions.Setter
 	backoff wait.Backoff
 	onWrite func(error)
-	schemas sync.Map // schemaKey -> schema
+	schemas sync.Map             // schemaKey -> schema
+	events  events.EventRecorder // nil: no events
 }
 
-// A WriterOption configures a Writer: WithClock, ConflictBackoff, ReadFrom
-// and OnWrite.
+// A WriterOption configures a Writer: WithClock, ConflictBackoff, ReadFrom,
+// OnWrite and RecordEvents.
 type WriterOption interface {
 	applyToWriter(*Writer)
 }
@@ -122,6 +125,22 @@ func (f onWrite) applyToWriter(w *Writer) { w.onWrite = f }
 // object again) or another error. f must not block. Package
 // directstatus/metrics uses it to count the writes.
 func OnWrite(f func(err error)) WriterOption { return onWrite(f) }
+
+type recordEvents struct{ r events.EventRecorder }
+
+func (o recordEvents) applyToWriter(w *Writer) { w.events = o.r }
+
+// RecordEvents is an option that makes the Writer record an event on the
+// object each time it writes a Ready condition whose status or reason
+// differs from the one the object held (a transition), with the
+// condition's reason and message: Warning for CreateFailure,
+// UpdateFailure, DeleteFailed, the Dependency reasons, ManagementConflict
+// and any condition written with Stalled=True, Normal for the others
+// (Creating, Updating, Deleting, UpToDate). A write that only changes the
+// message, or no write, records nothing, so a controller that retries a
+// failing update does not flood the object's events. The default records
+// none.
+func RecordEvents(r events.EventRecorder) WriterOption { return recordEvents{r} }
 
 // NewWriter returns a Writer that reads and writes objects with c.
 func NewWriter(c client.Client, opts ...WriterOption) *Writer {
@@ -176,6 +195,10 @@ func (w *Writer) setReady(ctx context.Context, obj client.Object, c metav1.Condi
 			}
 		}
 		first = false
+		var before *metav1.Condition
+		if w.events != nil {
+			before = readyOf(obj)
+		}
 		changed, sent, err := w.record(obj, c, p)
 		if err != nil || !changed {
 			return err
@@ -189,6 +212,9 @@ func (w *Writer) setReady(ctx context.Context, obj client.Object, c metav1.Condi
 		}
 		written = true
 		w.learn(obj, sent)
+		if w.events != nil && (before == nil || before.Status != c.Status || before.Reason != c.Reason) {
+			w.events.Eventf(obj, nil, eventType(c, p), c.Reason, eventAction(c.Reason), "%s", c.Message)
+		}
 		return nil
 	})
 	if err != nil {
@@ -615,13 +641,65 @@ func describe(obj client.Object) string {
 	return kind + " " + obj.GetName()
 }
 
+// readyOf returns obj's Ready condition, or nil when it has none or its
+// conditions cannot be read.
+func readyOf(obj client.Object) *metav1.Condition {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return nil
+		}
+		u = &unstructured.Unstructured{Object: content}
+	}
+	conds, err := conditions.FromUnstructured(u)
+	if err != nil {
+		return nil
+	}
+	return conditions.Get(conds, conditions.TypeReady)
+}
+
+// eventType is the type of the event that records a transition to c:
+// Warning for a failure or a stall, Normal otherwise.
+func eventType(c metav1.Condition, p conditions.Progress) string {
+	if p == conditions.Stalled {
+		return corev1.EventTypeWarning
+	}
+	switch c.Reason {
+	case ReasonCreateFailure, ReasonUpdateFailure, ReasonDeleteFailed,
+		ReasonDependencyNotReady, ReasonDependencyNotFound, ReasonDependencyInvalid, ReasonManagementConflict:
+		return corev1.EventTypeWarning
+	}
+	return corev1.EventTypeNormal
+}
+
+// eventAction is the action of the event that records a transition to a
+// Ready condition with this reason.
+func eventAction(reason string) string {
+	switch reason {
+	case ReasonCreating, ReasonCreateFailure:
+		return "Create"
+	case ReasonUpdating, ReasonUpdateFailure:
+		return "Update"
+	case ReasonDeleting, ReasonDeleteFailed:
+		return "Delete"
+	}
+	return "Reconcile"
+}
+
 // progressOf is how far a controller got when Ready is c: done when the
-// resource is up to date, working otherwise (an update or creation in
-// flight, or a failure it retries), so Reconciling=True goes with every
-// Ready that is not True, as kstatus and Flux read it.
+// resource is up to date; stalled when only a change by someone else can
+// help (a dependency that exists but cannot be used, a resource another
+// controller manages); working otherwise (a create, update or delete in
+// flight, a dependency not ready or not there yet, a failure it retries),
+// so Reconciling=True goes with every other Ready that is not True, as
+// kstatus and Flux read it.
 func progressOf(c metav1.Condition) conditions.Progress {
-	if c.Status == metav1.ConditionTrue {
+	switch {
+	case c.Status == metav1.ConditionTrue:
 		return conditions.Done
+	case c.Reason == ReasonDependencyInvalid, c.Reason == ReasonManagementConflict:
+		return conditions.Stalled
 	}
 	return conditions.Working
 }
