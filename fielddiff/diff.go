@@ -47,10 +47,10 @@ const MaxDepth = 10000
 // always reported with a non-empty path.
 func FirstChangedField(desired, actual any, opts ...Option) (path string, changed bool, err error) {
 	found, err := diff(desired, actual, true, opts)
-	if err != nil || len(found) == 0 {
+	if len(found) == 0 {
 		return "", false, err
 	}
-	return found[0], true, nil
+	return found[0], true, err
 }
 
 // ChangedFields compares desired with actual and returns the paths of every
@@ -63,18 +63,40 @@ func ChangedFields(desired, actual any, opts ...Option) ([]string, error) {
 }
 
 func diff(desired, actual any, first bool, opts []Option) ([]string, error) {
+	d, err := run(desired, actual, first, false, opts)
+	if d == nil {
+		return nil, err
+	}
+	return d.found, err
+}
+
+// run walks desired and actual. It returns the differ with what it found,
+// or nil when an error stopped it; a change to an immutable field returns
+// both.
+func run(desired, actual any, first, values bool, opts []Option) (*differ, error) {
+	d, err := walk(desired, actual, first, values, opts)
+	if err != nil {
+		return nil, err
+	}
+	if d.immutablePath != "" {
+		return d, fmt.Errorf("%w %s", ErrImmutableField, d.immutablePath)
+	}
+	return d, nil
+}
+
+func walk(desired, actual any, first, values bool, opts []Option) (*differ, error) {
 	cfg, err := newDiffConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	d := &differ{cfg: cfg, first: first}
+	d := &differ{cfg: cfg, first: first, values: values}
 	d.path = make([]pathSegment, len(cfg.prefix), len(cfg.prefix)+16)
 	for i, s := range cfg.prefix {
 		d.path[i] = pathSegment{Segment: s}
 	}
 	if cfg.ignore != nil {
 		if cfg.ignore.leaf {
-			return nil, nil // everything is ignored
+			return d, nil // everything is ignored
 		}
 		d.ign = append(d.ign, cfg.ignore)
 		d.ignEnd = 1
@@ -83,7 +105,7 @@ func diff(desired, actual any, first bool, opts []Option) ([]string, error) {
 	desired, actual = unwrapUnstructured(desired), unwrapUnstructured(actual)
 	switch {
 	case desired == nil && actual == nil:
-		return nil, nil
+		return d, nil
 	case desired == nil || actual == nil:
 		return nil, d.mismatch(desired, actual)
 	}
@@ -92,7 +114,7 @@ func diff(desired, actual any, first bool, opts []Option) ([]string, error) {
 			return nil, d.mismatch(desired, actual)
 		}
 		d.anyValue(desired, actual)
-		return d.found, d.err
+		return d, d.err
 	}
 	if pa, ok := desired.(proto.Message); ok {
 		pb, ok := actual.(proto.Message)
@@ -104,14 +126,14 @@ func diff(desired, actual any, first bool, opts []Option) ([]string, error) {
 			return nil, d.mismatch(desired, actual)
 		}
 		d.messageField(ma, mb)
-		return d.found, d.err
+		return d, d.err
 	}
 	va, vb := reflect.ValueOf(desired), reflect.ValueOf(actual)
 	if va.Type() != vb.Type() {
 		return nil, d.mismatch(desired, actual)
 	}
 	d.value(va, vb, false)
-	return d.found, d.err
+	return d, d.err
 }
 
 func unwrapUnstructured(v any) any {
@@ -134,6 +156,18 @@ type differ struct {
 	done  bool // stop now: the first difference was found, or an error
 	err   error
 	found []string
+
+	// With values, changes are recorded as Changes, with their values,
+	// instead of paths in found.
+	values    bool
+	changes   []Change
+	truncated bool
+
+	// immutable and sensitive count the protobuf fields on the current
+	// path annotated IMMUTABLE and marked debug_redact; immutablePath is
+	// the first change found with immutable above 0.
+	immutable, sensitive int
+	immutablePath        string
 
 	path []pathSegment
 
@@ -224,7 +258,11 @@ func (d *differ) leave(saved ignState) {
 
 // report records the current path as changed.
 func (d *differ) report() {
-	d.found = append(d.found, pathString(d.path))
+	path := pathString(d.path)
+	d.found = append(d.found, path)
+	if d.immutable > 0 && d.immutablePath == "" {
+		d.immutablePath = path
+	}
 	if d.first {
 		d.done = true
 	}

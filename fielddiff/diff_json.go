@@ -30,7 +30,7 @@ func (d *differ) anyValue(a, b any) {
 		if d.cfg.nilEqualsEmpty && isEmptyAny(other) {
 			return
 		}
-		d.report()
+		d.reportAny(a, b, true, true)
 		return
 	}
 	switch x := a.(type) {
@@ -47,21 +47,21 @@ func (d *differ) anyValue(a, b any) {
 	case string:
 		if y, ok := b.(string); ok {
 			if x != y {
-				d.report()
+				d.reportAny(a, b, true, true)
 			}
 			return
 		}
 	case bool:
 		if y, ok := b.(bool); ok {
 			if x != y {
-				d.report()
+				d.reportAny(a, b, true, true)
 			}
 			return
 		}
 	default:
 		if eq, ok := jsonvalue.NumbersEqual(a, b); ok {
 			if !eq {
-				d.report()
+				d.reportAny(a, b, true, true)
 			}
 			return
 		}
@@ -76,7 +76,7 @@ func (d *differ) anyValue(a, b any) {
 	}
 	// Values of different types differ (numbers were compared above).
 	if d.supported(b) {
-		d.report()
+		d.reportAny(a, b, true, true)
 	}
 }
 
@@ -101,7 +101,10 @@ func jsonKind(k reflect.Kind) bool {
 // anyMap compares two JSON objects. omitEmpty says that they are a struct
 // field tagged omitempty, whose nil and empty maps encode alike.
 func (d *differ) anyMap(a, b map[string]any, omitEmpty bool) {
-	if d.emptyOrNil(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
+	if handled, differs := d.emptyOrNil(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty); handled {
+		if differs {
+			d.reportAny(nilIfEmpty(a), nilIfEmpty(b), true, true)
+		}
 		return
 	}
 	pa, pb := mapPointer(a), mapPointer(b)
@@ -134,7 +137,11 @@ func entries[V any](d *differ, a, b map[string]V, seg pathSegment, compare func(
 				compare(va, vb)
 			case !d.cfg.nilEqualsEmpty || !isEmpty(va) || !isEmpty(vb):
 				// On one side only (the other is V's zero value, empty).
-				d.report()
+				if d.values {
+					d.reportAny(any(va), any(vb), oka, okb)
+				} else {
+					d.report()
+				}
 			}
 		}
 		d.leave(saved)
@@ -179,7 +186,10 @@ func sortedUnion[V any](buf []string, a, b map[string]V) []string {
 // anyList compares two JSON arrays. omitEmpty says that they are a struct
 // field tagged omitempty, whose nil and empty lists encode alike.
 func (d *differ) anyList(a, b []any, omitEmpty bool) {
-	if d.emptyOrNil(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
+	if handled, differs := d.emptyOrNil(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty); handled {
+		if differs {
+			d.reportRV(reflect.ValueOf(a), reflect.ValueOf(b))
+		}
 		return
 	}
 	pa, pb := uintptr(reflect.ValueOf(a).UnsafePointer()), uintptr(reflect.ValueOf(b).UnsafePointer())
@@ -195,10 +205,13 @@ func (d *differ) anyList(a, b []any, omitEmpty bool) {
 	for i := range n {
 		ignored, saved := d.enter(indexSegment(i))
 		if !ignored {
-			if i < len(a) && i < len(b) {
+			switch {
+			case i < len(a) && i < len(b):
 				d.anyValue(a[i], b[i])
-			} else {
-				d.report() // an element present on one side only
+			case i < len(a): // an element present on one side only
+				d.reportAny(a[i], nil, true, false)
+			default:
+				d.reportAny(nil, b[i], false, true)
 			}
 		}
 		d.leave(saved)
@@ -210,19 +223,24 @@ func (d *differ) anyList(a, b []any, omitEmpty bool) {
 
 // emptyOrNil decides two lists or maps that are empty on both sides or nil
 // on one side only (JSON null, or a field that is omitted), and reports
-// whether it did: both empty are equal, and a nil one differs from the
-// other, which is reported, unless NilEqualsEmpty reads nil as empty (the
-// caller then compares them element by element) or both are empty and
-// omitEmpty says they are a struct field tagged omitempty, which encodes nil
-// and empty alike.
-func (d *differ) emptyOrNil(aNil, bNil, bothEmpty, omitEmpty bool) bool {
+// whether it did (handled) and whether they differ, which the caller
+// reports: both empty are equal, and a nil one differs from the other,
+// unless NilEqualsEmpty reads nil as empty (the caller then compares them
+// element by element) or both are empty and omitEmpty says they are a
+// struct field tagged omitempty, which encodes nil and empty alike.
+func (d *differ) emptyOrNil(aNil, bNil, bothEmpty, omitEmpty bool) (handled, differs bool) {
 	if aNil != bNil && !d.cfg.nilEqualsEmpty {
-		if !(bothEmpty && omitEmpty) {
-			d.report()
-		}
-		return true
+		return true, !(bothEmpty && omitEmpty)
 	}
-	return bothEmpty
+	return bothEmpty, false
+}
+
+// nilIfEmpty returns m as a value for a change: nil (JSON null) when m is.
+func nilIfEmpty(m map[string]any) any {
+	if m == nil {
+		return nil
+	}
+	return m
 }
 
 func mapPointer(m map[string]any) uintptr {

@@ -71,7 +71,7 @@ func (d *differ) messageField(a, b protoreflect.Message) {
 		if d.cfg.nilEqualsEmpty && isEmptyMessage(other, 0) {
 			return
 		}
-		d.report()
+		d.reportMsg(a, b)
 		return
 	}
 	d.message(a, b)
@@ -80,7 +80,7 @@ func (d *differ) messageField(a, b protoreflect.Message) {
 func (d *differ) message(a, b protoreflect.Message) {
 	md := a.Descriptor()
 	if md.FullName() != b.Descriptor().FullName() {
-		d.report()
+		d.reportMsg(a, b)
 		return
 	}
 	switch md.FullName() {
@@ -96,7 +96,7 @@ func (d *differ) message(a, b protoreflect.Message) {
 	}
 	if singleValue(md.FullName()) {
 		if !proto.Equal(a.Interface(), b.Interface()) {
-			d.report()
+			d.reportMsg(a, b)
 		}
 		return
 	}
@@ -110,13 +110,21 @@ func (d *differ) message(a, b protoreflect.Message) {
 	}
 	defer d.pop(pa, pb, nil)
 
-	for _, fd := range fieldsByNumber(md) {
+	for _, fi := range fieldInfos(md) {
+		if fi.outputOnly {
+			continue
+		}
+		fd := fi.fd
 		name := string(fd.Name())
 		if d.cfg.protoJSONNames {
 			name = fd.JSONName()
 		}
 		ignored, saved := d.enter(fieldSegment(name))
-		if !ignored {
+		switch {
+		case ignored:
+		case fi.marked:
+			d.markedField(fi, a, b)
+		default:
 			d.field(fd, a, b)
 		}
 		d.leave(saved)
@@ -153,7 +161,7 @@ func (d *differ) field(fd protoreflect.FieldDescriptor, a, b protoreflect.Messag
 			if d.cfg.nilEqualsEmpty && isEmptyMessage(other.Get(fd).Message(), 0) {
 				return
 			}
-			d.report()
+			d.reportPB(fd, getIf(a, fd, ha), getIf(b, fd, hb))
 		}
 	default:
 		if fd.HasPresence() {
@@ -166,17 +174,26 @@ func (d *differ) field(fd protoreflect.FieldDescriptor, a, b protoreflect.Messag
 				if d.cfg.nilEqualsEmpty && isZeroScalar(fd, other.Get(fd)) {
 					return
 				}
-				d.report()
+				d.reportPB(fd, getIf(a, fd, ha), getIf(b, fd, hb))
 				return
 			}
 			if !ha {
 				return
 			}
 		}
-		if !scalarsEqual(fd, a.Get(fd), b.Get(fd)) {
-			d.report()
+		if va, vb := a.Get(fd), b.Get(fd); !scalarsEqual(fd, va, vb) {
+			d.reportPB(fd, va, vb)
 		}
 	}
+}
+
+// getIf returns the value of field fd of m when has says it is set, and the
+// invalid Value (absent) otherwise.
+func getIf(m protoreflect.Message, fd protoreflect.FieldDescriptor, has bool) protoreflect.Value {
+	if !has {
+		return protoreflect.Value{}
+	}
+	return m.Get(fd)
 }
 
 func (d *differ) pbList(fd protoreflect.FieldDescriptor, a, b protoreflect.List) {
@@ -187,12 +204,19 @@ func (d *differ) pbList(fd protoreflect.FieldDescriptor, a, b protoreflect.List)
 		if !ignored {
 			switch {
 			case i >= la || i >= lb:
-				d.report()
+				var va, vb protoreflect.Value
+				if i < la {
+					va = a.Get(i)
+				}
+				if i < lb {
+					vb = b.Get(i)
+				}
+				d.reportPB(fd, va, vb)
 			case isMsg:
 				d.message(a.Get(i).Message(), b.Get(i).Message())
 			default:
-				if !scalarsEqual(fd, a.Get(i), b.Get(i)) {
-					d.report()
+				if va, vb := a.Get(i), b.Get(i); !scalarsEqual(fd, va, vb) {
+					d.reportPB(fd, va, vb)
 				}
 			}
 		}
@@ -245,7 +269,7 @@ func (d *differ) pbEntries(kd, vd protoreflect.FieldDescriptor, ea, eb []pbEntry
 				d.message(va.Message(), vb.Message())
 			case oka && okb:
 				if !scalarsEqual(vd, va, vb) {
-					d.report()
+					d.reportPB(vd, va, vb)
 				}
 			default:
 				other := va
@@ -261,7 +285,7 @@ func (d *differ) pbEntries(kd, vd protoreflect.FieldDescriptor, ea, eb []pbEntry
 					}
 				}
 				if !empty {
-					d.report()
+					d.reportPB(vd, va, vb)
 				}
 			}
 		}
@@ -551,10 +575,10 @@ func (d *differ) pbValue(a, b protoreflect.Message) {
 		if d.cfg.nilEqualsEmpty && isEmptyJSONValue(other, 0) {
 			return
 		}
-		d.report()
+		d.reportMsg(a, b)
 		return
 	case fa.Number() != fb.Number():
-		d.report()
+		d.reportMsg(a, b)
 		return
 	}
 	switch fa.Name() {
@@ -564,7 +588,7 @@ func (d *differ) pbValue(a, b protoreflect.Message) {
 		d.pbListValue(a.Get(fa).Message(), b.Get(fb).Message())
 	default:
 		if !jsonScalarsEqual(fa, a, b) {
-			d.report()
+			d.reportMsg(a, b)
 		}
 	}
 }
@@ -598,10 +622,13 @@ func (d *differ) pbListValue(a, b protoreflect.Message) {
 	for i := range max(la.Len(), lb.Len()) {
 		ignored, saved := d.enter(indexSegment(i))
 		if !ignored {
-			if i < la.Len() && i < lb.Len() {
+			switch {
+			case i < la.Len() && i < lb.Len():
 				d.pbValue(la.Get(i), lb.Get(i))
-			} else {
-				d.report()
+			case i < la.Len():
+				d.reportMsg(la.Get(i), nil)
+			default:
+				d.reportMsg(nil, lb.Get(i))
 			}
 		}
 		d.leave(saved)

@@ -48,14 +48,14 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 		return
 	case typeTime:
 		if !a.Interface().(time.Time).Equal(b.Interface().(time.Time)) {
-			d.report()
+			d.reportRV(a, b)
 		}
 		return
 	case typeMetaTime:
 		// metav1.Time encodes as RFC 3339 in seconds, and null when zero.
 		ta, tb := a.Interface().(metav1.Time), b.Interface().(metav1.Time)
 		if ta.IsZero() != tb.IsZero() || ta.Unix() != tb.Unix() {
-			d.report()
+			d.reportRV(a, b)
 		}
 		return
 	}
@@ -63,7 +63,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 	switch t.Kind() {
 	case reflect.Bool:
 		if a.Bool() != b.Bool() {
-			d.report()
+			d.reportRV(a, b)
 		}
 		return
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -71,7 +71,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 			break
 		}
 		if a.Int() != b.Int() {
-			d.report()
+			d.reportRV(a, b)
 		}
 		return
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
@@ -79,7 +79,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 			break
 		}
 		if a.Uint() != b.Uint() {
-			d.report()
+			d.reportRV(a, b)
 		}
 		return
 	case reflect.Float32, reflect.Float64:
@@ -88,7 +88,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 		}
 		fa, fb := a.Float(), b.Float()
 		if fa != fb && !(math.IsNaN(fa) && math.IsNaN(fb)) {
-			d.report()
+			d.reportRV(a, b)
 		}
 		return
 	case reflect.String:
@@ -96,7 +96,7 @@ func (d *differ) value(a, b reflect.Value, omitEmpty bool) {
 			break
 		}
 		if a.String() != b.String() {
-			d.report()
+			d.reportRV(a, b)
 		}
 		return
 	case reflect.Complex64, reflect.Complex128, reflect.Chan, reflect.Func, reflect.UnsafePointer:
@@ -155,7 +155,7 @@ func (d *differ) eitherNil(a, b reflect.Value) bool {
 			other = b
 		}
 		if !d.cfg.nilEqualsEmpty || !isEmptyValue(other, 0) {
-			d.report()
+			d.reportRV(a, b)
 		}
 	}
 	return true
@@ -201,7 +201,7 @@ func (d *differ) leaf(a, b reflect.Value) {
 		return
 	}
 	if !bytes.Equal(ja, jb) {
-		d.report()
+		d.reportRV(a, b)
 	}
 }
 
@@ -260,13 +260,16 @@ func inlineStruct(v reflect.Value) reflect.Value {
 
 func (d *differ) slice(a, b reflect.Value, omitEmpty bool) {
 	la, lb := a.Len(), b.Len()
-	if d.emptyOrNil(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty) {
+	if handled, differs := d.emptyOrNil(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty); handled {
+		if differs {
+			d.reportRV(a, b)
+		}
 		return
 	}
 	if a.Type() == typeBytes || a.Type().Elem().Kind() == reflect.Uint8 && !jsonfields.Leaf(a.Type().Elem()) {
 		// []byte is one base64 string in JSON.
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
-			d.report()
+			d.reportRV(a, b)
 		}
 		return
 	}
@@ -289,10 +292,13 @@ func (d *differ) list(a, b reflect.Value) {
 	for i := range max(la, lb) {
 		ignored, saved := d.enter(indexSegment(i))
 		if !ignored {
-			if i < la && i < lb {
+			switch {
+			case i < la && i < lb:
 				d.value(a.Index(i), b.Index(i), false)
-			} else {
-				d.report()
+			case i < la:
+				d.reportRV(a.Index(i), reflect.Value{})
+			default:
+				d.reportRV(reflect.Value{}, b.Index(i))
 			}
 		}
 		d.leave(saved)
@@ -303,12 +309,19 @@ func (d *differ) list(a, b reflect.Value) {
 }
 
 func (d *differ) stringMap(a, b map[string]string, omitEmpty bool) {
-	if d.emptyOrNil(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty) {
+	if handled, differs := d.emptyOrNil(a == nil, b == nil, len(a) == 0 && len(b) == 0, omitEmpty); handled {
+		if differs {
+			d.reportRV(reflect.ValueOf(a), reflect.ValueOf(b))
+		}
 		return
 	}
 	entries(d, a, b, keySegment(""), func(x, y string) {
 		if x != y {
-			d.report()
+			if d.values {
+				d.reportAny(x, y, true, true)
+			} else {
+				d.report()
+			}
 		}
 	}, func(s string) bool { return s == "" })
 }
@@ -324,7 +337,10 @@ type mapKey struct {
 
 func (d *differ) mapValue(a, b reflect.Value, omitEmpty bool) {
 	la, lb := a.Len(), b.Len()
-	if d.emptyOrNil(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty) {
+	if handled, differs := d.emptyOrNil(a.IsNil(), b.IsNil(), la == 0 && lb == 0, omitEmpty); handled {
+		if differs {
+			d.reportRV(a, b)
+		}
 		return
 	}
 	pa, pb := a.Pointer(), b.Pointer()
@@ -349,11 +365,11 @@ func (d *differ) mapValue(a, b reflect.Value, omitEmpty bool) {
 				d.value(va, vb, false)
 			case va.IsValid():
 				if !d.cfg.nilEqualsEmpty || !isEmptyValue(va, 0) {
-					d.report()
+					d.reportRV(va, vb)
 				}
 			default:
 				if !d.cfg.nilEqualsEmpty || !isEmptyValue(vb, 0) {
-					d.report()
+					d.reportRV(va, vb)
 				}
 			}
 		}

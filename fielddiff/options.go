@@ -7,8 +7,9 @@ import (
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
 
-// An Option changes how FirstChangedField and ChangedFields compare:
-// Prefix, IgnorePaths, NilEqualsEmpty and ProtoJSONNames.
+// An Option changes how FirstChangedField, ChangedFields and Compare
+// compare: Prefix, IgnorePaths, SensitivePaths, NilEqualsEmpty and
+// ProtoJSONNames.
 type Option interface {
 	applyToDiff(c *diffConfig)
 }
@@ -60,11 +61,13 @@ func ProtoJSONNames() Option { return protoJSONNames{} }
 type diffConfig struct {
 	prefixRaw      string
 	ignoreRaw      []string
+	sensitiveRaw   []string
 	nilEqualsEmpty bool
 	protoJSONNames bool
 
-	prefix fieldpath.Segments
-	ignore *ignoreNode
+	prefix    fieldpath.Segments
+	ignore    *ignoreNode
+	sensitive *ignoreNode // the same trie, of SensitivePaths
 }
 
 func newDiffConfig(opts []Option) (*diffConfig, error) {
@@ -99,6 +102,20 @@ func newDiffConfig(opts []Option) (*diffConfig, error) {
 			c.ignore = &ignoreNode{}
 		}
 		c.ignore.add(rel)
+	}
+	for _, raw := range c.sensitiveRaw {
+		segs, err := fieldpath.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("cannot mark path %q sensitive: %w", raw, err)
+		}
+		rel, ok := stripPrefix(segs, c.prefix)
+		if !ok {
+			continue
+		}
+		if c.sensitive == nil {
+			c.sensitive = &ignoreNode{}
+		}
+		c.sensitive.add(rel)
 	}
 	return c, nil
 }
