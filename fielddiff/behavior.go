@@ -62,6 +62,31 @@ func fieldInfos(md protoreflect.MessageDescriptor) []fieldInfo {
 	return v.([]fieldInfo)
 }
 
+var outputOnlyCache sync.Map // protoreflect.MessageDescriptor -> []bool by field index, nil when none
+
+// outputOnlyField reports whether fd is annotated OUTPUT_ONLY.
+func outputOnlyField(fd protoreflect.FieldDescriptor) bool {
+	md := fd.ContainingMessage()
+	if md == nil || fd.IsExtension() {
+		return false
+	}
+	v, ok := outputOnlyCache.Load(md)
+	if !ok {
+		var byIndex []bool
+		for _, fi := range fieldInfos(md) {
+			if fi.outputOnly {
+				if byIndex == nil {
+					byIndex = make([]bool, md.Fields().Len())
+				}
+				byIndex[fi.fd.Index()] = true
+			}
+		}
+		v, _ = outputOnlyCache.LoadOrStore(md, byIndex)
+	}
+	byIndex := v.([]bool)
+	return byIndex != nil && byIndex[fd.Index()]
+}
+
 // behaviors reads google.api.field_behavior from a field's options.
 func behaviors(opts *descriptorpb.FieldOptions) (outputOnly, immutable bool) {
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(opts)

@@ -527,6 +527,8 @@ func isEmptyMessage(m protoreflect.Message, depth int) bool {
 	empty := true
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		switch {
+		case outputOnlyField(fd):
+			// the server's, left out of the comparison
 		case fd.IsList():
 			empty = v.List().Len() == 0
 		case fd.IsMap():
