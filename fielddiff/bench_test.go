@@ -139,3 +139,32 @@ func BenchmarkChangedFields(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompare is ChangedFields' walk with each change's values written
+// out: one change, or every one of 10,000 (of which a Diff keeps
+// MaxChanges).
+func BenchmarkCompare(b *testing.B) {
+	ud, ua := bigObject(100, 100, 0, 50)
+	fd, fa := bigObject(100, 100, -1, 0)
+	sd, sa := bigStruct(1000, 5)
+	pd, pa := bigProto(1000, 5)
+	cases := map[string]struct {
+		desired, actual any
+		want            int
+	}{
+		"UnstructuredOneChange":  {ud, ua, 1},
+		"UnstructuredAllChanged": {fd, fa, fielddiff.MaxChanges},
+		"StructOneChange":        {sd, sa, 1},
+		"ProtoOneChange":         {pd, pa, 1},
+	}
+	for name, tc := range cases {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if got, err := fielddiff.Compare(tc.desired, tc.actual); err != nil || len(got.Changes) != tc.want {
+					b.Fatalf("Compare: %d changes, %v", len(got.Changes), err)
+				}
+			}
+		})
+	}
+}

@@ -107,3 +107,29 @@ func ExampleUpdateMask() {
 	// [description labels default_pool]
 	// [description labels defaultPool.size]
 }
+
+func ExampleCompare() {
+	type credentials struct {
+		User     string `json:"user"`
+		Password string `json:"password"`
+	}
+	type spec struct {
+		Description string       `json:"description,omitempty"`
+		Size        int          `json:"size"`
+		Credentials *credentials `json:"credentials,omitempty"`
+	}
+	desired := spec{Description: "prod", Size: 3, Credentials: &credentials{User: "app", Password: "hunter2"}}
+	actual := spec{Description: "dev", Size: 3, Credentials: &credentials{User: "app", Password: "swordfish"}}
+
+	d, err := fielddiff.Compare(desired, actual, fielddiff.Prefix("spec"), fielddiff.SensitivePaths("spec.credentials.password"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range d.Changes {
+		fmt.Printf("%s: %s -> %s\n", c.Path, c.Old, c.New)
+	}
+	// Output:
+	// spec.description: "dev" -> "prod"
+	// spec.credentials.password: <redacted> -> <redacted>
+}

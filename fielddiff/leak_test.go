@@ -84,10 +84,66 @@ func TestNoErrorQuotesAValue(t *testing.T) {
 						t.Errorf("ChangedFields: the error quotes %q of a planted value: %s", l, err)
 					}
 				}
+				_, err = fielddiff.Compare(tc.desired, tc.actual, opts...)
+				if err == nil && mustFail[name] {
+					t.Errorf("Compare: want an error, got none")
+				}
+				if err != nil {
+					if l := leaktest.Find(err.Error()); l != "" {
+						t.Errorf("Compare: the error quotes %q of a planted value: %s", l, err)
+					}
+				}
 				_, _, err = fielddiff.FirstChangedField(tc.desired, tc.actual, opts...)
 				if err != nil {
 					if l := leaktest.Find(err.Error()); l != "" {
 						t.Errorf("FirstChangedField: the error quotes %q of a planted value: %s", l, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestNoChangeHoldsASensitiveValue plants the marker in sensitive fields,
+// changed every way a field can change, and looks for it in every Change.
+func TestNoChangeHoldsASensitiveValue(t *testing.T) {
+	type secret struct {
+		Token string            `json:"token"`
+		Data  map[string]string `json:"data,omitempty"`
+	}
+	type spec struct {
+		Name   string  `json:"name"`
+		Secret *secret `json:"secret,omitempty"`
+		List   []any   `json:"list,omitempty"`
+	}
+	full := spec{Name: "a", Secret: &secret{Token: markerString, Data: map[string]string{"k": markerDigits}}, List: []any{map[string]any{"key": markerString}}}
+	cases := map[string]struct {
+		desired, actual any
+		sensitive       []string
+	}{
+		"Changed":      {full, spec{Name: "a", Secret: &secret{Token: "other", Data: map[string]string{"k": "x"}}, List: []any{map[string]any{"key": "y"}}}, []string{"secret", "list[*].key"}},
+		"Added":        {full, spec{}, []string{"secret.token", "secret.data", "list[0].key"}},
+		"Removed":      {spec{}, full, []string{"secret.token", "secret.data[*]", "list[*].key"}},
+		"Unstructured": {map[string]any{"s": map[string]any{"t": markerString}}, map[string]any{}, []string{"s.t"}},
+		"UnderPrefix":  {full, spec{Name: "b"}, []string{"spec.secret", "spec.list"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			opts := []fielddiff.Option{fielddiff.SensitivePaths(tc.sensitive...)}
+			if name == "UnderPrefix" {
+				opts = append(opts, fielddiff.Prefix("spec"))
+			}
+			d, err := fielddiff.Compare(tc.desired, tc.actual, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Changes) == 0 {
+				t.Fatal("want changes, got none")
+			}
+			for _, c := range d.Changes {
+				for _, v := range []string{c.Old, c.New} {
+					if l := leaktest.Find(v); l != "" {
+						t.Errorf("change of %s holds %q of a sensitive value: %q", c.Path, l, v)
 					}
 				}
 			}
