@@ -45,6 +45,10 @@ const MaxDepth = 10000
 // update no field triggered ("triggered by periodic sync"), so pass a Prefix
 // (Prefix("spec")) when the path goes into a condition: changed is then
 // always reported with a non-empty path.
+//
+// When that first field is, or is inside, a protobuf field annotated
+// google.api.field_behavior IMMUTABLE, the path is returned with an error
+// wrapping ErrImmutableField; ChangedFields checks every change.
 func FirstChangedField(desired, actual any, opts ...Option) (path string, changed bool, err error) {
 	found, err := diff(desired, actual, true, opts)
 	if len(found) == 0 {
@@ -57,7 +61,10 @@ func FirstChangedField(desired, actual any, opts ...Option) (path string, change
 // field that differs, in the order FirstChangedField uses, each once. A field
 // whose value differs as a whole (a list present on one side only, a value of
 // another type) is reported once, without the fields below it. Equal inputs
-// give an empty (nil) list.
+// give an empty (nil) list. Protobuf fields annotated OUTPUT_ONLY are left
+// out; when a change is at or below an IMMUTABLE one, every path is
+// returned with an error wrapping ErrImmutableField that names the first
+// such change.
 func ChangedFields(desired, actual any, opts ...Option) ([]string, error) {
 	return diff(desired, actual, false, opts)
 }

@@ -11,7 +11,14 @@
 //
 // every changed path, e.g. [spec.description spec.nodePools[1].size], which
 // UpdateMask turns into a cloud API's update mask for a protobuf message
-// ([description node_pools], or nested paths with FullPaths).
+// ([description node_pools], or nested paths with FullPaths). Compare gives
+// each change with its old and new values as JSON, for logs and reports,
+// with Redacted for fields marked with SensitivePaths or debug_redact.
+//
+// Protobuf fields annotated google.api.field_behavior OUTPUT_ONLY are left
+// out; a change to an IMMUTABLE one returns, beside the result, an error
+// wrapping ErrImmutableField ("change to immutable field spec.location"),
+// so a controller can refuse it before calling the cloud.
 //
 // Both sides are of one type: Go structs (fields by their JSON names, inline
 // and embedded structs flattened as encoding/json flattens them),
@@ -36,6 +43,8 @@
 // Limits, one line each:
 //
 //   - depth: values nested more than MaxDepth (10,000) levels wrap ErrTooDeep.
+//   - Compare's values: each cut to MaxValueBytes (256 bytes), ending with "…".
+//   - Compare's changes: at most MaxChanges (1,000); Diff.Truncated says more changed.
 //
 // docs/design/fielddiff.md has the comparison rules and the decisions.
 package fielddiff
