@@ -21,9 +21,9 @@ var ErrImmutableField = errors.New("change to immutable field")
 // google/api/field_behavior.proto: a message built with or without it (as a
 // known extension or as unknown fields) reads the same.
 const (
-	fieldBehaviorNumber  protowire.Number = 1052
-	behaviorOutputOnly                    = 3
-	behaviorImmutable                     = 5
+	fieldBehaviorNumber protowire.Number = 1052
+	behaviorOutputOnly                   = 3
+	behaviorImmutable                    = 5
 )
 
 // A fieldInfo is a protobuf field with what its options say.

@@ -70,40 +70,36 @@ func ChangedFields(desired, actual any, opts ...Option) ([]string, error) {
 }
 
 func diff(desired, actual any, first bool, opts []Option) ([]string, error) {
-	d, err := run(desired, actual, first, false, opts)
-	if d == nil {
-		return nil, err
-	}
-	return d.found, err
-}
-
-// run walks desired and actual. It returns the differ with what it found,
-// or nil when an error stopped it; a change to an immutable field returns
-// both.
-func run(desired, actual any, first, values bool, opts []Option) (*differ, error) {
-	d, err := walk(desired, actual, first, values, opts)
-	if err != nil {
-		return nil, err
-	}
-	if d.immutablePath != "" {
-		return d, fmt.Errorf("%w %s", ErrImmutableField, d.immutablePath)
-	}
-	return d, nil
-}
-
-func walk(desired, actual any, first, values bool, opts []Option) (*differ, error) {
 	cfg, err := newDiffConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	d := &differ{cfg: cfg, first: first, values: values}
+	d := differ{cfg: cfg, first: first}
+	if err := d.walk(desired, actual); err != nil {
+		return nil, err
+	}
+	return d.found, d.immutableErr()
+}
+
+// immutableErr is the error that reports a change to an immutable field,
+// or nil when there was none.
+func (d *differ) immutableErr() error {
+	if d.immutablePath == "" {
+		return nil
+	}
+	return fmt.Errorf("%w %s", ErrImmutableField, d.immutablePath)
+}
+
+// walk compares desired with actual, recording what differs in d.
+func (d *differ) walk(desired, actual any) error {
+	cfg := d.cfg
 	d.path = make([]pathSegment, len(cfg.prefix), len(cfg.prefix)+16)
 	for i, s := range cfg.prefix {
 		d.path[i] = pathSegment{Segment: s}
 	}
 	if cfg.ignore != nil {
 		if cfg.ignore.leaf {
-			return d, nil // everything is ignored
+			return nil // everything is ignored
 		}
 		d.ign = append(d.ign, cfg.ignore)
 		d.ignEnd = 1
@@ -112,35 +108,35 @@ func walk(desired, actual any, first, values bool, opts []Option) (*differ, erro
 	desired, actual = unwrapUnstructured(desired), unwrapUnstructured(actual)
 	switch {
 	case desired == nil && actual == nil:
-		return d, nil
+		return nil
 	case desired == nil || actual == nil:
-		return nil, d.mismatch(desired, actual)
+		return d.mismatch(desired, actual)
 	}
 	if _, ok := desired.(map[string]any); ok {
 		if _, ok := actual.(map[string]any); !ok {
-			return nil, d.mismatch(desired, actual)
+			return d.mismatch(desired, actual)
 		}
 		d.anyValue(desired, actual)
-		return d, d.err
+		return d.err
 	}
 	if pa, ok := desired.(proto.Message); ok {
 		pb, ok := actual.(proto.Message)
 		if !ok {
-			return nil, d.mismatch(desired, actual)
+			return d.mismatch(desired, actual)
 		}
 		ma, mb := pa.ProtoReflect(), pb.ProtoReflect()
 		if ma.Descriptor().FullName() != mb.Descriptor().FullName() {
-			return nil, d.mismatch(desired, actual)
+			return d.mismatch(desired, actual)
 		}
 		d.messageField(ma, mb)
-		return d, d.err
+		return d.err
 	}
 	va, vb := reflect.ValueOf(desired), reflect.ValueOf(actual)
 	if va.Type() != vb.Type() {
-		return nil, d.mismatch(desired, actual)
+		return d.mismatch(desired, actual)
 	}
 	d.value(va, vb, false)
-	return d, d.err
+	return d.err
 }
 
 func unwrapUnstructured(v any) any {

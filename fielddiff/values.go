@@ -62,11 +62,15 @@ const MaxChanges = 1000
 // value. A change to an IMMUTABLE field is returned with an error wrapping
 // ErrImmutableField, beside the Diff.
 func Compare(desired, actual any, opts ...Option) (Diff, error) {
-	d, err := run(desired, actual, false, true, opts)
-	if d == nil {
+	cfg, err := newDiffConfig(opts)
+	if err != nil {
 		return Diff{}, err
 	}
-	return Diff{Changes: d.changes, Truncated: d.truncated}, err
+	d := differ{cfg: cfg, values: true}
+	if err := d.walk(desired, actual); err != nil {
+		return Diff{}, err
+	}
+	return Diff{Changes: d.changes, Truncated: d.truncated}, d.immutableErr()
 }
 
 type sensitivePaths []string
