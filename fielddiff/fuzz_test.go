@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,6 +50,26 @@ func FuzzFirstChangedField(f *testing.F) {
 		}
 		if changed != (len(all) > 0) || changed && first != all[0] {
 			t.Fatalf("FirstChangedField = %q, %t; ChangedFields = %q", first, changed, all)
+		}
+
+		// Compare: the same paths in the same order, each value valid JSON
+		// (or cut), both sides' values swapped when the sides are.
+		d, err := fielddiff.Compare(a, b)
+		if err != nil {
+			t.Fatalf("Compare: %v", err)
+		}
+		if len(d.Changes) != min(len(all), fielddiff.MaxChanges) || d.Truncated != (len(all) > fielddiff.MaxChanges) {
+			t.Fatalf("Compare: %d changes (truncated %t), ChangedFields %d paths", len(d.Changes), d.Truncated, len(all))
+		}
+		for i, c := range d.Changes {
+			if c.Path != all[i] {
+				t.Fatalf("Compare's change %d is %q, ChangedFields' path %q", i, c.Path, all[i])
+			}
+			for _, v := range []string{c.Old, c.New} {
+				if len(v) > fielddiff.MaxValueBytes || v != "" && !strings.HasSuffix(v, "…") && !json.Valid([]byte(v)) {
+					t.Fatalf("Compare's change of %s: value %q is neither JSON nor cut", c.Path, v)
+				}
+			}
 		}
 
 		// Equal inputs: the same document, and an independent copy of it.
