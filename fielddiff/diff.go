@@ -97,8 +97,8 @@ func (d *differ) walk(desired, actual any) error {
 	for i, s := range cfg.prefix {
 		d.path[i] = pathSegment{Segment: s}
 	}
-	if cfg.ignore != nil {
-		if cfg.ignore.leaf {
+	if n := cfg.ignore; n != nil && (n.leaf || n.fields != nil || n.indexes != nil || n.wildcard != nil) {
+		if n.leaf {
 			return nil // everything is ignored
 		}
 		d.ign = append(d.ign, cfg.ignore)

@@ -25,7 +25,11 @@ func (p Prefix) applyToDiff(c *diffConfig) { c.prefixRaw = string(p) }
 
 type ignorePaths []string
 
-func (p ignorePaths) applyToDiff(c *diffConfig) { c.ignoreRaw = append(c.ignoreRaw, p...) }
+func (p ignorePaths) applyToDiff(c *diffConfig) {
+	for _, path := range p {
+		c.pathsRaw = append(c.pathsRaw, rawPath{path: path})
+	}
+}
 
 // IgnorePaths leaves the values at these field paths, and everything under
 // them, out of the comparison: status, metadata, output-only fields such as
@@ -60,14 +64,29 @@ func ProtoJSONNames() Option { return protoJSONNames{} }
 
 type diffConfig struct {
 	prefixRaw      string
-	ignoreRaw      []string
-	sensitiveRaw   []string
+	pathsRaw       []rawPath // of IgnorePaths and SensitivePaths
 	nilEqualsEmpty bool
 	protoJSONNames bool
 
-	prefix    fieldpath.Segments
-	ignore    *ignoreNode
-	sensitive *ignoreNode // the same trie, of SensitivePaths
+	prefix fieldpath.Segments
+	// ignore is the trie of the ignored paths. Its root also holds the
+	// trie of the sensitive paths; the walk follows only the ignored ones.
+	ignore *ignoreNode
+}
+
+// A rawPath is a path given to IgnorePaths or, with sensitive,
+// SensitivePaths.
+type rawPath struct {
+	path      string
+	sensitive bool
+}
+
+// sensitivePaths returns the trie of SensitivePaths, or nil.
+func (c *diffConfig) sensitivePaths() *ignoreNode {
+	if c.ignore == nil {
+		return nil
+	}
+	return c.ignore.sensitive
 }
 
 func newDiffConfig(opts []Option) (*diffConfig, error) {
@@ -89,10 +108,13 @@ func newDiffConfig(opts []Option) (*diffConfig, error) {
 		}
 		c.prefix = segs
 	}
-	for _, raw := range c.ignoreRaw {
-		segs, err := fieldpath.Parse(raw)
+	for _, raw := range c.pathsRaw {
+		segs, err := fieldpath.Parse(raw.path)
 		if err != nil {
-			return nil, fmt.Errorf("cannot ignore path %q: %w", raw, err)
+			if raw.sensitive {
+				return nil, fmt.Errorf("cannot mark path %q sensitive: %w", raw.path, err)
+			}
+			return nil, fmt.Errorf("cannot ignore path %q: %w", raw.path, err)
 		}
 		rel, ok := stripPrefix(segs, c.prefix)
 		if !ok {
@@ -101,21 +123,14 @@ func newDiffConfig(opts []Option) (*diffConfig, error) {
 		if c.ignore == nil {
 			c.ignore = &ignoreNode{}
 		}
-		c.ignore.add(rel)
-	}
-	for _, raw := range c.sensitiveRaw {
-		segs, err := fieldpath.Parse(raw)
-		if err != nil {
-			return nil, fmt.Errorf("cannot mark path %q sensitive: %w", raw, err)
+		if raw.sensitive {
+			if c.ignore.sensitive == nil {
+				c.ignore.sensitive = &ignoreNode{}
+			}
+			c.ignore.sensitive.add(rel)
+		} else {
+			c.ignore.add(rel)
 		}
-		rel, ok := stripPrefix(segs, c.prefix)
-		if !ok {
-			continue
-		}
-		if c.sensitive == nil {
-			c.sensitive = &ignoreNode{}
-		}
-		c.sensitive.add(rel)
 	}
 	return c, nil
 }
@@ -144,6 +159,8 @@ type ignoreNode struct {
 	fields   map[string]*ignoreNode
 	indexes  map[uint]*ignoreNode
 	wildcard *ignoreNode
+	// sensitive, at the root only, is the trie of SensitivePaths.
+	sensitive *ignoreNode
 }
 
 func (n *ignoreNode) add(segs fieldpath.Segments) {

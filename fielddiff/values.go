@@ -75,7 +75,11 @@ func Compare(desired, actual any, opts ...Option) (Diff, error) {
 
 type sensitivePaths []string
 
-func (p sensitivePaths) applyToDiff(c *diffConfig) { c.sensitiveRaw = append(c.sensitiveRaw, p...) }
+func (p sensitivePaths) applyToDiff(c *diffConfig) {
+	for _, path := range p {
+		c.pathsRaw = append(c.pathsRaw, rawPath{path: path, sensitive: true})
+	}
+}
 
 // SensitivePaths marks the fields at these field paths sensitive: Compare
 // reports their changes with Redacted for their values, and redacts any
@@ -197,7 +201,7 @@ func (d *differ) sensitiveHere() bool {
 	if d.sensitive > 0 {
 		return true
 	}
-	root := d.cfg.sensitive
+	root := d.cfg.sensitivePaths()
 	if root == nil {
 		return false
 	}
