@@ -20,10 +20,11 @@ var ErrImmutableField = errors.New("change to immutable field")
 // read from the options' encoding, so the diff needs no generated code of
 // google/api/field_behavior.proto: a message built with or without it (as a
 // known extension or as unknown fields) reads the same.
+const fieldBehaviorNumber protowire.Number = 1052
+
 const (
-	fieldBehaviorNumber protowire.Number = 1052
-	behaviorOutputOnly                   = 3
-	behaviorImmutable                    = 5
+	behaviorOutputOnly = 3
+	behaviorImmutable  = 5
 )
 
 // A fieldInfo is a protobuf field with what its options say.
