@@ -1,6 +1,8 @@
 package run
 
 import (
+	"context"
+	"errors"
 	"runtime/debug"
 
 	"github.com/go-logr/logr"
@@ -50,7 +52,11 @@ const errLeaderElectionLost = "leader election lost"
 
 // stopLog is the manager's logger: it passes everything to its sink except,
 // once stopping reports true, the manager's "leader election lost" error,
-// which on a stop Main asked for only means that the Lease was released.
+// which on a stop Main asked for only means that the Lease was released, and
+// errors that wrap context.Canceled, such as a reconcile whose request the
+// stop cut short: that reconcile runs again when the controller next starts.
+// Any other error while stopping, and a cancellation while running, are
+// logged.
 type stopLog struct {
 	logr.LogSink
 	stopping func() bool
@@ -66,7 +72,7 @@ func newStopLog(l logr.Logger, stopping func() bool) logr.Logger {
 }
 
 func (s stopLog) Error(err error, msg string, kv ...any) {
-	if err != nil && err.Error() == errLeaderElectionLost && s.stopping() {
+	if err != nil && (err.Error() == errLeaderElectionLost || errors.Is(err, context.Canceled)) && s.stopping() {
 		return
 	}
 	s.LogSink.Error(err, msg, kv...)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -52,18 +53,26 @@ func TestStopLog(t *testing.T) {
 	stopping := false
 	l := newStopLog(base, func() bool { return stopping }).WithName("manager").WithValues("k", "v")
 	lost := errors.New(errLeaderElectionLost)
+	// As a reconcile cut short by the stop returns it: a client call's
+	// error wrapped by the reconciler.
+	cut := fmt.Errorf("cannot get the claim of XApp x: %w", &url.Error{Op: "Get", URL: "https://127.0.0.1/x", Err: context.Canceled})
 
 	l.Error(lost, "error received after stop sequence was engaged")
 	l.Error(errors.New("boom"), "a runnable failed")
+	l.Error(cut, "Reconciler error")
 	stopping = true
 	l.Error(lost, "error received after stop sequence was engaged")
 	l.Error(errors.New("boom"), "a runnable failed")
+	l.Error(cut, "Reconciler error")
+	l.Error(context.DeadlineExceeded, "Reconciler error")
 	l.Info("stopped")
 
 	want := []string{
 		"leader election lost", // a loss while running is an error
 		"boom",
-		"boom", // any other error while stopping too
+		"cannot get the claim", // so is a cancellation while running
+		"boom",                 // any other error while stopping too
+		"deadline exceeded",    // a timeout is no stop
 		"stopped",
 	}
 	if len(logged) != len(want) {
