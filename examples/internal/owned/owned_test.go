@@ -1,4 +1,4 @@
-package tour
+package owned_test
 
 import (
 	"context"
@@ -9,22 +9,27 @@ import (
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ctrlkit/ctrlkit/examples/internal/owned"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 )
 
-// TestClean deletes what the tour labelled as its own, and only that, and
-// says which objects a finalizer holds past the timeout.
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// TestClean deletes what a Set labelled as its own, and only that, and says
+// which objects a finalizer holds past the timeout.
 func TestClean(t *testing.T) {
 	env := testenv.Get(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	require.NoError(t, err)
-	labelling := labelCreated(c)
+	set := owned.Set{By: owned.CreatedBy("test"), Kinds: []schema.GroupVersionKind{{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"}}}
+	labelling := set.Label(c)
 
-	const hold = "tour.ctrlkit.dev/test-hold"
+	const hold = "examples.ctrlkit.dev/test-hold"
 	ours, theirs := object("ConfigMap", "clean-ours"), object("ConfigMap", "clean-theirs")
 	held := object("Secret", "clean-held")
 	held.SetFinalizers([]string{hold})
@@ -32,11 +37,11 @@ func TestClean(t *testing.T) {
 	require.NoError(t, labelling.Create(ctx, held))
 	require.NoError(t, c.Create(ctx, theirs))
 	t.Cleanup(func() { _ = c.Delete(context.Background(), theirs) })
-	if got := ours.GetLabels()[LabelCreatedBy]; got != CreatedBy {
-		t.Errorf("label %s after Create: want %q (the tour's), got %q", LabelCreatedBy, CreatedBy, got)
+	if got := ours.GetLabels()[owned.LabelCreatedBy]; got != set.By {
+		t.Errorf("label %s after Create: want %q (the Set's), got %q", owned.LabelCreatedBy, set.By, got)
 	}
 
-	n, err := clean(ctx, labelling, time.Second)
+	n, err := set.Clean(ctx, labelling, time.Second)
 	require.Error(t, err, "a finalizer holds a Secret past the timeout")
 	if want := "Secret default/clean-held (finalizers " + hold + ")"; !strings.Contains(err.Error(), want) {
 		t.Errorf("cleanup error: want it to name %q, got %v", want, err)
@@ -45,7 +50,7 @@ func TestClean(t *testing.T) {
 		t.Errorf("objects deleted: want 2, got %d", n)
 	}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(ours), object("ConfigMap", "")); !apierrors.IsNotFound(err) {
-		t.Errorf("the tour's ConfigMap: want it gone, got %v", err)
+		t.Errorf("the Set's ConfigMap: want it gone, got %v", err)
 	}
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(theirs), object("ConfigMap", "")), "a ConfigMap without the label stays")
 
@@ -53,13 +58,13 @@ func TestClean(t *testing.T) {
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(held), held))
 	held.SetFinalizers(nil)
 	require.NoError(t, c.Update(ctx, held))
-	n, err = clean(ctx, labelling, 10*time.Second)
+	n, err = set.Clean(ctx, labelling, 10*time.Second)
 	require.NoError(t, err)
 	if n != 0 {
 		t.Errorf("objects deleted: want 0, got %d", n)
 	}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(held), object("Secret", "")); !apierrors.IsNotFound(err) {
-		t.Errorf("the tour's Secret: want it gone, got %v", err)
+		t.Errorf("the Set's Secret: want it gone, got %v", err)
 	}
 }
 

@@ -191,13 +191,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	// controller names are only unique within one manager.
 	mo.Controller.SkipNameValidation = ptr.To(true)
 	// The controllers label what they create as the tour's, too.
-	mo.NewClient = func(cfg *rest.Config, o client.Options) (client.Client, error) {
-		c, err := client.NewWithWatch(cfg, o)
-		if err != nil {
-			return nil, err
-		}
-		return labelCreated(c), nil
-	}
+	mo.NewClient = objects.NewClient
 	mgr, err := manager.New(cfg, mo)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the manager: %w", err)
@@ -228,10 +222,10 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.c = labelCreated(c)
+	e.c = objects.Label(c)
 	// An earlier run against this cluster may have left its objects (with
 	// --keep-running, or when interrupted), and the scenarios expect to create them.
-	if n, err := clean(ctx, e.c, o.CleanupTimeout); err != nil {
+	if n, err := objects.Clean(ctx, e.c, o.CleanupTimeout); err != nil {
 		return nil, fmt.Errorf("cannot delete the objects an earlier tour left: %w", err)
 	} else if n > 0 {
 		fmt.Fprintf(o.Out, "deleted %d objects an earlier tour left\n\n", n)
@@ -270,7 +264,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		<-ctx.Done()
 		return results, nil
 	}
-	n, err := clean(ctx, e.c, o.CleanupTimeout)
+	n, err := objects.Clean(ctx, e.c, o.CleanupTimeout)
 	if err != nil {
 		return results, fmt.Errorf("cannot delete the tour's objects: %w", err)
 	}
