@@ -35,7 +35,9 @@ type Set struct {
 
 	// Kinds are the kinds of the objects, in the order in which Clean
 	// deletes them: first those whose finalizers clean up after them (a
-	// claim deletes its composite resource), then the rest. A kind the
+	// claim deletes its composite resource, an Application takes its
+	// workloads out of their scopes), then the rest; Clean deletes the
+	// objects of a kind once those of every kind before it are gone. A kind the
 	// cluster does not serve is skipped. Namespaces do not belong here:
 	// without kube-controller-manager a deleted namespace never goes away,
 	// and nothing could be created in it again.
@@ -67,8 +69,8 @@ func (s Set) NewClient(cfg *rest.Config, o client.Options) (client.Client, error
 	return s.Label(c), nil
 }
 
-// Clean deletes every object of s.Kinds labelled as the Set's, and waits
-// until they are gone. Finalizers run meanwhile, so the controllers that
+// Clean deletes every object of s.Kinds labelled as the Set's, kind after
+// kind, and waits until they are gone. Finalizers run meanwhile, so the controllers that
 // remove them must run; objects they create again before their owner goes
 // are deleted again. There may be no garbage collector (no
 // kube-controller-manager), so Clean deletes owned objects itself, which
@@ -80,8 +82,10 @@ func (s Set) Clean(ctx context.Context, c client.Client, timeout time.Duration) 
 	found := map[types.UID]bool{}
 	for {
 		// List every kind before deleting anything: a finalizer may
-		// delete objects of a later kind.
-		var left []*metav1.PartialObjectMetadata
+		// delete objects of a later kind. Only the objects of the first
+		// kind with any left are deleted: a later kind's objects may be
+		// what a finalizer of an earlier kind's objects needs.
+		var left, first []*metav1.PartialObjectMetadata
 		for _, gvk := range s.Kinds {
 			list := &metav1.PartialObjectMetadataList{}
 			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
@@ -97,11 +101,14 @@ func (s Set) Clean(ctx context.Context, c client.Client, timeout time.Duration) 
 				found[o.UID] = true
 				left = append(left, o)
 			}
+			if first == nil && len(list.Items) > 0 {
+				first = left[len(left)-len(list.Items):]
+			}
 		}
 		if len(left) == 0 {
 			return len(found), nil
 		}
-		for _, o := range left {
+		for _, o := range first {
 			if o.DeletionTimestamp != nil {
 				continue // a finalizer holds it
 			}

@@ -68,6 +68,45 @@ func TestClean(t *testing.T) {
 	}
 }
 
+// TestCleanInOrder deletes the objects of a kind only once those of the
+// kinds before it are gone: a finalizer of an earlier kind's object may need
+// them (an Application's takes its workloads out of their HealthScope).
+func TestCleanInOrder(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	require.NoError(t, err)
+	set := owned.Set{By: owned.CreatedBy("order"), Kinds: []schema.GroupVersionKind{{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"}}}
+	labelling := set.Label(c)
+
+	const hold = "examples.ctrlkit.dev/test-hold"
+	first, later := object("ConfigMap", "order-first"), object("Secret", "order-later")
+	first.SetFinalizers([]string{hold})
+	require.NoError(t, labelling.Create(ctx, first))
+	require.NoError(t, labelling.Create(ctx, later))
+
+	_, err = set.Clean(ctx, labelling, time.Second)
+	require.Error(t, err, "a finalizer holds the ConfigMap past the timeout")
+	got := object("Secret", "")
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(later), got), "the Secret stays while the ConfigMap is held")
+	if got.GetDeletionTimestamp() != nil {
+		t.Errorf("the Secret was deleted while an object of an earlier kind was held")
+	}
+
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(first), first))
+	first.SetFinalizers(nil)
+	require.NoError(t, c.Update(ctx, first))
+	n, err := set.Clean(ctx, labelling, 10*time.Second)
+	require.NoError(t, err)
+	if n != 1 {
+		t.Errorf("objects deleted: want 1 (the Secret), got %d", n)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(later), object("Secret", "")); !apierrors.IsNotFound(err) {
+		t.Errorf("the Secret: want it gone, got %v", err)
+	}
+}
+
 // object returns an empty core object of kind in namespace default.
 func object(kind, name string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
