@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"os"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlkit/ctrlkit/examples/composite/core"
@@ -33,6 +34,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/composite/demo"
 	"github.com/ctrlkit/ctrlkit/examples/composite/function"
 	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/owned"
 	"github.com/ctrlkit/ctrlkit/examples/internal/run"
 )
 
@@ -41,6 +43,11 @@ func main() {
 		Name:        "composite",
 		CRDs:        []fs.FS{crds.FS},
 		AddToScheme: v1alpha1.AddToScheme,
+		// The claim first: its XApp goes with it, and the XApp's Deployment
+		// with the XApp.
+		Objects: owned.Set{By: owned.CreatedBy("composite"), Kinds: []schema.GroupVersionKind{
+			v1alpha1.AppKind, v1alpha1.XAppKind, {Group: "apps", Version: "v1", Kind: "Deployment"},
+		}},
 		Setup: func(mgr manager.Manager) error {
 			fn := &function.Function{Platform: demo.Platform()}
 			return core.Setup(mgr, core.Options{Pipeline: core.Pipeline{{Name: "app", Function: fn}}})

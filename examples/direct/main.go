@@ -23,6 +23,7 @@ import (
 	"os"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlkit/ctrlkit/directstatus"
@@ -32,6 +33,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/direct/crds"
 	"github.com/ctrlkit/ctrlkit/examples/direct/demo"
 	"github.com/ctrlkit/ctrlkit/examples/direct/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/owned"
 	"github.com/ctrlkit/ctrlkit/examples/internal/run"
 )
 
@@ -42,6 +44,7 @@ func main() {
 		Name:        "direct",
 		CRDs:        []fs.FS{crds.FS},
 		AddToScheme: v1alpha1.AddToScheme,
+		Objects:     owned.Set{By: owned.CreatedBy("direct"), Kinds: []schema.GroupVersionKind{v1alpha1.GroupVersion.WithKind("Dataset")}},
 		// The script prints what matters: the Ready condition, which
 		// carries every error the controller meets.
 		Quiet:       true,

@@ -23,12 +23,14 @@ import (
 	"io/fs"
 	"os"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlkit/ctrlkit/examples/extref/controller"
 	"github.com/ctrlkit/ctrlkit/examples/extref/crds"
 	"github.com/ctrlkit/ctrlkit/examples/extref/demo"
 	"github.com/ctrlkit/ctrlkit/examples/extref/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/owned"
 	"github.com/ctrlkit/ctrlkit/examples/internal/run"
 )
 
@@ -37,7 +39,12 @@ func main() {
 		Name:        "extref",
 		CRDs:        []fs.FS{crds.FS},
 		AddToScheme: v1alpha1.AddToScheme,
-		Setup:       func(mgr manager.Manager) error { return controller.Setup(mgr, controller.Options{}) },
+		// The namespace crossplane-system is labelled but stays.
+		Objects: owned.Set{By: owned.CreatedBy("extref"), Kinds: []schema.GroupVersionKind{
+			v1alpha1.GroupVersion.WithKind("Subnet"), v1alpha1.GroupVersion.WithKind("VPC"),
+			{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"},
+		}},
+		Setup: func(mgr manager.Manager) error { return controller.Setup(mgr, controller.Options{}) },
 		Run: func(ctx context.Context, e run.Env) error {
 			return demo.Run(ctx, e.Client, os.Stdout)
 		},

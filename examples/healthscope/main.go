@@ -40,6 +40,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/crds"
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/demo"
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/v1alpha1"
+	"github.com/ctrlkit/ctrlkit/examples/internal/owned"
 	"github.com/ctrlkit/ctrlkit/examples/internal/run"
 )
 
@@ -50,6 +51,13 @@ func main() {
 		Name:        "healthscope",
 		CRDs:        []fs.FS{crds.FS},
 		AddToScheme: v1alpha1.AddToScheme,
+		// The Application first: its workloads go with it.
+		Objects: owned.Set{By: owned.CreatedBy("healthscope"), Kinds: []schema.GroupVersionKind{
+			v1alpha1.GroupVersion.WithKind("Application"), v1alpha1.GroupVersion.WithKind("HealthScope"),
+			v1alpha1.GroupVersion.WithKind("ScopeDefinition"), v1alpha1.GroupVersion.WithKind("WorkloadDefinition"),
+			{Group: "apps", Version: "v1", Kind: "Deployment"}, {Group: "apps", Version: "v1", Kind: "StatefulSet"},
+			{Group: "apps", Version: "v1", Kind: "ReplicaSet"},
+		}},
 		Setup: func(mgr manager.Manager) error {
 			return controllers.Setup(mgr, controllers.Options{WatchKinds: parseKinds(*watchKinds)})
 		},

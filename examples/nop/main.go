@@ -22,8 +22,10 @@ import (
 	"flag"
 	"io/fs"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/ctrlkit/ctrlkit/examples/internal/owned"
 	"github.com/ctrlkit/ctrlkit/examples/internal/run"
 	"github.com/ctrlkit/ctrlkit/nop"
 	"github.com/ctrlkit/ctrlkit/nop/crds"
@@ -35,9 +37,12 @@ func main() {
 	poll := flag.Duration("poll-interval", 0, "reconcile every object at least this often, as a safety net (0: off; the reconciler requeues at each deadline)")
 	var s *sample
 	run.Main(run.Example{
-		Name:             "nop",
-		CRDs:             []fs.FS{crds.FS},
-		AddToScheme:      v1alpha1.AddToScheme,
+		Name:        "nop",
+		CRDs:        []fs.FS{crds.FS},
+		AddToScheme: v1alpha1.AddToScheme,
+		Objects: owned.Set{By: owned.CreatedBy("nop"), Kinds: []schema.GroupVersionKind{
+			v1alpha1.GroupVersion.WithKind(v1alpha1.NopResourceKind), v1alpha1.GroupVersion.WithKind(v1alpha1.ClusterNopResourceKind),
+		}},
 		LeaderElectionID: "nop.ctrlkit.dev",
 		Setup: func(mgr manager.Manager) (err error) {
 			if s, err = readSample(); err != nil {

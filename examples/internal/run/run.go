@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/ctrlkit/ctrlkit/examples/internal/owned"
 	"github.com/ctrlkit/ctrlkit/internal/localcluster"
 )
 
@@ -70,6 +71,14 @@ type Example struct {
 	// is given (a hint for kubectl); Main then keeps the controllers running
 	// until ctx ends. Without --keep-running Main stops once Run returns.
 	KeepRunning string
+
+	// Objects, when it has kinds, are what the example's script and
+	// controllers create: Main labels them as the example's (the manager's
+	// client and Env.Client label what they create), deletes those an
+	// earlier run left before it calls Run, and, unless --keep-running,
+	// deletes them again once Run has returned, while the controllers still
+	// run and remove their finalizers. Only for an example with Setup.
+	Objects owned.Set
 
 	// PlaysControllerManager says that Run can play kube-controller-manager's
 	// part (Deployments become available) on a cluster that runs none: Main
@@ -297,6 +306,9 @@ func (ex Example) managerOptions(s *settings, scheme *runtime.Scheme, stopping f
 		o.Controller.MaxConcurrentReconciles = s.concurrency
 	}
 	o.Controller.UsePriorityQueue = ptr.To(usePriorityQueue(controllerRuntimeVersion()))
+	if len(ex.Objects.Kinds) > 0 {
+		o.NewClient = ex.Objects.NewClient
+	}
 	return o
 }
 
@@ -349,6 +361,9 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 	if err != nil {
 		return err
 	}
+	if len(ex.Objects.Kinds) > 0 {
+		cl = ex.Objects.Label(cl)
+	}
 
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
@@ -387,14 +402,46 @@ func (ex Example) playElected(ctx context.Context, mgr manager.Manager, leaderEl
 	return ex.play(ctx, e)
 }
 
-// play calls Run and then, with --keep-running, waits for ctx to end.
+// play calls Run and then, with --keep-running, waits for ctx to end. With
+// Example.Objects it deletes the objects of an earlier run before Run, and,
+// without --keep-running, the run's own after it.
 func (ex Example) play(ctx context.Context, e Env) error {
-	if err := ex.Run(ctx, e); err != nil || !e.KeepRunning {
+	if err := ex.clean(ctx, e, "an earlier run left"); err != nil {
+		return err
+	}
+	err := ex.Run(ctx, e)
+	if !e.KeepRunning && ctx.Err() == nil {
+		// Also after a failed Run: the next run starts from a clean slate
+		// either way, and the error says what went wrong.
+		if cerr := ex.clean(ctx, e, "the example created (--keep-running keeps them, for kubectl)"); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil || !e.KeepRunning {
 		return err
 	}
 	if ex.KeepRunning != "" {
 		fmt.Println(ex.KeepRunning)
 	}
 	<-ctx.Done()
+	return nil
+}
+
+// cleanTimeout bounds the deletion of an example's objects.
+const cleanTimeout = time.Minute
+
+// clean deletes the objects of ex.Objects and says how many it deleted,
+// which are what.
+func (ex Example) clean(ctx context.Context, e Env, what string) error {
+	if len(ex.Objects.Kinds) == 0 || e.Client == nil {
+		return nil
+	}
+	n, err := ex.Objects.Clean(ctx, e.Client, cleanTimeout)
+	if err != nil {
+		return fmt.Errorf("cannot delete the objects %s: %w", what, err)
+	}
+	if n > 0 {
+		fmt.Fprintf(os.Stderr, "%s: deleted %d objects %s\n", ex.Name, n, what)
+	}
 	return nil
 }
