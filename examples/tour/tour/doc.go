@@ -29,12 +29,18 @@
 //
 // Decisions: the scenarios run one after the other, not at once, so that the
 // timeline reads as a story; the examples' own narration goes to
-// Options.Transcript (--verbose), the timeline to Options.Out. The objects are
-// the examples' (default namespace, cluster-scoped XApps, VPC and Subnet).
+// Options.Transcript (--verbose), the timeline to Options.Out. The namespaced
+// objects are in the namespace Namespace (ctrlkit-tour), which the tour
+// creates, and the examples' in default, so that the tour and the examples
+// share a cluster; an XApp is named after its claim with a random suffix. The
+// extref scenario's cluster-scoped VPC and Subnet, and its ConfigMap and
+// Secrets in crossplane-system, have the extref example's names: the tour and
+// that example take turns, each deleting them at its end.
 //
 // The tour runs again and again in one cluster. Every object it creates, by
 // itself or through its controllers, is labelled LabelCreatedBy=CreatedBy
-// (app.kubernetes.io/created-by=ctrlkit-tour), and Run deletes the labelled
+// (app.kubernetes.io/created-by=ctrlkit-tour; package examples/internal/owned,
+// which every example uses with its own name), and Run deletes the labelled
 // objects that an earlier run left (after --keep-running, or when interrupted) before
 // the scenarios, which expect to create their objects, and its own after the
 // summary unless Options.Watch keeps them for kubectl. Deleting only the

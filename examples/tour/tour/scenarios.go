@@ -30,6 +30,12 @@ import (
 // NopResources instead of the composite example's function.
 const LabelComposition = "tour.ctrlkit.dev/composition"
 
+// Namespace holds the tour's namespaced objects, apart from the examples',
+// which use "default", so that the tour and the examples share a cluster.
+// The tour creates it and leaves it: without kube-controller-manager a
+// deleted namespace never goes away.
+const Namespace = "ctrlkit-tour"
+
 // The nop scenario's objects.
 const (
 	nopXR       = "tour-nops"
@@ -67,7 +73,7 @@ func composeNops(req *core.Request) *core.Response {
 		desired[name] = &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": nopv1alpha1.GroupVersion.String(),
 			"kind":       nopv1alpha1.NopResourceKind,
-			"metadata":   map[string]any{"namespace": "default", "name": fmt.Sprintf("%s-%d", req.Composite.GetName(), i)},
+			"metadata":   map[string]any{"namespace": Namespace, "name": fmt.Sprintf("%s-%d", req.Composite.GetName(), i)},
 			"spec": map[string]any{"forProvider": map[string]any{"conditionAfter": []any{
 				map[string]any{"time": "0s", "conditionType": "Ready", "conditionStatus": "False"},
 				map[string]any{"time": "3s", "conditionType": "Ready", "conditionStatus": "True"},
@@ -109,13 +115,13 @@ func playNop(ctx context.Context, e *env) (string, error) {
 	var last Transition
 	var ages []string
 	for i := range nopCount {
-		name := fmt.Sprintf("default/%s-%d", nopXR, i)
+		name := fmt.Sprintf("%s/%s-%d", Namespace, nopXR, i)
 		t, idx := find(e.timeline.History("NopResource", name), 0, conditions.TypeReady, metav1.ConditionTrue, "")
 		if idx < 0 {
 			return "", fmt.Errorf("NopResource %s was never seen Ready", name)
 		}
 		n := &nopv1alpha1.NopResource{}
-		if err := e.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: fmt.Sprintf("%s-%d", nopXR, i)}, n); err != nil {
+		if err := e.c.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: fmt.Sprintf("%s-%d", nopXR, i)}, n); err != nil {
 			return "", err
 		}
 		ages = append(ages, fmt.Sprintf("%.1fs", t.Seen.Sub(n.CreationTimestamp.Time).Seconds()))
@@ -136,10 +142,10 @@ func playNop(ctx context.Context, e *env) (string, error) {
 // playClaim: the composite example's demo (Image Not Found, Progressing,
 // Success), then a claim whose database lookup fails inside the platform.
 func playClaim(ctx context.Context, e *env) (string, error) {
-	if err := compositedemo.Run(ctx, e.c, e.transcript, compositedemo.Options{Namespace: "default", Name: claimName, SimulateRollout: e.simulate}); err != nil {
+	if err := compositedemo.Run(ctx, e.c, e.transcript, compositedemo.Options{Namespace: Namespace, Name: claimName, SimulateRollout: e.simulate}); err != nil {
 		return "", err
 	}
-	h := e.timeline.History("App", "default/"+claimName)
+	h := e.timeline.History("App", Namespace+"/"+claimName)
 	_, i := find(h, 0, function.TypeImageReady, metav1.ConditionFalse, function.ReasonNotFound)
 	_, j := find(h, i, function.TypeAppReady, metav1.ConditionFalse, function.ReasonCreating)
 	_, k := find(h, j, conditions.TypeReady, metav1.ConditionTrue, "")
@@ -151,7 +157,7 @@ func playClaim(ctx context.Context, e *env) (string, error) {
 	e.platform.AddDatabase(brokenClaim, function.Database{Host: "billing.db.internal"}).
 		FailDatabase(brokenClaim, errors.New("the database catalog at catalog.internal:443 is unreachable"))
 	app := &compositev1alpha1.App{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: brokenClaim},
+		ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: brokenClaim},
 		Spec:       compositev1alpha1.AppSpec{AppParameters: compositev1alpha1.AppParameters{Database: brokenClaim, Image: compositedemo.ImageGood}},
 	}
 	if err := e.c.Create(ctx, app); err != nil && !kerrors.IsAlreadyExists(err) {
@@ -160,7 +166,7 @@ func playClaim(ctx context.Context, e *env) (string, error) {
 	var onClaim, onXR Transition
 	err := poll(ctx, "the internal error on the claim and the XApp", func(context.Context) (bool, error) {
 		var a, b int
-		onClaim, a = find(e.timeline.History("App", "default/"+brokenClaim), 0, function.TypeDatabaseReady, metav1.ConditionFalse, function.ReasonInternalError)
+		onClaim, a = find(e.timeline.History("App", Namespace+"/"+brokenClaim), 0, function.TypeDatabaseReady, metav1.ConditionFalse, function.ReasonInternalError)
 		claim := &compositev1alpha1.App{}
 		if err := e.c.Get(ctx, client.ObjectKeyFromObject(app), claim); err != nil {
 			return false, client.IgnoreNotFound(err)
@@ -180,11 +186,11 @@ func playClaim(ctx context.Context, e *env) (string, error) {
 
 // playScope: the healthscope example's demo.
 func playScope(ctx context.Context, e *env) (string, error) {
-	if err := healthdemo.Run(ctx, e.c, e.transcript, healthdemo.Options{Namespace: "default", Simulate: e.simulate}); err != nil {
+	if err := healthdemo.Run(ctx, e.c, e.transcript, healthdemo.Options{Namespace: Namespace, Simulate: e.simulate}); err != nil {
 		return "", err
 	}
 	s := &healthv1alpha1.HealthScope{}
-	if err := e.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: healthdemo.ScopeName}, s); err != nil {
+	if err := e.c.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: healthdemo.ScopeName}, s); err != nil {
 		return "", err
 	}
 	var names []string
@@ -221,10 +227,10 @@ func playExtref(ctx context.Context, e *env) (string, error) {
 
 // playDirect: the direct example's demo.
 func playDirect(ctx context.Context, e *env) (string, error) {
-	if err := directdemo.Run(ctx, directdemo.Options{Client: e.c, Cloud: e.cloud, Out: e.transcript}); err != nil {
+	if err := directdemo.Run(ctx, directdemo.Options{Namespace: Namespace, Client: e.c, Cloud: e.cloud, Out: e.transcript}); err != nil {
 		return "", err
 	}
-	h := e.timeline.History("Dataset", "default/orders")
+	h := e.timeline.History("Dataset", Namespace+"/orders")
 	up, i := find(h, 0, conditions.TypeReady, metav1.ConditionFalse, "Updating")
 	_, j := find(h, i, conditions.TypeReady, metav1.ConditionTrue, "UpToDate")
 	fail, k := find(h, 0, conditions.TypeReady, metav1.ConditionFalse, "UpdateFailure")

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -229,6 +231,10 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		return nil, fmt.Errorf("cannot delete the objects an earlier tour left: %w", err)
 	} else if n > 0 {
 		fmt.Fprintf(o.Out, "deleted %d objects an earlier tour left\n\n", n)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}
+	if err := e.c.Create(ctx, ns); err != nil && !kerrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("cannot create the tour's namespace %s: %w", Namespace, err)
 	}
 	fmt.Fprintf(o.Out, "%-12s  %-7s  %-22s %-12s %-7s %-16s %s\n", "TIME", "SINCE", "OBJECT", "CONDITION", "STATUS", "REASON", "MESSAGE")
 	e.timeline = NewTimeline(e.c, o.Out)
