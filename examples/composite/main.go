@@ -15,6 +15,13 @@
 // It installs the App and XApp CRDs built into the binary, or those in
 // --crds DIR.
 //
+// It creates the claim App default/shop; its controllers create the XApp
+// (cluster-scoped, shop-xxxxx) and the Deployment default/shop. Each is
+// labelled app.kubernetes.io/created-by=ctrlkit-composite: a run deletes
+// those an earlier run left before its script and, unless --keep-running,
+// its own at the end, while its controllers run (package
+// examples/internal/owned).
+//
 // Like every example it has the flags of a kubebuilder-scaffolded provider
 // (metrics, health probes, leader election, concurrency, zap logging; see
 // package examples/internal/run and --help), and prints which API server it

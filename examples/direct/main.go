@@ -9,6 +9,12 @@
 // Without --kubeconfig (or KUBECONFIG) it starts a local control plane. It
 // installs the Dataset CRD built into the binary, or those in --crds DIR.
 //
+// It creates the Dataset default/orders, labelled
+// app.kubernetes.io/created-by=ctrlkit-direct: a run deletes the one an
+// earlier run left before its script and, unless --keep-running, its own at
+// the end, while its controller runs and removes its finalizer (package
+// examples/internal/owned).
+//
 // Like every example it has the flags of a kubebuilder-scaffolded provider
 // (metrics, health probes, leader election, concurrency, zap logging; see
 // package examples/internal/run and --help), and prints which API server it

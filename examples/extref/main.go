@@ -12,6 +12,14 @@
 // prints how to point kubectl at it (kubectl get vpcs,subnets). It installs
 // the VPC and Subnet CRDs built into the binary, or those in --crds DIR.
 //
+// It creates the namespace crossplane-system with the ConfigMap
+// common-settings and the Secrets accounts and db-credentials in it, and the
+// cluster-scoped VPC main-vpc and Subnet main-subnet, the names the tour's
+// extref scenario uses too. Each is labelled
+// app.kubernetes.io/created-by=ctrlkit-extref: a run deletes those an earlier
+// run left before its script and, unless --keep-running, its own at the end
+// (the namespace stays; package examples/internal/owned).
+//
 // Like every example it has the flags of a kubebuilder-scaffolded provider
 // (metrics, health probes, leader election, concurrency, zap logging; see
 // package examples/internal/run and --help), and prints which API server it

@@ -20,6 +20,16 @@
 // cluster-wide informer that stops a minute after no scope holds its kind.
 // The default is Deployment.apps,StatefulSet.apps,DaemonSet.apps,ReplicaSet.apps.
 //
+// It creates the WorkloadDefinition deployments.apps and the ScopeDefinition
+// of HealthScopes (cluster-scoped), and the HealthScope example-health-scope
+// and the Application example-app in --namespace (default), whose controller
+// creates the Deployment web and the StatefulSet db; without
+// kube-controller-manager the demo creates web's ReplicaSet. Each is labelled
+// app.kubernetes.io/created-by=ctrlkit-healthscope: a run deletes those an
+// earlier run left before its script and, unless --keep-running, its own at
+// the end, the Application first while its controller runs and removes its
+// finalizer (package examples/internal/owned).
+//
 // Like every example it has the flags of a kubebuilder-scaffolded provider
 // (metrics, health probes, leader election, concurrency, zap logging; see
 // package examples/internal/run and --help), and prints which API server it

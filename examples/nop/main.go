@@ -11,6 +11,11 @@
 // binary, or those in --crds DIR. It exits after the sample's last transition
 // unless --keep-running keeps it running for other objects.
 //
+// It creates the NopResource default/ctrlkit-nop-sample, labelled
+// app.kubernetes.io/created-by=ctrlkit-nop: a run deletes the one an earlier
+// run left before its script and, unless --keep-running, its own at the end
+// (package examples/internal/owned).
+//
 // Like every example it has the flags of a kubebuilder-scaffolded provider
 // (metrics, health probes, leader election, concurrency, zap logging; see
 // package examples/internal/run and --help), and prints which API server it
