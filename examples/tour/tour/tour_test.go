@@ -78,7 +78,7 @@ func play(t *testing.T, o tour.Options) string {
 	if !tour.Passed(results) {
 		t.Error("tour.Passed = false")
 	}
-	for _, want := range []string{"NopResource default/tour-nops-0", "App default/shop", "Dataset default/orders", "== summary"} {
+	for _, want := range []string{"NopResource ctrlkit-tour/tour-nops-0", "App ctrlkit-tour/shop", "Dataset ctrlkit-tour/orders", "== summary"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the output does not mention %q", want)
 		}
