@@ -30,6 +30,10 @@ test-e2e: controlplane ## Crossplane core (tools/crossplane's version, built fro
 	cd e2e && $(GO) run ./internal/cmd/crossplane $(if $(REBUILD),-rebuild)
 	cd e2e && $(GO) test -count=1 -timeout $(TIMEOUT) -v ./...
 
+.PHONY: test-examples
+test-examples: controlplane ## Every example and the tour, twice, in opposite orders, against one control plane without kube-controller-manager (as make cluster's); about 4 minutes.
+	CTRLKIT_EXAMPLES=1 go test -count=1 -run 'TestExamplesShareACluster' ./examples/
+
 .PHONY: fmt-check
 fmt-check: ## Fail if any Go file is not gofmt-ed.
 	@bad=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
