@@ -50,7 +50,8 @@ const runBound = 3 * time.Minute
 // make cluster's), twice, in opposite orders: each exits 0 within runBound,
 // logs no error, and leaves none of the objects it labelled as its own. An
 // example interrupted while it keeps running (--keep-running) leaves its
-// objects, and its next run deletes them before its script. It takes about
+// objects, without finalizers, and its next run deletes them before its
+// script. It takes about
 // four minutes (nop's sample and the tour take 20 s each run), so it runs
 // with make test-examples (CTRLKIT_EXAMPLES=1).
 func TestExamplesShareACluster(t *testing.T) {
@@ -88,8 +89,12 @@ func TestExamplesShareACluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("healthscope --keep-running, interrupted: %v\n%s", err, out)
 	}
-	if n := labelled(t, env.Config, owned.CreatedBy("healthscope")); n == 0 {
+	n, held := labelledHeld(t, env.Config, owned.CreatedBy("healthscope"))
+	if n == 0 {
 		t.Fatalf("healthscope --keep-running left none of its objects after an interrupt")
+	}
+	if held != 0 {
+		t.Errorf("healthscope --keep-running, interrupted, left %d objects with finalizers that no controller removes", held)
 	}
 	out, err = play(t, hs, []string{"--kubeconfig", kubeconfig}, nil)
 	if err != nil {
@@ -151,6 +156,13 @@ func play(t *testing.T, bin string, args []string, interrupt func(string) bool) 
 // namespaces, which the examples keep; the examples delete only the kinds
 // they know they create, so this finds a kind one forgot.
 func labelled(t *testing.T, cfg *rest.Config, by string) int {
+	n, _ := labelledHeld(t, cfg, by)
+	return n
+}
+
+// labelledHeld counts as labelled does, and how many of those objects have
+// finalizers.
+func labelledHeld(t *testing.T, cfg *rest.Config, by string) (n, held int) {
 	t.Helper()
 	ctx := context.Background()
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
@@ -165,7 +177,6 @@ func labelled(t *testing.T, cfg *rest.Config, by string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
 	for _, l := range lists {
 		gv, err := schema.ParseGroupVersion(l.GroupVersion)
 		if err != nil {
@@ -180,12 +191,15 @@ func labelled(t *testing.T, cfg *rest.Config, by string) int {
 				t.Fatalf("cannot list %s: %v", r.Name, err)
 			}
 			for _, o := range got.Items {
-				t.Logf("labelled %s: %s %s/%s", by, o.GetKind(), o.GetNamespace(), o.GetName())
+				t.Logf("labelled %s: %s %s/%s, finalizers %v", by, o.GetKind(), o.GetNamespace(), o.GetName(), o.GetFinalizers())
+				if len(o.GetFinalizers()) > 0 {
+					held++
+				}
 			}
 			n += len(got.Items)
 		}
 	}
-	return n
+	return n, held
 }
 
 // writeKubeconfig writes a kubeconfig file for cfg.

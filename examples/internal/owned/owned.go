@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -130,6 +131,44 @@ func (s Set) Clean(ctx context.Context, c client.Client, timeout time.Duration) 
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// ReleaseFinalizers removes the finalizers of every object of s.Kinds
+// labelled as the Set's, and returns how many objects had any. An example
+// that keeps its objects for kubectl calls it once its controllers have
+// stopped: no controller would remove them, and a deletion would hang. The
+// controllers add them again when they next run.
+func (s Set) ReleaseFinalizers(ctx context.Context, c client.Client) (int, error) {
+	n := 0
+	for _, gvk := range s.Kinds {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := c.List(ctx, list, client.MatchingLabels{LabelCreatedBy: s.By}); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			return n, fmt.Errorf("cannot list the %s objects labelled %s=%s: %w", gvk.Kind, LabelCreatedBy, s.By, err)
+		}
+		for i := range list.Items {
+			o := &list.Items[i]
+			if len(o.Finalizers) == 0 {
+				continue
+			}
+			o.SetGroupVersionKind(gvk)
+			// The resourceVersion makes the patch fail on an object
+			// changed meanwhile instead of dropping a finalizer added since.
+			patch := fmt.Sprintf(`{"metadata":{"finalizers":null,"resourceVersion":%q}}`, o.ResourceVersion)
+			err := c.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(patch)))
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				continue // changed meanwhile, by a controller that still runs, or gone
+			}
+			if err != nil {
+				return n, fmt.Errorf("cannot remove the finalizers of %s: %w", describe(o), err)
+			}
+			n++
+		}
+	}
+	return n, nil
 }
 
 // describe names an object, and its finalizers if it has any.

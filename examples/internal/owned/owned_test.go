@@ -107,6 +107,46 @@ func TestCleanInOrder(t *testing.T) {
 	}
 }
 
+// TestReleaseFinalizers removes the finalizers of the Set's objects, and
+// only theirs, and keeps the objects.
+func TestReleaseFinalizers(t *testing.T) {
+	env := testenv.Get(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	require.NoError(t, err)
+	set := owned.Set{By: owned.CreatedBy("release"), Kinds: []schema.GroupVersionKind{{Version: "v1", Kind: "ConfigMap"}}}
+
+	const hold = "examples.ctrlkit.dev/test-hold"
+	ours, theirs, bare := object("ConfigMap", "release-ours"), object("ConfigMap", "release-theirs"), object("ConfigMap", "release-bare")
+	ours.SetFinalizers([]string{hold})
+	theirs.SetFinalizers([]string{hold})
+	require.NoError(t, set.Label(c).Create(ctx, ours))
+	require.NoError(t, set.Label(c).Create(ctx, bare))
+	require.NoError(t, c.Create(ctx, theirs))
+	t.Cleanup(func() {
+		_ = c.Get(context.Background(), client.ObjectKeyFromObject(theirs), theirs)
+		theirs.SetFinalizers(nil)
+		_ = c.Update(context.Background(), theirs)
+		_ = c.Delete(context.Background(), theirs)
+		_, _ = set.Clean(context.Background(), c, 10*time.Second)
+	})
+
+	n, err := set.ReleaseFinalizers(ctx, c)
+	require.NoError(t, err)
+	if n != 1 {
+		t.Errorf("objects released: want 1, got %d", n)
+	}
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(ours), ours), "the Set's ConfigMap stays")
+	if f := ours.GetFinalizers(); len(f) != 0 {
+		t.Errorf("the Set's ConfigMap keeps the finalizers %v", f)
+	}
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(theirs), theirs))
+	if f := theirs.GetFinalizers(); len(f) != 1 {
+		t.Errorf("a ConfigMap without the label: want its finalizer kept, got %v", f)
+	}
+}
+
 // object returns an empty core object of kind in namespace default.
 func object(kind, name string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}

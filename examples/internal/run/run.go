@@ -380,10 +380,38 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 	p.done.Store(true)
 	err = ex.playElected(runCtx, mgr, s.leaderElect, e)
 	stopManager()
-	if merr := <-stopped; merr != nil {
+	merr := <-stopped
+	if e.KeepRunning && !s.leaderElect && p.startedUp() {
+		ex.releaseFinalizers(ctx, cl)
+	}
+	if merr != nil {
 		return merr
 	}
 	return err
+}
+
+// releaseTimeout bounds the removal of the finalizers of the objects kept
+// for kubectl, which runs after an interrupt too.
+const releaseTimeout = 10 * time.Second
+
+// releaseFinalizers removes the finalizers of the objects that
+// --keep-running keeps, once the controllers that would remove them have
+// stopped, so that a kubectl delete does not hang; the next run deletes the
+// objects. With leader election another replica may lead now, and the
+// finalizers are its own.
+func (ex Example) releaseFinalizers(ctx context.Context, c client.Client) {
+	if len(ex.Objects.Kinds) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	n, err := ex.Objects.ReleaseFinalizers(ctx, c)
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "%s: the objects kept for kubectl may keep finalizers no controller removes: %v\n", ex.Name, err)
+	case n > 0:
+		fmt.Fprintf(os.Stderr, "%s: removed the finalizers of the %d objects kept for kubectl (no controller runs to remove them); the next run deletes the objects\n", ex.Name, n)
+	}
 }
 
 // playElected calls play once mgr is elected leader, so that a standby
