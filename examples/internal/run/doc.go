@@ -49,6 +49,18 @@
 // connecting and installing CRDs is bounded (localcluster.DefaultTimeout), so
 // a server that never answers is an error naming it.
 //
+// An example's objects (Example.Objects, package examples/internal/owned) are
+// labelled app.kubernetes.io/created-by=ctrlkit-<name> as its script and its
+// controllers create them. Before Run, Main deletes those an earlier run
+// left; after Run, unless --keep-running, it deletes the run's own, kind after
+// kind, while the controllers run and remove their finalizers, and waits until
+// they are gone (at most a minute). With --keep-running the objects stay for
+// kubectl, and once the controllers have stopped Main removes their
+// finalizers (not with --leader-elect: another replica may lead), so that no
+// deletion waits for a controller that no longer runs. A reconcile cut short
+// by a clean stop (its error wraps context.Canceled) is not logged as an
+// error.
+//
 // An interrupt (SIGINT, SIGTERM) after start-up ends an example normally:
 // Main says what it stopped and exits 0. An interrupt during start-up
 // (connecting, installing CRDs) exits 1. Any other error is printed as
