@@ -165,6 +165,8 @@ func labelled(t *testing.T, cfg *rest.Config, by string) int {
 func labelledHeld(t *testing.T, cfg *rest.Config, by string) (n, held int) {
 	t.Helper()
 	ctx := context.Background()
+	cfg = rest.CopyConfig(cfg)
+	cfg.WarningHandler = rest.NoWarnings{} // listing deprecated kinds warns
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -214,11 +215,13 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		return nil, err
 	}
 
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopped := make(chan error, 1)
 	go func() { stopped <- mgr.Start(ctx) }()
-	defer func() { cancel(); <-stopped }()
+	stopManager := sync.OnceFunc(func() { cancel(); <-stopped })
+	defer stopManager()
 
 	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
 	if err != nil {
@@ -268,6 +271,17 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if o.Watch {
 		fmt.Fprintln(o.Out, "\nThe controllers keep running (--keep-running); Ctrl-C stops them. Try: kubectl get ctrlkit-example,nopresources -A")
 		<-ctx.Done()
+		stopManager()
+		if !mo.LeaderElection {
+			// No controller removes the kept objects' finalizers now,
+			// and a deletion would wait for them; the next run deletes
+			// the objects. With leader election another replica may lead.
+			rctx, rcancel := context.WithTimeout(context.WithoutCancel(parent), 10*time.Second)
+			defer rcancel()
+			if _, err := objects.ReleaseFinalizers(rctx, c); err != nil {
+				return results, fmt.Errorf("cannot remove the finalizers of the objects kept for kubectl: %w", err)
+			}
+		}
 		return results, nil
 	}
 	n, err := objects.Clean(ctx, e.c, o.CleanupTimeout)

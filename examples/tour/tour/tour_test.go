@@ -34,8 +34,12 @@ func TestTour(t *testing.T) {
 	if strings.Contains(first, "an earlier tour left") {
 		t.Errorf("the first run in a fresh cluster found objects of an earlier tour")
 	}
-	if n := owned(t, env.Config); n == 0 {
+	n, held := owned(t, env.Config)
+	if n == 0 {
 		t.Fatalf("the first run, with Watch, left none of its objects")
+	}
+	if held != 0 {
+		t.Errorf("the first run, with Watch, left %d objects with finalizers that no controller removes once it stopped", held)
 	}
 
 	second := play(t, tour.Options{Config: env.Config})
@@ -45,7 +49,7 @@ func TestTour(t *testing.T) {
 	if !strings.Contains(second, "deleted the tour's") {
 		t.Errorf("the second run does not say that it deleted its objects")
 	}
-	if n := owned(t, env.Config); n != 0 {
+	if n, _ := owned(t, env.Config); n != 0 {
 		t.Errorf("%d objects labelled %s=%s are left after a run without Watch, want 0", n, tour.LabelCreatedBy, tour.CreatedBy)
 	}
 }
@@ -86,10 +90,11 @@ func play(t *testing.T, o tour.Options) string {
 	return out.String()
 }
 
-// owned counts the objects of any kind that carry the tour's label, except
+// owned counts the objects of any kind that carry the tour's label, and those
+// of them with finalizers, except
 // namespaces, which the tour keeps; the tour deletes only the kinds it knows
 // it creates, so this finds a kind it forgot.
-func owned(t *testing.T, cfg *rest.Config) int {
+func owned(t *testing.T, cfg *rest.Config) (n, held int) {
 	t.Helper()
 	ctx := context.Background()
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
@@ -104,7 +109,6 @@ func owned(t *testing.T, cfg *rest.Config) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
 	for _, l := range lists {
 		gv, err := schema.ParseGroupVersion(l.GroupVersion)
 		if err != nil {
@@ -119,10 +123,13 @@ func owned(t *testing.T, cfg *rest.Config) int {
 				t.Fatalf("cannot list %s: %v", r.Name, err)
 			}
 			for _, o := range got.Items {
-				t.Logf("labelled as the tour's: %s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
+				t.Logf("labelled as the tour's: %s %s/%s, finalizers %v", o.GetKind(), o.GetNamespace(), o.GetName(), o.GetFinalizers())
+				if len(o.GetFinalizers()) > 0 {
+					held++
+				}
 			}
 			n += len(got.Items)
 		}
 	}
-	return n
+	return n, held
 }
