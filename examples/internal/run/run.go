@@ -410,7 +410,7 @@ func (ex Example) releaseFinalizers(ctx context.Context, c client.Client) {
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "%s: the objects kept for kubectl may keep finalizers no controller removes: %v\n", ex.Name, err)
 	case n > 0:
-		fmt.Fprintf(os.Stderr, "%s: removed the finalizers of the %d objects kept for kubectl (no controller runs to remove them); the next run deletes the objects\n", ex.Name, n)
+		fmt.Fprintf(os.Stderr, "%s: removed the finalizers of %d objects kept for kubectl (no controller runs to remove them); the next run deletes the objects\n", ex.Name, n)
 	}
 }
 
