@@ -86,6 +86,12 @@ func describe(t nop.Transition, firstSeen time.Time) string {
 // recreate reads, deletes and creates the sample NopResource.
 //
 // +kubebuilder:rbac:groups=nop.ctrlkit.dev,resources=nopresources,verbs=get;create;delete
+//
+// The example removes what it created (run.Example.Objects): it lists and
+// deletes them, and patches those kept with --keep-running to release their
+// finalizers.
+//
+// +kubebuilder:rbac:groups=nop.ctrlkit.dev,resources=nopresources;clusternopresources,verbs=list;delete;patch
 
 // recreate deletes a sample left by an earlier run, since its schedule has
 // passed, and creates it anew. An object of the sample's name that does not

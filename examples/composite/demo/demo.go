@@ -65,6 +65,13 @@ type Options struct {
 // +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=apps,verbs=get;create;update
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get
 // +kubebuilder:rbac:groups=apps,resources=deployments/status,verbs=update
+//
+// The example removes what it created (run.Example.Objects): it lists and
+// deletes them, and patches those kept with --keep-running to release their
+// finalizers.
+//
+// +kubebuilder:rbac:groups=example.ctrlkit.dev,resources=apps;xapps,verbs=list;delete;patch
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;delete;patch
 
 // Run creates (or resets) the demo claim and walks it through the three
 // scenarios, writing the claim's conditions to out whenever they change. It

@@ -88,6 +88,12 @@ var steps = []step{
 // its spec.
 //
 // +kubebuilder:rbac:groups=examples.ctrlkit.dev,resources=datasets,verbs=get;list;watch;create;update
+//
+// The example removes what it created (run.Example.Objects): it lists and
+// deletes them, and patches those kept with --keep-running to release their
+// finalizers.
+//
+// +kubebuilder:rbac:groups=examples.ctrlkit.dev,resources=datasets,verbs=list;delete;patch
 
 // Run plays the script and returns when its last step has settled.
 func Run(ctx context.Context, o Options) error {

@@ -55,6 +55,13 @@ func Objects() ([]*unstructured.Unstructured, error) {
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
 // +kubebuilder:rbac:groups=example.extref.ctrlkit.dev,resources=vpcs;subnets,verbs=get;create
+//
+// The example removes what it created (run.Example.Objects): it lists and
+// deletes them, and patches those kept with --keep-running to release their
+// finalizers.
+//
+// +kubebuilder:rbac:groups=example.extref.ctrlkit.dev,resources=vpcs;subnets,verbs=list;delete;patch
+// +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=list;delete;patch
 
 // Run applies the example and narrates what the controllers do with it. It
 // creates the objects that are absent and leaves those that exist as they

@@ -134,6 +134,13 @@ type Options struct {
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get
 // +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=create
 // +kubebuilder:rbac:groups=apps,resources=replicasets/status;deployments/status;statefulsets/status,verbs=patch
+//
+// The example removes what it created (run.Example.Objects): it lists and
+// deletes them, and patches those kept with --keep-running to release their
+// finalizers.
+//
+// +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=applications;healthscopes;scopedefinitions;workloaddefinitions,verbs=list;delete;patch
+// +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets;replicasets,verbs=list;delete;patch
 
 // Run applies the manifest and prints the HealthScope's health as it
 // changes, until the scope is Healthy.
