@@ -146,10 +146,15 @@ func values(m map[string]metav1.Condition) []metav1.Condition {
 	return out
 }
 
+// getXR returns the XApp of claim namespace/name. The claim records the
+// XApp's name before the XApp is created, so it waits for the XApp too.
 func getXR(t *testing.T, env *testenv.Env, namespace, name string) *v1alpha1.XApp {
 	t.Helper()
 	xr := &v1alpha1.XApp{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Name: compositeName(t, env, namespace, name)}, xr))
+	key := client.ObjectKey{Name: compositeName(t, env, namespace, name)}
+	testenv.Eventually(t, 30*time.Second, "XApp "+key.Name+" created", func() error {
+		return env.Client.Get(context.Background(), key, xr)
+	})
 	return xr
 }
 
