@@ -208,6 +208,11 @@ func (w *watcher) until(ctx context.Context, done func([]metav1.Condition) bool)
 	for {
 		app := &v1alpha1.App{}
 		if err := w.c.Get(ctx, w.key, app); err != nil && !kerrors.IsNotFound(err) {
+			if ctx.Err() != nil {
+				// The client's own errors (its rate limiter's) need not
+				// wrap the deadline: say that time ran out.
+				return fmt.Errorf("gave up waiting for App %s's conditions to settle: %w", w.key, ctx.Err())
+			}
 			return fmt.Errorf("cannot get App %s: %w", w.key, err)
 		}
 		cs := app.Status.Conditions
