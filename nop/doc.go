@@ -30,47 +30,25 @@
 //
 // An entry is due once the age since metadata.creationTimestamp reaches its
 // time; per condition type the due entry with the greatest time wins (the
-// earlier one in the list on ties, as in provider-nop). Ready (Unknown, AwaitingSchedule) and Synced (True)
-// are there from the first status write. The reconciler requeues at each
+// earlier one in the list on ties, as in provider-nop). Ready (Unknown,
+// AwaitingSchedule) and Synced (True) are there from the first status write. The reconciler requeues at each
 // deadline, writes the status only when it changed (a settled resource takes
 // no write), and never writes the spec. A scheduled condition's
 // lastTransitionTime is its deadline. Every condition carries the
 // observedGeneration, so `kubectl wait --for=condition=Ready` works.
 //
-// # Invalid input
+// # Invalid input, deletion, connection details, clock skew
 //
-// The CRD refuses, and the reconciler refuses again, more than 100
-// conditionAfter entries, a time or deleteAfter that is not an unsigned Go
-// duration with units ("5s", "1m30s") or "0", a conditionStatus other than
-// True, False or Unknown, and a conditionType, reason or message
-// metav1.Condition would not take. A bad value makes the
-// resource Stalled=True, Synced=False, Ready=False with reason InvalidSpec
-// and a message naming the field, a Warning event, and an error wrapping
-// ErrInvalidSpec; the other scheduled conditions stay until the spec is fixed.
-//
-// # Deletion and connection details
-//
-// Every resource carries the finalizer nop.ctrlkit.dev/finalizer. Deletion
-// shows Ready=False (Deleting), is held for deleteAfter and fails while
-// deleteError is set (Stalled, DeleteFailed). connectionDetails are written
-// to the Secret in writeConnectionSecretToRef, controlled by the resource,
-// only when they differ; a Secret the resource does not control is left
-// alone (Synced=False, ConnectionSecretFailed).
-//
-// A Secret failure that only a change can fix waits for a change of the spec
-// or the Secret; other failures are retried with back-off.
-//
-// # Clock skew
-//
-// Deadlines are on the API server's clock (creationTimestamp). With the real
-// clock (Options.Clock nil) the reconciler learns the offset between its own
-// clock and the server's from its status writes, whose responses carry the
-// second at which the server applied them: once the writes prove the local
-// clock wrong, transitions land by the server's time, never before their
-// deadline and at most the measurement's width after it (under a second after
-// the first write, tens of milliseconds after a few dozen). Until the first
-// write of a kind after start, the local clock is trusted. An injected
-// Options.Clock is used as it is.
+// A spec the CRD would refuse (more than 100 entries, a bad time, status,
+// type, reason or message) makes the resource Stalled=True, Synced=False,
+// Ready=False with reason InvalidSpec, a message naming the field, a Warning
+// event and an error wrapping ErrInvalidSpec. Every resource carries the
+// finalizer nop.ctrlkit.dev/finalizer; deletion is held for deleteAfter and
+// fails while deleteError is set. connectionDetails go to the Secret in
+// writeConnectionSecretToRef, which the resource must control. With the real
+// clock, transitions land by the API server's clock, learned from the
+// reconciler's own status writes (never before the deadline). The details
+// are in docs/design/nop.md.
 //
 // Limits:
 //
