@@ -26,6 +26,7 @@ func silentServer(t *testing.T) (url, kubeconfig string) {
 		case <-done:
 		case <-r.Context().Done():
 		}
+		panic(http.ErrAbortHandler) // no answer, not even an empty 200
 	}))
 	t.Cleanup(func() { close(done); srv.Close() })
 	kc := clientcmdapi.NewConfig()

@@ -378,7 +378,13 @@ func answers(ctx context.Context, url string) error {
 // answer stops the example at once, says so and exits 1; after start-up it
 // exits 0.
 func TestInterruptDuringStartUp(t *testing.T) {
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	// The server never answers: a request the client gives up on is
+	// aborted, not answered with an empty 200 that would pass for the
+	// API server's version.
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+		panic(http.ErrAbortHandler)
+	}))
 	defer srv.Close()
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["silent"] = &clientcmdapi.Cluster{Server: srv.URL, InsecureSkipTLSVerify: true}
