@@ -7,9 +7,12 @@
 //
 // Code that calls function-sdk-go's result and condition helpers ports to
 // package results/response by changing two imports; a whole function keeps
-// the SDK and adds ctrlkit's results with response.AddTo; see that package. Package results has the
-// builder of the fn-claim-conditions design, whose result carries its
-// condition and, optionally, a friendlier message for the claim:
+// the SDK and adds ctrlkit's results with response.AddTo; see that package.
+// Package results/rules turns the conditions of composed resources into
+// conditions and events by hooks, as function-status-transformer does.
+// Package results has the builder of the fn-claim-conditions design, whose
+// result carries its condition and, optionally, a friendlier message for the
+// claim:
 //
 //	r := results.Fatal(errors.New("You are unauthorized to access this resource.")).
 //		TargetCompositeAndClaim().

@@ -10,8 +10,10 @@
 //   - ImageReady: True/Available, or False/NotFound (fatal);
 //   - AppReady: True/Available once the Deployment is available, when the
 //     function also marks it ready (Response.Ready, what Crossplane reads
-//     to make the XApp Ready), else False/Creating "Waiting for the
-//     deployment to be available.".
+//     to make the XApp Ready); False/DeploymentFailing with the
+//     Deployment's message when it reports ReplicaFailure=True or
+//     Progressing=False (status rules, package results/rules); else
+//     False/Creating "Waiting for the deployment to be available.".
 //
 // An error from the platform (the database catalog or the image registry
 // cannot be reached) is an internal error: a fatal result whose detailed
@@ -32,6 +34,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/results"
 	fnv1 "github.com/ctrlkit/ctrlkit/results/proto/crossplane/v1"
 	"github.com/ctrlkit/ctrlkit/results/response"
+	"github.com/ctrlkit/ctrlkit/results/rules"
 )
 
 // Condition types and reasons the function sets.
@@ -45,15 +48,21 @@ const (
 	ReasonUnauthorized  = "Unauthorized"
 	ReasonCreating      = "Creating"
 	ReasonInternalError = "InternalError"
+	// ReasonDeploymentFailing: the Deployment reports ReplicaFailure=True
+	// or Progressing=False.
+	ReasonDeploymentFailing = "DeploymentFailing"
 )
 
 // Messages the user sees.
 const (
-	MessageImageNotFound  = "The image provided does not exist or you are not authorized to use it."
-	MessageUnauthorized   = "You are unauthorized to access this resource."
-	MessageCreating       = "Waiting for the deployment to be available."
-	MessageInternalError  = "Internal error, the platform team has been alerted."
-	messageDatabaseAbsent = "The database %q does not exist."
+	MessageImageNotFound = "The image provided does not exist or you are not authorized to use it."
+	MessageUnauthorized  = "You are unauthorized to access this resource."
+	MessageCreating      = "Waiting for the deployment to be available."
+	MessageInternalError = "Internal error, the platform team has been alerted."
+	// MessageDeploymentFailing starts the message of a failing Deployment;
+	// the Deployment's own message follows.
+	MessageDeploymentFailing = "The deployment is failing: "
+	messageDatabaseAbsent    = "The database %q does not exist."
 )
 
 // ResourceName is the deployment's name in the composition.
@@ -133,14 +142,47 @@ func (f *Function) RunFunction(ctx context.Context, req *core.Request) (*core.Re
 	response.ConditionTrue(rsp, TypeImageReady, ReasonAvailable).TargetCompositeAndClaim()
 
 	out.Desired = map[string]*unstructured.Unstructured{ResourceName: deployment(namespace, name, image, db)}
-	if available(req.Observed[ResourceName]) {
+	observed := req.Observed[ResourceName]
+	switch {
+	case available(observed):
 		out.Ready = []string{ResourceName}
 		response.ConditionTrue(rsp, TypeAppReady, ReasonAvailable).TargetCompositeAndClaim()
-	} else {
+	case observed != nil && slices.Contains(deploymentRules.Apply(rsp, rules.Observed{Resources: map[string]map[string]any{ResourceName: observed.Object}}), TypeAppReady):
+		// The Deployment says why it fails; the rules told the claim.
+	default:
 		response.ConditionFalse(rsp, TypeAppReady, ReasonCreating).WithMessage(MessageCreating).TargetCompositeAndClaim()
 	}
 	return out, nil
 }
+
+// deploymentRules turn a failing Deployment's conditions into AppReady=False
+// with the Deployment's own message, on the XApp and its claim, and a
+// Warning event.
+var deploymentRules = func() *rules.Rules {
+	str := func(s string) *string { return &s }
+	rs, err := rules.Compile([]rules.Hook{{
+		Matchers: []rules.Matcher{{
+			Type:      rules.AnyResourceMatchesAnyCondition,
+			Resources: []rules.ResourceMatcher{{Name: "^" + ResourceName + "$"}},
+			Conditions: []rules.ConditionMatcher{
+				{Type: "ReplicaFailure", Status: str("True"), Message: str("(?P<Why>.+)")},
+				{Type: "Progressing", Status: str("False"), Message: str("(?P<Why>.+)")},
+			},
+		}},
+		SetConditions: []rules.SetCondition{{
+			Target:    rules.TargetCompositeAndClaim,
+			Condition: rules.Condition{Type: TypeAppReady, Status: "False", Reason: ReasonDeploymentFailing, Message: str(MessageDeploymentFailing + "{{ .Why }}")},
+		}},
+		CreateEvents: []rules.CreateEvent{{
+			Target: rules.TargetCompositeAndClaim,
+			Event:  rules.Event{Type: rules.EventTypeWarning, Reason: str(ReasonDeploymentFailing), Message: MessageDeploymentFailing + "{{ .Why }}"},
+		}},
+	}})
+	if err != nil {
+		panic(err) // the hooks above are constant
+	}
+	return rs
+}()
 
 // userMessage is a sentence for the user where the results API takes an
 // error: it is shown as it is, capitalized and punctuated.

@@ -69,6 +69,7 @@ func TestRunFunction(t *testing.T) {
 		observed    map[string]*unstructured.Unstructured
 		want        *fnv1.RunFunctionResponse
 		wantDesired bool
+		wantReady   bool // the deployment is marked ready
 	}{
 		"ImageNotFound": {
 			reason: "The seed's Image Not Found: the database is fine, the image is not; fatal, nothing desired.",
@@ -89,6 +90,23 @@ func TestRunFunction(t *testing.T) {
 			observed: map[string]*unstructured.Unstructured{function.ResourceName: availableDeployment()},
 			want: want(dbTrue, imageTrue, func(rsp *fnv1.RunFunctionResponse) {
 				response.ConditionTrue(rsp, "AppReady", "Available").TargetCompositeAndClaim()
+			}),
+			wantDesired: true,
+			wantReady:   true,
+		},
+		"DeploymentFailing": {
+			reason: "A Deployment that reports a failure: the status rules put its message on AppReady, for the claim, with a Warning event.",
+			xr:     xapp("orders", "nginx:1.27"),
+			observed: map[string]*unstructured.Unstructured{function.ResourceName: {Object: map[string]any{
+				"status": map[string]any{"conditions": []any{
+					map[string]any{"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable"},
+					map[string]any{"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate", "message": `pods "shop-1" is forbidden: exceeded quota`},
+				}},
+			}}},
+			want: want(dbTrue, imageTrue, func(rsp *fnv1.RunFunctionResponse) {
+				msg := function.MessageDeploymentFailing + `pods "shop-1" is forbidden: exceeded quota`
+				response.ConditionFalse(rsp, "AppReady", "DeploymentFailing").WithMessage(msg).TargetCompositeAndClaim()
+				response.Warning(rsp, errors.New(msg)).WithReason("DeploymentFailing").TargetCompositeAndClaim()
 			}),
 			wantDesired: true,
 		},
@@ -120,7 +138,7 @@ func TestRunFunction(t *testing.T) {
 				t.Errorf("%s\nresponse: -want, +got:\n%s", tc.reason, diff)
 			}
 			wantReady := []string(nil)
-			if tc.observed[function.ResourceName] != nil {
+			if tc.wantReady {
 				wantReady = []string{function.ResourceName}
 			}
 			if diff := cmp.Diff(wantReady, rsp.Ready); diff != "" {
