@@ -1,6 +1,7 @@
 package fielddiff_test
 
 import (
+	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -132,4 +133,25 @@ func ExampleCompare() {
 	// Output:
 	// spec.description: "dev" -> "prod"
 	// spec.credentials.password: <redacted> -> <redacted>
+}
+
+// A protobuf message whose fields carry google.api.field_behavior: the
+// fields the server sets (OUTPUT_ONLY) are not differences, and a change to a
+// field that cannot change (IMMUTABLE) is an error the controller can report
+// before it calls the API.
+func ExampleChangedFields_fieldBehavior() {
+	desired := &testpb.Bucket{Name: "orders", Location: "EU", StorageClass: "STANDARD"}
+	observed := &testpb.Bucket{
+		Name: "orders", Location: "EU", StorageClass: "NEARLINE",
+		Etag: "CJ3z", CreateTime: timestamppb.Now(), // set by the server
+	}
+	paths, err := fielddiff.ChangedFields(desired, observed, fielddiff.Prefix("spec"), fielddiff.ProtoJSONNames())
+	fmt.Println(paths, err)
+
+	desired.Location = "US"
+	_, err = fielddiff.Compare(desired, observed, fielddiff.Prefix("spec"), fielddiff.ProtoJSONNames())
+	fmt.Println(errors.Is(err, fielddiff.ErrImmutableField), err)
+	// Output:
+	// [spec.storageClass] <nil>
+	// true change to immutable field spec.location
 }
