@@ -39,11 +39,13 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlkit/ctrlkit/examples/healthscope/controllers"
@@ -69,7 +71,11 @@ func main() {
 			{Group: "apps", Version: "v1", Kind: "ReplicaSet"},
 		}},
 		Setup: func(mgr manager.Manager) error {
-			return controllers.Setup(mgr, controllers.Options{WatchKinds: parseKinds(*watchKinds)})
+			kinds, err := parseKinds(*watchKinds)
+			if err != nil {
+				return err
+			}
+			return controllers.Setup(mgr, controllers.Options{WatchKinds: kinds})
 		},
 		Run: func(ctx context.Context, e run.Env) error {
 			return demo.Run(ctx, e.Client, os.Stdout, demo.Options{Namespace: *namespace, Simulate: e.Simulate})
@@ -88,13 +94,40 @@ func kindList(kinds []schema.GroupKind) string {
 	return strings.Join(names, ",")
 }
 
-// parseKinds reads --watch-kinds; none is an empty list, which allows no kind.
-func parseKinds(s string) []schema.GroupKind {
+// parseKinds reads --watch-kinds; none is an empty list, which allows no
+// kind. Each entry is Kind or Kind.group: a kind of letters and digits
+// starting with a letter, and a group that is a DNS subdomain.
+func parseKinds(s string) ([]schema.GroupKind, error) {
 	kinds := []schema.GroupKind{}
-	for _, k := range strings.Split(s, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			kinds = append(kinds, schema.ParseGroupKind(k))
+	for i, k := range strings.Split(s, ",") {
+		if k = strings.TrimSpace(k); k == "" {
+			continue
+		}
+		gk := schema.ParseGroupKind(k)
+		if !validKind(gk.Kind) {
+			return nil, fmt.Errorf("--watch-kinds: entry %d: the kind must be letters and digits, starting with a letter (Kind or Kind.group)", i+1)
+		}
+		if gk.Group != "" && len(validation.IsDNS1123Subdomain(gk.Group)) > 0 {
+			return nil, fmt.Errorf("--watch-kinds: entry %d: the group must be a DNS subdomain (Kind or Kind.group)", i+1)
+		}
+		kinds = append(kinds, gk)
+	}
+	return kinds, nil
+}
+
+// validKind reports whether s is a kind's name: letters and digits,
+// starting with a letter, at most 63 characters.
+func validKind(s string) bool {
+	if s == "" || len(s) > 63 {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			return false
 		}
 	}
-	return kinds
+	return true
 }
