@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
-	"github.com/ctrlkit/ctrlkit/internal/jsonfields"
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
+	"github.com/ctrlkit/ctrlkit/internal/message"
 )
 
 // ErrNoStatus is wrapped by the Writer's errors about a typed object whose
@@ -342,290 +339,6 @@ func (w *Writer) recordUnstructured(u *unstructured.Unstructured, c metav1.Condi
 	return changed, nil
 }
 
-// conversionFailed is the error of runtime.DefaultUnstructuredConverter. Its
-// message says only that the conversion failed: the converter's errors
-// repeat those of the object's MarshalJSON and UnmarshalJSON methods, which
-// may quote a value (metav1.Time's quotes the time it cannot parse), and no
-// error of this package holds a byte of a value it read. The converter's
-// error is kept for errors.Is and errors.As.
-type conversionFailed struct{ err error }
-
-func (e conversionFailed) Error() string {
-	return "the conversion failed (a MarshalJSON or UnmarshalJSON method, or a field of a type JSON cannot hold)"
-}
-func (e conversionFailed) Unwrap() error { return e.err }
-
-var statusChecks sync.Map // reflect.Type -> error
-
-// checkStatus makes sure that obj's type has the status fields the Writer
-// writes; the converter would silently drop them otherwise, and every call
-// would write again.
-func checkStatus(obj client.Object) error {
-	t := reflect.TypeOf(obj)
-	if v, ok := statusChecks.Load(t); ok {
-		if v == nil {
-			return nil
-		}
-		return v.(error)
-	}
-	var err error
-	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		err = fmt.Errorf("%s is not a pointer to a struct: %w", t, ErrNoStatus)
-	} else {
-		st, ok := jsonfields.Lookup(t.Elem(), "status")
-		switch {
-		case !ok || st.Kind() != reflect.Struct:
-			err = fmt.Errorf("%s has no status struct: %w", t, ErrNoStatus)
-		default:
-			ct, okC := jsonfields.Lookup(st, "conditions")
-			gt, okG := jsonfields.Lookup(st, "observedGeneration")
-			if !okC || !conditionList(ct) {
-				err = fmt.Errorf("the status of %s has no conditions field that is a list of conditions (structs with string type and status fields, as metav1.Condition): %w", t, ErrNoStatus)
-			} else if !okG || gt.Kind() < reflect.Int || gt.Kind() > reflect.Int64 {
-				err = fmt.Errorf("the status of %s has no integer observedGeneration field: %w", t, ErrNoStatus)
-			}
-		}
-	}
-	if err == nil {
-		statusChecks.Store(t, nil)
-	} else {
-		statusChecks.Store(t, err)
-	}
-	return err
-}
-
-// conditionList reports whether t is a list of conditions the Writer can
-// write: a slice of structs (or pointers to them) with string-kinded "type"
-// and "status" fields, and "reason", "message" and "lastTransitionTime"
-// fields, if any, of types the JSON of a condition converts to:
-// metav1.Condition, Config Connector's v1alpha1.Condition (status a
-// corev1.ConditionStatus, lastTransitionTime a string), Crossplane's.
-func conditionList(t reflect.Type) bool {
-	if t.Kind() != reflect.Slice {
-		return false
-	}
-	e := t.Elem()
-	if e.Kind() == reflect.Pointer {
-		e = e.Elem()
-	}
-	if e.Kind() != reflect.Struct {
-		return false
-	}
-	for _, name := range []string{"type", "status", "reason", "message"} {
-		ft, ok := jsonfields.Lookup(e, name)
-		if ok && ft.Kind() != reflect.String || !ok && (name == "type" || name == "status") {
-			return false
-		}
-	}
-	if ft, ok := jsonfields.Lookup(e, "lastTransitionTime"); ok && ft.Kind() != reflect.String && ft != reflect.TypeFor[metav1.Time]() {
-		return false
-	}
-	return true
-}
-
-// What the Writer knows about whether a kind of object keeps a field it
-// writes: a CRD whose schema lacks the field prunes it from every write.
-// Config Connector's CRDs, for one, have no observedGeneration in their
-// conditions.
-type keeps int8
-
-const (
-	unknown keeps = iota // no write has told yet
-	kept
-	pruned
-)
-
-// schema is what the Writer learned about one kind of object from the API
-// server's responses to its writes.
-type schema struct {
-	condGen keeps // the Ready condition's observedGeneration
-	rootGen keeps // status.observedGeneration
-	reason  keeps // a condition's reason
-	message keeps // a condition's message
-	ltt     keeps // a condition's lastTransitionTime
-}
-
-// omitPruned removes from what the Writer is about to send the fields its
-// schema is known to prune: status.observedGeneration, and the fields of the
-// conditions the Writer writes (Ready, Reconciling, Stalled). The API server
-// would drop them anyway, but it answers each one with an "unknown field"
-// warning, which controller-runtime's client logs on every write, and
-// refuses the write under strict field validation. Maps and lists are copied,
-// not changed, where a field is removed from them.
-func (sch schema) omitPruned(u *unstructured.Unstructured) {
-	status, ok := u.Object["status"].(map[string]any)
-	if !ok {
-		return
-	}
-	if sch.rootGen == pruned {
-		if _, found := status["observedGeneration"]; found {
-			status = maps.Clone(status)
-			delete(status, "observedGeneration")
-			u.Object["status"] = status
-		}
-	}
-	var drop []string
-	for _, f := range []struct {
-		k   keeps
-		key string
-	}{{sch.condGen, "observedGeneration"}, {sch.reason, "reason"}, {sch.message, "message"}, {sch.ltt, "lastTransitionTime"}} {
-		if f.k == pruned {
-			drop = append(drop, f.key)
-		}
-	}
-	if len(drop) == 0 {
-		return
-	}
-	list, _ := status["conditions"].([]any)
-	var out []any
-	for i, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok || !writtenType(m["type"]) || !slices.ContainsFunc(drop, func(k string) bool { _, ok := m[k]; return ok }) {
-			continue
-		}
-		if out == nil {
-			out = slices.Clone(list)
-		}
-		m = maps.Clone(m)
-		for _, k := range drop {
-			delete(m, k)
-		}
-		out[i] = m
-	}
-	if out != nil {
-		status = maps.Clone(status)
-		status["conditions"] = out
-		u.Object["status"] = status
-	}
-}
-
-// writtenType reports whether t is the type of a condition the Writer writes.
-func writtenType(t any) bool {
-	return t == conditions.TypeReady || t == conditions.TypeReconciling || t == conditions.TypeStalled
-}
-
-// sentFields says which of the fields that the Writer learns about a write
-// sent in the Ready condition and the status.
-type sentFields struct {
-	condGen, rootGen, reason, message, ltt bool
-}
-
-// sentIn returns the fields u, about to be written, holds: an
-// observedGeneration that is 0 or a message that is empty tells nothing (a
-// typed object may omit it).
-func sentIn(u *unstructured.Unstructured) sentFields {
-	msg, _ := conditionField(u, conditions.TypeReady, "message")
-	return sentFields{
-		condGen: hasGeneration(u, conditions.TypeReady),
-		rootGen: hasRootGeneration(u),
-		reason:  hasKey(u, conditions.TypeReady, "reason"),
-		message: msg != nil && msg != "",
-		ltt:     hasKey(u, conditions.TypeReady, "lastTransitionTime"),
-	}
-}
-
-// sameText reports whether x, a condition of u, shows reason and message,
-// but for what the schema does not keep: a field pruned, or, before the
-// first write has told, missing from x (the Writer always writes both).
-func (sch schema) sameText(u *unstructured.Unstructured, x *metav1.Condition, reason, message string) bool {
-	same := func(got, want string, k keeps, key string) bool {
-		return got == want || k == pruned || k == unknown && !hasKey(u, x.Type, key)
-	}
-	return same(x.Reason, reason, sch.reason, "reason") && same(x.Message, message, sch.message, "message")
-}
-
-// schemaKey identifies a kind of object: its Go type, and for unstructured
-// objects its group, version and kind.
-type schemaKey struct {
-	t   reflect.Type
-	gvk string
-}
-
-func keyOf(obj client.Object) schemaKey {
-	k := schemaKey{t: reflect.TypeOf(obj)}
-	if _, ok := obj.(*unstructured.Unstructured); ok {
-		k.gvk = obj.GetObjectKind().GroupVersionKind().String()
-	}
-	return k
-}
-
-func (w *Writer) schemaOf(obj client.Object) schema {
-	if v, ok := w.schemas.Load(keyOf(obj)); ok {
-		return v.(schema)
-	}
-	return schema{}
-}
-
-// learn records, from obj as the API server returned it after a write that
-// sent the fields sent says, whether its kind keeps each of them. A field
-// the write did not send (one known to be pruned, which is no longer sent)
-// tells nothing, so a field once found pruned stays so for the Writer's
-// life: a CRD that loses a field is followed at once, one that gains it
-// when the controller starts again with a new Writer.
-func (w *Writer) learn(obj client.Object, sent sentFields) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-		if err != nil {
-			return
-		}
-		u = &unstructured.Unstructured{Object: content}
-	}
-	sch := w.schemaOf(obj)
-	observe := func(k *keeps, sent, found bool) {
-		switch {
-		case !sent:
-		case found:
-			*k = kept
-		default:
-			*k = pruned
-		}
-	}
-	observe(&sch.condGen, sent.condGen, hasGeneration(u, conditions.TypeReady))
-	observe(&sch.rootGen, sent.rootGen, hasRootGeneration(u))
-	observe(&sch.reason, sent.reason, hasKey(u, conditions.TypeReady, "reason"))
-	observe(&sch.message, sent.message, hasKey(u, conditions.TypeReady, "message"))
-	observe(&sch.ltt, sent.ltt, hasKey(u, conditions.TypeReady, "lastTransitionTime"))
-	w.schemas.Store(keyOf(obj), sch)
-}
-
-// hasGeneration reports whether u's condition of type t holds an
-// observedGeneration other than 0 (which typed objects omit).
-func hasGeneration(u *unstructured.Unstructured, t string) bool {
-	v, _ := conditionField(u, t, "observedGeneration")
-	i, ok := jsonvalue.WholeInt64(v)
-	return ok && i != 0
-}
-
-// hasRootGeneration reports whether u's status.observedGeneration holds a
-// generation other than 0 (which typed objects may omit).
-func hasRootGeneration(u *unstructured.Unstructured) bool {
-	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "observedGeneration")
-	i, ok := jsonvalue.WholeInt64(v)
-	return ok && i != 0
-}
-
-// hasKey reports whether u's condition of type t has the field key.
-func hasKey(u *unstructured.Unstructured, t, key string) bool {
-	_, ok := conditionField(u, t, key)
-	return ok
-}
-
-// conditionField returns the field key of u's condition of type t.
-func conditionField(u *unstructured.Unstructured, t, key string) (any, bool) {
-	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "conditions")
-	list, _ := v.([]any)
-	for _, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok || m["type"] != t {
-			continue
-		}
-		v, ok := m[key]
-		return v, ok
-	}
-	return nil, false
-}
-
 // describe names an object for an error message: kind namespace/name.
 func describe(obj client.Object) string {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
@@ -635,10 +348,7 @@ func describe(obj client.Object) string {
 	if kind == "" {
 		kind = reflect.TypeOf(obj).Elem().Name()
 	}
-	if ns := obj.GetNamespace(); ns != "" {
-		return kind + " " + ns + "/" + obj.GetName()
-	}
-	return kind + " " + obj.GetName()
+	return message.Object(kind, obj.GetNamespace(), obj.GetName())
 }
 
 // readyOf returns obj's Ready condition, or nil when it has none or its
@@ -657,34 +367,6 @@ func readyOf(obj client.Object) *metav1.Condition {
 		return nil
 	}
 	return conditions.Get(conds, conditions.TypeReady)
-}
-
-// eventType is the type of the event that records a transition to c:
-// Warning for a failure or a stall, Normal otherwise.
-func eventType(c metav1.Condition, p conditions.Progress) string {
-	if p == conditions.Stalled {
-		return corev1.EventTypeWarning
-	}
-	switch c.Reason {
-	case ReasonCreateFailure, ReasonUpdateFailure, ReasonDeleteFailed,
-		ReasonDependencyNotReady, ReasonDependencyNotFound, ReasonDependencyInvalid, ReasonManagementConflict:
-		return corev1.EventTypeWarning
-	}
-	return corev1.EventTypeNormal
-}
-
-// eventAction is the action of the event that records a transition to a
-// Ready condition with this reason.
-func eventAction(reason string) string {
-	switch reason {
-	case ReasonCreating, ReasonCreateFailure:
-		return "Create"
-	case ReasonUpdating, ReasonUpdateFailure:
-		return "Update"
-	case ReasonDeleting, ReasonDeleteFailed:
-		return "Delete"
-	}
-	return "Reconcile"
 }
 
 // progressOf is how far a controller got when Ready is c: done when the
