@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
+	"github.com/ctrlkit/ctrlkit/internal/message"
 )
 
 // Keys of a condition in unstructured content, as metav1.Condition's JSON
@@ -447,16 +448,5 @@ func writeConditions(u *unstructured.Unstructured, status map[string]any, list [
 
 // describe names u in error messages: its kind and namespace/name.
 func describe(u *unstructured.Unstructured) string {
-	kind := u.GetKind()
-	if kind == "" {
-		kind = "object"
-	}
-	name := u.GetName()
-	if ns := u.GetNamespace(); ns != "" {
-		name = ns + "/" + name
-	}
-	if name == "" {
-		return kind
-	}
-	return kind + " " + name
+	return message.Object(u.GetKind(), u.GetNamespace(), u.GetName())
 }

@@ -738,15 +738,9 @@ func malformed(u *unstructured.Unstructured, path []string, format string, args 
 	return fmt.Errorf("cannot apply results: %s: %s: %s: %w", describe(u), joinPath(path), fmt.Sprintf(format, args...), ErrMalformed)
 }
 
+// describe names u in error messages: its kind and namespace/name.
 func describe(u *unstructured.Unstructured) string {
-	kind := u.GetKind()
-	if kind == "" {
-		kind = "object"
-	}
-	if ns := u.GetNamespace(); ns != "" {
-		return fmt.Sprintf("%s %s/%s", kind, ns, u.GetName())
-	}
-	return fmt.Sprintf("%s %s", kind, u.GetName())
+	return message.Object(u.GetKind(), u.GetNamespace(), u.GetName())
 }
 
 func joinPath(path []string) string {

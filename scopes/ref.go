@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
+	"github.com/ctrlkit/ctrlkit/internal/message"
 )
 
 // Sentinel errors. Every error of this package that callers may want to act
@@ -500,13 +501,7 @@ func describeScope(scope *unstructured.Unstructured) string {
 	if kind == "" {
 		kind = "scope"
 	}
-	if ns := scope.GetNamespace(); ns != "" {
-		return kind + " " + ns + "/" + scope.GetName()
-	}
-	if name := scope.GetName(); name != "" {
-		return kind + " " + name
-	}
-	return kind
+	return message.Object(kind, scope.GetNamespace(), scope.GetName())
 }
 
 func join(words []string) string {

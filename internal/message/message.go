@@ -58,3 +58,19 @@ func OfError(err error) string {
 	}
 	return err.Error()
 }
+
+// Object names an object in a message: "Kind namespace/name", "Kind name"
+// for a cluster-scoped one, and the kind alone when the name is empty. An
+// empty kind reads "object".
+func Object(kind, namespace, name string) string {
+	if kind == "" {
+		kind = "object"
+	}
+	switch {
+	case name == "":
+		return kind
+	case namespace == "":
+		return kind + " " + name
+	}
+	return kind + " " + namespace + "/" + name
+}

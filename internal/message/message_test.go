@@ -109,3 +109,16 @@ func FuzzValidUTF8(f *testing.F) {
 		}
 	})
 }
+
+func TestObject(t *testing.T) {
+	for _, c := range []struct{ kind, ns, name, want string }{
+		{"Deployment", "team-a", "web", "Deployment team-a/web"},
+		{"ClusterRole", "", "admin", "ClusterRole admin"},
+		{"", "team-a", "web", "object team-a/web"},
+		{"HealthScope", "team-a", "", "HealthScope"},
+	} {
+		if got := Object(c.kind, c.ns, c.name); got != c.want {
+			t.Errorf("Object(%q, %q, %q) = %q, want %q", c.kind, c.ns, c.name, got, c.want)
+		}
+	}
+}
