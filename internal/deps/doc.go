@@ -29,6 +29,10 @@
 //     client does not already pull, and on no ctrlkit package that imports
 //     protobuf (`go list -deps` of both, TestProtobufLight).
 //
+// TestTestStyle checks the part of docs/contributing.md's test style a
+// program can: cmp.Diff takes the wanted value first, and diffs are reported
+// as "-want, +got".
+//
 // A failure names the importing package, the imported package and the rule,
 // as in
 //
