@@ -48,10 +48,10 @@ while read -r example controllers demo; do
 	"$bin/controller-gen" rbac:roleName="ctrlkit-$example-demo" paths="$demo" output:rbac:artifacts:config="config/$example/rbac/demo"
 	echo "generate: RBAC of $example -> config/$example/rbac"
 done <<'EXAMPLES'
-composite   ./examples/composite/core        ./examples/composite/demo
+composite   ./examples/composite/core        ./examples/composite/demo;./examples/internal/run
 direct      ./examples/direct/controller     ./examples/direct/demo
 extref      ./examples/extref/controller     ./examples/extref/demo
-healthscope ./examples/healthscope/controllers ./examples/healthscope/demo
+healthscope ./examples/healthscope/controllers ./examples/healthscope/demo;./examples/internal/run
 nop         ./nop                            ./examples/nop
 EXAMPLES
 

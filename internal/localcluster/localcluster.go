@@ -68,6 +68,13 @@ type Options struct {
 // token and the cluster's CA certificate.
 const DefaultServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 
+// serviceAccountDir is the default of Options.ServiceAccountDir. A test that
+// runs a command as a ServiceAccount outside a pod builds it with
+// -ldflags "-X github.com/ctrlkit/ctrlkit/internal/localcluster.serviceAccountDir=DIR"
+// (a relative DIR is found from the command's working directory); nothing
+// else changes it, so a binary in a pod reads what the kubelet mounted.
+var serviceAccountDir = DefaultServiceAccountDir
+
 // inCluster returns the configuration of a process in a pod: the API server
 // that KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT name, reached with
 // the ServiceAccount's token (re-read as the kubelet rotates it) and the
@@ -79,7 +86,7 @@ func (o Options) inCluster() (*rest.Config, error) {
 	}
 	dir := o.ServiceAccountDir
 	if dir == "" {
-		dir = DefaultServiceAccountDir
+		dir = serviceAccountDir
 	}
 	token, ca := filepath.Join(dir, "token"), filepath.Join(dir, "ca.crt")
 	for _, f := range []string{token, ca} {

@@ -19,6 +19,15 @@ import (
 // Lease to count as running: several times its renew period (2 s by default).
 const leaseFresh = time.Minute
 
+// What ControllerManagerRuns reads, by name: an example that plays
+// kube-controller-manager grants it with its demo's role (make generate
+// reads these markers for the composite and healthscope examples), since a
+// read it may not make counts as absent, and the example would play
+// kube-controller-manager beside a real one.
+//
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get,namespace=kube-system,resourceNames=kube-controller-manager
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get,namespace=default,resourceNames=default
+
 // ControllerManagerRuns reports whether the cluster runs kube-controller-
 // manager, which rolls Deployments out: its leader election Lease
 // (kube-system/kube-controller-manager) was renewed within the last minute,
