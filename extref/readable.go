@@ -155,3 +155,25 @@ func (u *unreadableKinds) listFailed(ctx context.Context, r *toolscache.Reflecto
 type sharedKinds struct{ kinds *unreadableKinds }
 
 func (o sharedKinds) applyToResolver(r *Resolver) { r.kinds = o.kinds }
+
+// UnreadableKinds lets a Resolver that reads through a cache of the
+// caller's, such as the manager's, learn that a kind cannot be read as soon
+// as the cache's list or watch of it fails (the controller may not list and
+// watch it, or the API server does not serve it), rather than once a read
+// has waited for the read timeout: set its WatchErrorHandler as the cache's
+// (cache.Options.DefaultWatchErrorHandler, before the manager is created)
+// and give it to NewResolver with WithUnreadableKinds. SetupReconciler does
+// the same with a cache of its own. It is safe for concurrent use; the
+// zero value is ready to use.
+type UnreadableKinds struct{ kinds unreadableKinds }
+
+// WatchErrorHandler is the watch error handler of the cache: it logs err as
+// client-go's default handler does and records a kind the API server
+// forbids or does not serve.
+func (u *UnreadableKinds) WatchErrorHandler(ctx context.Context, r *toolscache.Reflector, err error) {
+	u.kinds.listFailed(ctx, r, err)
+}
+
+// WithUnreadableKinds is an option of NewResolver: the Resolver learns from
+// u which kinds its cache cannot read.
+func WithUnreadableKinds(u *UnreadableKinds) ResolverOption { return sharedKinds{&u.kinds} }

@@ -32,6 +32,7 @@ import (
 	"os"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlkit/ctrlkit/examples/extref/controller"
@@ -40,9 +41,12 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/examples/internal/owned"
 	"github.com/ctrlkit/ctrlkit/examples/internal/run"
+	"github.com/ctrlkit/ctrlkit/extref"
 )
 
 func main() {
+	// The cache reports a kind of source it may not list at once.
+	unreadable := &extref.UnreadableKinds{}
 	run.Main(run.Example{
 		Name:        "extref",
 		CRDs:        []fs.FS{crds.FS},
@@ -52,7 +56,10 @@ func main() {
 			v1alpha1.GroupVersion.WithKind("Subnet"), v1alpha1.GroupVersion.WithKind("VPC"),
 			{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"},
 		}},
-		Setup: func(mgr manager.Manager) error { return controller.Setup(mgr, controller.Options{}) },
+		Cache: func(o *cache.Options) { o.DefaultWatchErrorHandler = unreadable.WatchErrorHandler },
+		Setup: func(mgr manager.Manager) error {
+			return controller.Setup(mgr, controller.Options{Unreadable: unreadable})
+		},
 		Run: func(ctx context.Context, e run.Env) error {
 			return demo.Run(ctx, e.Client, os.Stdout)
 		},

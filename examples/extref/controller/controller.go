@@ -44,15 +44,21 @@ type Options struct {
 	Policy *extref.SourcePolicy
 	// Clock stamps condition transitions; nil means the real clock.
 	Clock clock.PassiveClock
+	// Unreadable, when set, is the one whose WatchErrorHandler is the
+	// manager's cache's (cache.Options.DefaultWatchErrorHandler): then a
+	// Subnet that names a kind the controller may not list and watch says
+	// so as soon as the cache's first list of it fails, rather than after
+	// the read timeout (10 s), as "the cache has not synced".
+	Unreadable *extref.UnreadableKinds
 }
 
 // The controllers' permissions: VPCs and their status; Subnets, which the
 // Subnet controller updates with the resolved values, and their status; the
 // Events of the Subnet controller. The kinds Subnets read (their sources)
 // are not here: an operator grants them per source policy template, a
-// ClusterRole and its binding each (config/extref/rbac/sources). Each needs
-// get, list and watch cluster-wide, since the manager's cache watches a kind
-// in every namespace.
+// ClusterRole each, labelled for aggregation into the role the controller is
+// bound to (config/extref/rbac/sources). Each needs list and watch
+// cluster-wide, since the manager's cache watches a kind in every namespace.
 //
 // +kubebuilder:rbac:groups=example.extref.ctrlkit.dev,resources=vpcs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=example.extref.ctrlkit.dev,resources=vpcs/status,verbs=update
@@ -74,9 +80,13 @@ func Setup(mgr manager.Manager, o Options) error {
 	// The resolver reads through the manager's cache, and the watcher adds
 	// a handler to the cache's informer of each kind Subnets read.
 	w := extref.NewWatcher(mgr.GetCache())
+	ropts := []extref.ResolverOption{extref.WithWatcher(w)}
+	if o.Unreadable != nil {
+		ropts = append(ropts, extref.WithUnreadableKinds(o.Unreadable))
+	}
 	subnets := &subnetReconciler{
 		client:   mgr.GetClient(),
-		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), policy, extref.WithWatcher(w)),
+		resolver: extref.NewResolver(mgr.GetCache(), mgr.GetRESTMapper(), policy, ropts...),
 		watcher:  w,
 		recorder: mgr.GetEventRecorder("subnet"),
 		setter:   setter,

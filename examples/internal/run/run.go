@@ -53,6 +53,10 @@ type Example struct {
 	// default of --leader-election-id. Default: <Name>.examples.ctrlkit.dev.
 	LeaderElectionID string
 
+	// Cache, when set, changes the options of the manager's cache before
+	// Main creates the manager, e.g. to set its watch error handler.
+	Cache func(*cache.Options)
+
 	// Quiet discards controller-runtime's log, for an example whose
 	// output already shows every error the controllers meet.
 	Quiet bool
@@ -308,6 +312,9 @@ func (ex Example) managerOptions(s *settings, scheme *runtime.Scheme, stopping f
 	o.Controller.UsePriorityQueue = ptr.To(usePriorityQueue(controllerRuntimeVersion()))
 	if len(ex.Objects.Kinds) > 0 {
 		o.NewClient = ex.Objects.NewClient
+	}
+	if ex.Cache != nil {
+		ex.Cache(&o.Cache)
 	}
 	return o
 }

@@ -42,6 +42,7 @@ import (
 	healthcrds "github.com/ctrlkit/ctrlkit/examples/healthscope/crds"
 	healthv1alpha1 "github.com/ctrlkit/ctrlkit/examples/healthscope/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/examples/internal/run"
+	"github.com/ctrlkit/ctrlkit/extref"
 	"github.com/ctrlkit/ctrlkit/nop"
 	nopcrds "github.com/ctrlkit/ctrlkit/nop/crds"
 	nopv1alpha1 "github.com/ctrlkit/ctrlkit/nop/v1alpha1"
@@ -144,6 +145,7 @@ type env struct {
 	cloud      *cloudapi.Server
 	simulate   bool
 	transcript io.Writer
+	unreadable *extref.UnreadableKinds // the cache's watch error handler's, for the extref controllers
 }
 
 var scenarios = []scenario{
@@ -195,6 +197,9 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	mo.Controller.SkipNameValidation = ptr.To(true)
 	// The controllers label what they create as the tour's, too.
 	mo.NewClient = objects.NewClient
+	// A Subnet names a kind the cache may not list: it says so at once.
+	unreadable := &extref.UnreadableKinds{}
+	mo.Cache.DefaultWatchErrorHandler = unreadable.WatchErrorHandler
 	mgr, err := manager.New(cfg, mo)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the manager: %w", err)
@@ -210,7 +215,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		return nil, fmt.Errorf("cannot start the fake cloud: %w", err)
 	}
 	defer cloud.Close()
-	e := &env{platform: compositedemo.Platform(), cloud: cloud, simulate: o.Simulate, transcript: o.Transcript}
+	e := &env{platform: compositedemo.Platform(), cloud: cloud, simulate: o.Simulate, transcript: o.Transcript, unreadable: unreadable}
 	if err := setup(mgr, e); err != nil {
 		return nil, err
 	}
@@ -319,7 +324,7 @@ func setup(mgr manager.Manager, e *env) error {
 	if err := controllers.Setup(mgr, controllers.Options{}); err != nil {
 		return fmt.Errorf("cannot set up the healthscope controllers: %w", err)
 	}
-	if err := extrefcontroller.Setup(mgr, extrefcontroller.Options{}); err != nil {
+	if err := extrefcontroller.Setup(mgr, extrefcontroller.Options{Unreadable: e.unreadable}); err != nil {
 		return fmt.Errorf("cannot set up the extref controllers: %w", err)
 	}
 	r := &directcontroller.Reconciler{
