@@ -1,7 +1,9 @@
 // Package config_test checks the kustomize bases of the example controllers
 // (config/<example>): what `kubectl apply -k config/<example>` would apply is
-// accepted by a real API server with strict field validation, and each
-// Deployment meets the restricted Pod Security profile.
+// accepted by a real API server with strict field validation, each
+// Deployment meets the restricted Pod Security profile, and each example
+// (and the tour) plays its demo as its ServiceAccount with the base's RBAC
+// alone (leastpriv_test.go).
 //
 // The bases use only a kustomization's resources (files below it, and
 // folders with a kustomization of their own), so the test reads the same

@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -54,32 +55,39 @@ const podRunBound = 3 * time.Minute
 // (leader election in its namespace included) but --keep-running. Its demo
 // script must pass, and the API server must refuse none of its requests
 // (a refusal the example tolerates counts too): a refusal fails naming the
-// example and the rule it lacks. The requests pass through a proxy that
-// records them; the test logs, per example, the rules granted, those no
-// request used, and the time from start to Ready (/readyz answers 200).
+// example and the rule it lacks. The tour runs the same way as a
+// ServiceAccount of its own bound to the roles of every base. The requests
+// pass through a proxy that records them; the test logs, per example, the
+// rules granted, those no request used, and the time from start to Ready
+// (/readyz answers 200).
 func TestLeastPrivilege(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs every example")
 	}
 	env := testenv.Get(t)
-	bin := buildAsPods(t, bases(t))
+	bin := buildAsPods(t, append(bases(t), "tour"))
+	var pods []pod
 	for _, base := range bases(t) {
-		t.Run(base, func(t *testing.T) {
-			runAsServiceAccount(t, env, filepath.Join(bin, base), base)
+		pods = append(pods, podOf(t, base))
+	}
+	pods = append(pods, tourPod(pods))
+	for _, p := range pods {
+		t.Run(p.name, func(t *testing.T) {
+			runAsServiceAccount(t, env, filepath.Join(bin, p.name), p)
 		})
 	}
 }
 
-// buildAsPods builds the examples of bases into a temporary directory, each
-// finding its ServiceAccount's files in ./serviceaccount, relative to its
-// working directory, rather than where a kubelet mounts them.
-func buildAsPods(t *testing.T, bases []string) string {
+// buildAsPods builds the examples into a temporary directory, each finding
+// its ServiceAccount's files in ./serviceaccount, relative to its working
+// directory, rather than where a kubelet mounts them.
+func buildAsPods(t *testing.T, examples []string) string {
 	t.Helper()
 	dir := t.TempDir()
 	args := []string{"build", "-o", dir + string(filepath.Separator),
 		"-ldflags", "-X github.com/ctrlkit/ctrlkit/internal/localcluster.serviceAccountDir=serviceaccount"}
-	for _, b := range bases {
-		args = append(args, "./examples/"+b)
+	for _, e := range examples {
+		args = append(args, "./examples/"+e)
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = ".."
@@ -89,29 +97,65 @@ func buildAsPods(t *testing.T, bases []string) string {
 	return dir
 }
 
-// runAsServiceAccount plays the example bin of base as its ServiceAccount.
-func runAsServiceAccount(t *testing.T, env *testenv.Env, bin, base string) {
+// A pod is what a kubelet would run: an example, as ServiceAccount ns/sa,
+// with args and env; objs are what comes with it (kubectl apply -k).
+type pod struct {
+	name      string
+	objs      []*unstructured.Unstructured
+	ns, sa    string
+	args, env []string
+}
+
+// podOf is the pod of base's Deployment, with the base's other objects.
+func podOf(t *testing.T, base string) pod {
+	t.Helper()
 	objs, err := build(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), podRunBound+time.Minute)
-	defer cancel()
-	var deployment *unstructured.Unstructured
-	var installed []*unstructured.Unstructured
+	p := pod{name: base}
 	for _, o := range objs {
-		if o.GetKind() == "Deployment" {
-			deployment = o
+		if o.GetKind() != "Deployment" {
+			p.objs = append(p.objs, o)
 			continue
 		}
-		installed = append(installed, o)
+		p.ns = o.GetNamespace()
+		p.sa, _, _ = unstructured.NestedString(o.Object, "spec", "template", "spec", "serviceAccountName")
+		p.args, p.env = podCommand(t, o)
 	}
-	if deployment == nil {
-		t.Fatalf("config/%s has no Deployment", base)
+	if p.sa == "" {
+		t.Fatalf("config/%s has no Deployment with a ServiceAccount", base)
 	}
+	return p
+}
+
+// tourPod is the tour's pod: ServiceAccount ctrlkit-tour/tour, bound to
+// every role that the examples' pods are bound to.
+func tourPod(examples []pod) pod {
+	p := pod{name: "tour", ns: "ctrlkit-tour", sa: "tour"}
+	p.objs = append(p.objs,
+		&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": p.ns}}},
+		&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": p.sa, "namespace": p.ns}}})
+	for _, e := range examples {
+		for _, o := range e.objs {
+			if o.GetKind() == "ClusterRoleBinding" || o.GetKind() == "RoleBinding" {
+				b := o.DeepCopy()
+				b.SetName("ctrlkit-tour-" + o.GetName())
+				_ = unstructured.SetNestedSlice(b.Object, []any{map[string]any{"kind": "ServiceAccount", "name": p.sa, "namespace": p.ns}}, "subjects")
+				p.objs = append(p.objs, b)
+			}
+			p.objs = append(p.objs, o)
+		}
+	}
+	return p
+}
+
+// runAsServiceAccount plays the example bin of pod p as its ServiceAccount.
+func runAsServiceAccount(t *testing.T, env *testenv.Env, bin string, p pod) {
+	ctx, cancel := context.WithTimeout(context.Background(), podRunBound+time.Minute)
+	defer cancel()
+	installed, ns, sa, base := p.objs, p.ns, p.sa, p.name
 	applyAll(ctx, t, env, installed)
-	ns := deployment.GetNamespace()
-	sa, _, _ := unstructured.NestedString(deployment.Object, "spec", "template", "spec", "serviceAccountName")
 	user := "system:serviceaccount:" + ns + ":" + sa
 	granted := grantedRules(t, env, installed, ns, sa)
 
@@ -136,12 +180,11 @@ func runAsServiceAccount(t *testing.T, env *testenv.Env, bin, base string) {
 		t.Fatal(err)
 	}
 
-	args, podEnv := podCommand(t, deployment)
 	probe := freeAddress(t)
-	args = append(args, "--health-probe-bind-address="+probe, "--metrics-bind-address=0")
+	args := append(slices.Clip(p.args), "--health-probe-bind-address="+probe, "--metrics-bind-address=0")
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(processEnv(), podEnv...)
+	cmd.Env = append(processEnv(), p.env...)
 	cmd.Env = append(cmd.Env, "KUBERNETES_SERVICE_HOST="+proxy.host, "KUBERNETES_SERVICE_PORT="+proxy.port)
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -176,25 +219,25 @@ wait:
 	}
 	took := time.Since(start)
 
-	t.Logf("config/%s: %s, rules granted:\n%s", base, user, strings.Join(granted.lines(), "\n"))
+	t.Logf("example %s: %s, rules granted:\n%s", base, user, strings.Join(granted.lines(), "\n"))
 	used := proxy.requests()
 	if unused := granted.unused(used); len(unused) > 0 {
-		t.Logf("config/%s: granted, but no request of this run needed it:\n%s", base, strings.Join(unused, "\n"))
+		t.Logf("example %s: granted, but no request of this run needed it:\n%s", base, strings.Join(unused, "\n"))
 	}
 	if ready >= 0 {
-		t.Logf("config/%s: Ready (/readyz 200) %s after start; the demo finished after %s", base, ready.Round(time.Millisecond), took.Round(100*time.Millisecond))
+		t.Logf("example %s: Ready (/readyz 200) %s after start; the demo finished after %s", base, ready.Round(time.Millisecond), took.Round(100*time.Millisecond))
 	}
 	for _, f := range proxy.refused() {
-		t.Errorf("config/%s: the API server refused %s a request, a rule is missing: %s\n  %s", base, user, f.attrs, f.message)
+		t.Errorf("example %s: the API server refused %s a request, a rule is missing: %s\n  %s", base, user, f.attrs, f.message)
 	}
 	if runErr != nil {
-		t.Fatalf("config/%s as %s: %v\n%s", base, user, runErr, out.String())
+		t.Fatalf("example %s as %s: %v\n%s", base, user, runErr, out.String())
 	}
 	if ready < 0 {
-		t.Errorf("config/%s: /readyz never answered 200 while the example ran", base)
+		t.Errorf("example %s: /readyz never answered 200 while the example ran", base)
 	}
 	if strings.Contains(out.String(), "level=ERROR") {
-		t.Errorf("config/%s as %s logged an error:\n%s", base, user, out.String())
+		t.Errorf("example %s as %s logged an error:\n%s", base, user, out.String())
 	}
 	if t.Failed() {
 		t.Logf("output:\n%s", out.String())
@@ -564,6 +607,7 @@ func newRecordingProxy(t *testing.T, cfg *rest.Config) *recordingProxy {
 		},
 		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true},
 		FlushInterval: -1,
+		ErrorLog:      log.New(io.Discard, "", 0), // a watch the example ends is no error
 		ModifyResponse: func(resp *http.Response) error {
 			a, ok := requestAttributes(resp.Request)
 			if !ok {

@@ -127,13 +127,15 @@ type Options struct {
 // The demo's permissions: it applies example.yaml (definitions, a
 // HealthScope, an Application) and reads the scope; where no
 // kube-controller-manager runs, it creates the Deployment's ReplicaSet and
-// patches the replicas ready into the status of workloads and ReplicaSets.
+// patches the replicas ready into the status of the ReplicaSet and the
+// StatefulSet.
 //
 // +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=workloaddefinitions;scopedefinitions,verbs=get;create;update
-// +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=healthscopes;applications,verbs=get;create
+// +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=healthscopes,verbs=get;create
+// +kubebuilder:rbac:groups=healthscope.example.ctrlkit.dev,resources=applications,verbs=create
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get
 // +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=create
-// +kubebuilder:rbac:groups=apps,resources=replicasets/status;deployments/status;statefulsets/status,verbs=patch
+// +kubebuilder:rbac:groups=apps,resources=replicasets/status;statefulsets/status,verbs=patch
 //
 // The example removes what it created (run.Example.Objects): it lists and
 // deletes them, and patches those kept with --keep-running to release their
