@@ -64,8 +64,12 @@ func TestLeastPrivilege(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs every example")
 	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
 	env := testenv.Get(t)
-	bin := buildAsPods(t, append(bases(t), "tour"))
+	bin := buildAsPods(t, goCmd, append(bases(t), "tour"))
 	var pods []pod
 	for _, base := range bases(t) {
 		pods = append(pods, podOf(t, base))
@@ -81,7 +85,7 @@ func TestLeastPrivilege(t *testing.T) {
 // buildAsPods builds the examples into a temporary directory, each finding
 // its ServiceAccount's files in ./serviceaccount, relative to its working
 // directory, rather than where a kubelet mounts them.
-func buildAsPods(t *testing.T, examples []string) string {
+func buildAsPods(t *testing.T, goCmd string, examples []string) string {
 	t.Helper()
 	dir := t.TempDir()
 	args := []string{"build", "-o", dir + string(filepath.Separator),
@@ -89,7 +93,7 @@ func buildAsPods(t *testing.T, examples []string) string {
 	for _, e := range examples {
 		args = append(args, "./examples/"+e)
 	}
-	cmd := exec.Command("go", args...)
+	cmd := exec.Command(goCmd, args...)
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
