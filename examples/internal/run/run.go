@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -21,7 +20,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -105,7 +103,8 @@ type Env struct {
 
 	// ManagerOptions are those the flags give (metrics, probes, leader
 	// election, concurrency), for an example without Setup that builds
-	// its own manager; it adds the probes with AddProbes.
+	// its own manager; it adds the probes with AddProbes and its
+	// controllers to the manager AddProbes returns.
 	ManagerOptions manager.Options
 
 	// KeepRunning is --keep-running: the example keeps its controllers
@@ -117,36 +116,6 @@ type Env struct {
 	// no kube-controller-manager (see ControllerManagerRuns). Only for an
 	// example with PlaysControllerManager.
 	Simulate bool
-}
-
-// AddProbes adds the healthz and readyz checks that
-// --health-probe-bind-address serves to mgr: /healthz answers while the
-// process runs, /readyz once the manager's caches have synced (CacheSynced).
-func AddProbes(mgr manager.Manager) error {
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
-	}
-	return mgr.AddReadyzCheck("caches", CacheSynced(mgr.GetCache()))
-}
-
-// cacheSyncProbe is how long a readiness probe waits for the caches to say
-// they have synced; they answer at once once they have.
-const cacheSyncProbe = 100 * time.Millisecond
-
-// CacheSynced is a readiness check that fails until every informer of c has
-// synced, so that a replica is not Ready while its controllers would act on
-// an incomplete view. A standby replica (leader election) syncs its caches
-// too and is Ready: it can take over at once; which replica leads shows in
-// the Lease and in controller-runtime's leader_election_master_status metric.
-func CacheSynced(c cache.Cache) healthz.Checker {
-	return func(req *http.Request) error {
-		ctx, cancel := context.WithTimeout(req.Context(), cacheSyncProbe)
-		defer cancel()
-		if !c.WaitForCacheSync(ctx) {
-			return errors.New("the caches have not synced yet")
-		}
-		return nil
-	}
 }
 
 // settings are the values of the flags Main adds.
@@ -310,6 +279,10 @@ func (ex Example) managerOptions(s *settings, scheme *runtime.Scheme, stopping f
 		o.Controller.MaxConcurrentReconciles = s.concurrency
 	}
 	o.Controller.UsePriorityQueue = ptr.To(usePriorityQueue(controllerRuntimeVersion()))
+	// Controllers start their watches before they are elected, so that a
+	// standby is as ready as the leader and /readyz can wait for them
+	// (AddProbes).
+	o.Controller.EnableWarmup = ptr.To(true)
 	if len(ex.Objects.Kinds) > 0 {
 		o.NewClient = ex.Objects.NewClient
 	}
@@ -358,10 +331,11 @@ func (ex Example) run(ctx context.Context, s *settings, p *phase) error {
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
 	}
-	if err := AddProbes(mgr); err != nil {
+	probed, err := AddProbes(mgr)
+	if err != nil {
 		return err
 	}
-	if err := ex.Setup(mgr); err != nil {
+	if err := ex.Setup(probed); err != nil {
 		return err
 	}
 	cl, err := client.NewWithWatch(c.Config, client.Options{Scheme: scheme})

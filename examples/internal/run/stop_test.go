@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -17,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -179,28 +177,6 @@ func TestLeaderStopReleasesLease(t *testing.T) {
 		mu.Unlock()
 		t.Logf("round %d: stopped and released the Lease in %s", round, took.Round(time.Millisecond))
 	}
-}
-
-// TestCacheSynced: /readyz's check fails while the caches have not synced
-// (not started here), and passes once they have.
-func TestCacheSynced(t *testing.T) {
-	env := testenv.Get(t)
-	c, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if _, err := c.GetInformer(ctx, &corev1.ConfigMap{}, cache.BlockUntilSynced(false)); err != nil {
-		t.Fatal(err)
-	}
-	check := CacheSynced(c)
-	req := httptest.NewRequest("GET", "/readyz", nil)
-	if err := check(req); err == nil {
-		t.Error("ready before the caches started")
-	}
-	go func() { _ = c.Start(ctx) }()
-	testenv.Eventually(t, 30*time.Second, "the check to pass once the caches synced", func() error { return check(req) })
 }
 
 // TestControllerManagerRuns: the test control plane runs no

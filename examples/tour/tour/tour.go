@@ -21,7 +21,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -195,6 +194,9 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	// Run may run more than once in a process (its test does), and
 	// controller names are only unique within one manager.
 	mo.Controller.SkipNameValidation = ptr.To(true)
+	// Its controllers start their watches before they are elected, and
+	// /readyz waits for them (run.AddProbes).
+	mo.Controller.EnableWarmup = ptr.To(true)
 	// The controllers label what they create as the tour's, too.
 	mo.NewClient = objects.NewClient
 	// A Subnet names a kind the cache may not list: it says so at once.
@@ -204,10 +206,8 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the manager: %w", err)
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return nil, err
-	}
-	if err := mgr.AddReadyzCheck("caches", run.CacheSynced(mgr.GetCache())); err != nil {
+	probed, err := run.AddProbes(mgr)
+	if err != nil {
 		return nil, err
 	}
 	cloud, err := cloudapi.NewServer(o.CloudLatency)
@@ -216,7 +216,7 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	}
 	defer cloud.Close()
 	e := &env{platform: compositedemo.Platform(), cloud: cloud, simulate: o.Simulate, transcript: o.Transcript, unreadable: unreadable}
-	if err := setup(mgr, e); err != nil {
+	if err := setup(probed, e); err != nil {
 		return nil, err
 	}
 
