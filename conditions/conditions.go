@@ -21,11 +21,16 @@ const (
 )
 
 // IsReserved reports whether conditionType belongs to the control plane
-// (Ready and Synced): Propagate never copies it from a composite resource to
-// its claim, and never removes it from the claim. The comparison is exact;
-// condition types are case-sensitive.
+// (Ready, Synced, Healthy and CompositeSynced): Propagate never copies it
+// from a composite resource to its claim, and never removes it from the
+// claim, whose own controller sets it. The comparison is exact; condition
+// types are case-sensitive.
 func IsReserved(conditionType string) bool {
-	return conditionType == TypeReady || conditionType == TypeSynced
+	switch conditionType {
+	case TypeReady, TypeSynced, TypeHealthy, TypeCompositeSynced:
+		return true
+	}
+	return false
 }
 
 // A Setter sets conditions, stamping lastTransitionTime from its clock when

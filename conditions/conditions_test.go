@@ -338,6 +338,8 @@ func TestIsReserved(t *testing.T) {
 	}{
 		"Ready":         {t: "Ready", want: true},
 		"Synced":        {t: "Synced", want: true},
+		"Healthy":       {t: "Healthy", want: true},
+		"Composite":     {t: "CompositeSynced", want: true},
 		"OtherCase":     {t: "ready"},
 		"Custom":        {t: "DatabaseReady"},
 		"PrefixedReady": {t: "example.com/Ready"},

@@ -43,14 +43,21 @@
 //
 // Propagate copies the conditions an XR lists in status.claimConditions (or
 // Crossplane's status.claimConditionTypes) to its claim, and removes those it
-// propagated once the XR stops listing them (recorded in RecordField). Ready
-// and Synced are never copied; it reports false when the claim already shows
-// what it should:
+// propagated once the XR stops listing them (recorded in RecordField). The
+// reserved types (IsReserved) are never copied; it reports false when the
+// claim already shows what it should:
 //
 //	changed, err := conditions.Propagate(xr, claim)
 //	if err == nil && changed {
 //		err = c.Status().Update(ctx, claim)
 //	}
+//
+// PropagateSynced shows the XR's Synced on the claim as CompositeSynced,
+// with a message fit for the claim: the one the XR carries for it, or a
+// sentence naming the XR for the platform team, never the XR's own. Health
+// computes Healthy from an object's Synced, the conditions its composition
+// reports and the resources it is made of, naming what is bad but quoting
+// no message, so the claim can show it too.
 //
 // Summarize computes a Ready-style condition with per-type polarity: False
 // when something is bad, Unknown when something is unknown, missing or

@@ -318,3 +318,55 @@ func ExampleNewPatch() {
 	// NetworkReady True
 	// StorageReady True
 }
+
+func ExamplePropagateSynced() {
+	// An XR whose pipeline failed: Synced carries the detail, for the
+	// platform team.
+	xr := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.org/v1", "kind": "XApp",
+		"metadata": map[string]any{"name": "shop-x7k2p", "generation": int64(3)},
+		"status": map[string]any{"conditions": []any{map[string]any{
+			"type": "Synced", "status": "False", "reason": "ReconcileError", "observedGeneration": int64(3),
+			"message":            `cannot compose resources: pipeline step "app" returned a fatal result: dial tcp 10.0.0.7:5432: connection refused`,
+			"lastTransitionTime": "2026-03-01T12:00:00Z",
+		}}},
+	}}
+	claim := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.org/v1", "kind": "App",
+		"metadata": map[string]any{"namespace": "team-a", "name": "shop", "generation": int64(1)},
+	}}
+	changed, _ := conditions.PropagateSynced(xr, claim)
+	conds, _ := conditions.FromUnstructured(claim)
+	c := conditions.Get(conds, conditions.TypeCompositeSynced)
+	fmt.Println(changed, c.Status, c.Reason)
+	fmt.Println(c.Message)
+
+	// Nothing changed: the caller skips the write.
+	changed, _ = conditions.PropagateSynced(xr, claim)
+	fmt.Println(changed)
+	// Output:
+	// true False ReconcileError
+	// The composite resource could not be synced. The platform team can look up XApp shop-x7k2p (Synced False, ReconcileError, generation 3).
+	// false
+}
+
+func ExampleHealth() {
+	xr := []metav1.Condition{
+		{Type: "Synced", Status: metav1.ConditionTrue, Reason: "ReconcileSuccess"},
+		{Type: "ImageReady", Status: metav1.ConditionTrue, Reason: "Available"},
+		{Type: "DatabaseReady", Status: metav1.ConditionFalse, Reason: "NotFound", Message: "database orders does not exist"},
+	}
+	composed := []conditions.Source{
+		{Name: "Deployment shop", Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Available"}}},
+	}
+	h := conditions.Health(xr, composed, conditions.Types{"ImageReady", "DatabaseReady"}, conditions.ObservedGeneration(3))
+	fmt.Println(h.Status, h.Reason+":", h.Message)
+
+	// The claim: its own Synced, and its XR as the one resource it is made of.
+	claim := []metav1.Condition{{Type: "Synced", Status: metav1.ConditionTrue, Reason: "ReconcileSuccess"}}
+	h = conditions.Health(claim, []conditions.Source{{Name: "XApp shop-x7k2p", Conditions: []metav1.Condition{h}}}, conditions.Types{})
+	fmt.Println(h.Status, h.Reason+":", h.Message)
+	// Output:
+	// False UnhealthyConditions: conditions: DatabaseReady False (NotFound)
+	// False UnhealthyResources: resources: XApp shop-x7k2p (Healthy False, UnhealthyConditions)
+}

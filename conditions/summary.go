@@ -130,17 +130,13 @@ func Summarize(summaryType string, conds []metav1.Condition, opts ...SummaryOpti
 			return
 		}
 		n++
-		switch {
+		switch v := verdictOf(c, negative, s.generation); {
 		case c == nil:
 			judge(t, unknown, ReasonNotReported, "not reported")
-		case s.generation > 0 && c.ObservedGeneration > 0 && c.ObservedGeneration < s.generation:
+		case v == unknown && isStale(c, s.generation):
 			judge(t, unknown, ReasonStale, fmt.Sprintf("observed generation %d, not %d", c.ObservedGeneration, s.generation))
-		case c.Status == metav1.ConditionTrue && negative, c.Status == metav1.ConditionFalse && !negative:
-			judge(t, bad, c.Reason, describeCondition(c))
-		case c.Status == metav1.ConditionTrue || c.Status == metav1.ConditionFalse:
-			// Good.
-		default:
-			judge(t, unknown, c.Reason, describeCondition(c))
+		case v != good:
+			judge(t, v, c.Reason, describeCondition(c))
 		}
 	}
 
@@ -184,6 +180,27 @@ func Summarize(summaryType string, conds []metav1.Condition, opts ...SummaryOpti
 		out.Message = message.Truncate(out.Message, MaxMessageLength)
 	}
 	return out
+}
+
+// verdictOf judges one condition by Summarize's rules: a missing condition
+// and one observed at a generation older than generation (when both are set)
+// are unknown; False (True for a negative polarity type) is bad; True (False)
+// is good; any other status is unknown.
+func verdictOf(c *metav1.Condition, negative bool, generation int64) verdict {
+	switch {
+	case c == nil, isStale(c, generation):
+		return unknown
+	case c.Status == metav1.ConditionTrue && negative, c.Status == metav1.ConditionFalse && !negative:
+		return bad
+	case c.Status == metav1.ConditionTrue || c.Status == metav1.ConditionFalse:
+		return good
+	default:
+		return unknown
+	}
+}
+
+func isStale(c *metav1.Condition, generation int64) bool {
+	return generation > 0 && c.ObservedGeneration > 0 && c.ObservedGeneration < generation
 }
 
 // describeCondition says what is wrong with c in a summary's message.
