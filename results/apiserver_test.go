@@ -19,6 +19,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 	"github.com/ctrlkit/ctrlkit/results"
 	fnv1 "github.com/ctrlkit/ctrlkit/results/proto/crossplane/v1"
+	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
 	"github.com/ctrlkit/ctrlkit/results/response"
 )
 
@@ -406,5 +407,84 @@ func TestInvalidUTF8Settles(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestClaimMessageSettles: on Crossplane's schemas before v2.0 (conditions
+// without observedGeneration) and on the design's, a fatal result with a
+// claim message reaches the claim as CompositeSynced (through
+// conditions.PropagateSynced, as a claim reconciler calls it), the XR's
+// Synced keeps the detail, a second reconcile writes nothing, and a run
+// that succeeds clears the claim's failure.
+func TestClaimMessageSettles(t *testing.T) {
+	ctx := context.Background()
+	env := testenv.Get(t)
+	const friendly = "Internal error, the platform team has been alerted."
+	fatal := &resultsv1.Response{Results: []*resultsv1.Result{
+		results.Fatal(errors.New("cannot read secret db-creds: x509: certificate signed by unknown authority")).
+			TargetCompositeAndClaim().WithClaimMessage(friendly).Build(),
+	}}
+	ok := &resultsv1.Response{Results: []*resultsv1.Result{
+		results.Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build(),
+	}}
+	for name, kinds := range map[string][2]schema.GroupVersionKind{
+		"CrossplaneBeforeV2": {xoldKind, oldKind},
+		"Seed":               {xseedKind, appKind},
+	} {
+		t.Run(name, func(t *testing.T) {
+			xr := create(ctx, t, env.Client, kinds[0], "", "msg-"+strings.ToLower(name))
+			claim := create(ctx, t, env.Client, kinds[1], "default", "msg-"+strings.ToLower(name))
+			a := results.NewApplier(nil)
+			// run is one XR reconcile: apply, set Synced=True on success as
+			// the caller does, show Synced on the claim, write what changed.
+			run := func(rsp *resultsv1.Response) int {
+				require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(xr), xr))
+				require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim))
+				out, err := a.Apply(rsp, xr, claim, results.Step("app"))
+				require.NoError(t, err)
+				conds, err := conditions.FromUnstructured(xr)
+				require.NoError(t, err)
+				// Crossplane's schema before v2.0 prunes observedGeneration:
+				// a True Synced is left as it is.
+				if out.Fatal == nil && !conditions.IsTrue(conds, "Synced") {
+					c, err := conditions.SetUnstructured(xr, metav1.Condition{Type: "Synced", Status: metav1.ConditionTrue, Reason: "ReconcileSuccess", ObservedGeneration: xr.GetGeneration()})
+					require.NoError(t, err)
+					out.CompositeChanged = out.CompositeChanged || c
+				}
+				c, err := conditions.PropagateSynced(xr, claim)
+				require.NoError(t, err)
+				writes := 0
+				if out.CompositeChanged {
+					require.NoError(t, env.Client.Status().Update(ctx, xr))
+					writes++
+				}
+				if out.ClaimChanged || c {
+					require.NoError(t, env.Client.Status().Update(ctx, claim))
+					writes++
+				}
+				return writes
+			}
+			for _, step := range []struct {
+				name, status, msg string
+				rsp               *resultsv1.Response
+			}{
+				{"Fatal", "False", friendly, fatal},
+				{"Recovered", "True", "", ok},
+			} {
+				if writes := run(step.rsp); writes != 2 {
+					t.Errorf("%s: the first reconcile wrote %d object(s), want 2", step.name, writes)
+				}
+				require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim))
+				got, err := conditions.FromUnstructured(claim)
+				require.NoError(t, err)
+				cs := conditions.Get(got, conditions.TypeCompositeSynced)
+				if cs == nil || string(cs.Status) != step.status || cs.Message != step.msg {
+					t.Errorf("%s: claim CompositeSynced %+v, want %s %q", step.name, cs, step.status, step.msg)
+				}
+				if writes := run(step.rsp); writes != 0 {
+					t.Errorf("%s: second reconcile: %d write(s), want none", step.name, writes)
+				}
+			}
+		})
 	}
 }

@@ -85,12 +85,12 @@ var (
 )
 
 // IsSystemConditionType reports whether conditionType belongs to the control
-// plane, as Crossplane decides: Ready, Synced, Healthy, Responsive and
-// UpToDate. The Applier never applies a function's condition of these
-// types.
+// plane: Ready, Synced, Healthy, Responsive and UpToDate, as Crossplane
+// decides, and ctrlkit's CompositeSynced (see conditions.PropagateSynced).
+// The Applier never applies a function's condition of these types.
 func IsSystemConditionType(conditionType string) bool {
 	switch conditionType {
-	case conditions.TypeReady, conditions.TypeSynced, "Healthy", "Responsive", "UpToDate":
+	case conditions.TypeReady, conditions.TypeSynced, conditions.TypeHealthy, "Responsive", "UpToDate", conditions.TypeCompositeSynced:
 		return true
 	}
 	return false
@@ -243,7 +243,10 @@ type Outcome struct {
 //     "cannot compose resources: pipeline step \"<step>\" returned a fatal
 //     result: <message>", the same message on a Synced=False condition with
 //     ReasonReconcileError, and Outcome.Fatal. The results after it record
-//     nothing.
+//     nothing. When it targets the claim and has a claim message, that
+//     message is kept on xr as a False CompositeSynced of xr's generation,
+//     which conditions.PropagateSynced shows on the claim; any other run
+//     removes it.
 //
 // Ownership: the condition types that results set are recorded (see
 // WithRecordField). When the run was not fatal, a type set on the previous run
@@ -347,6 +350,11 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 		}
 	}
 
+	// The claim's message of a fatal result lasts as long as the result.
+	if !r.carried {
+		r.conds = slices.DeleteFunc(r.conds, func(c metav1.Condition) bool { return c.Type == conditions.TypeCompositeSynced })
+	}
+
 	// Which types a run decides the claim membership of: those it set, and
 	// when not fatal those it owned before (and now drops).
 	decided := emitted
@@ -432,10 +440,11 @@ type run struct {
 	emitted   []string           // types set by this run, in order
 	toClaim   []string           // of those, the ones whose last setter targets the claim
 	fatal     error
-	recorded  int // events recorded
-	dropped   int // events not recorded, beyond MaxEvents
-	messages  int // bytes of the conditions' messages set
-	shortened int // messages shortened to stay within MaxMessagesLength
+	carried   bool // the fatal result's claim message is on the XR
+	recorded  int  // events recorded
+	dropped   int  // events not recorded, beyond MaxEvents
+	messages  int  // bytes of the conditions' messages set
+	shortened int  // messages shortened to stay within MaxMessagesLength
 }
 
 // condition is a condition that a response sets, in either layout.
@@ -568,6 +577,9 @@ func (r *run) events(rs []*resultsv1.Result) {
 			if toClaim {
 				r.event(r.claim, r.xr, eventWarning, reason, claimMsg)
 			}
+			if toClaim && res.ClaimMessage != nil {
+				r.carryClaimMessage(res.GetClaimMessage())
+			}
 			return
 		case resultsv1.Severity_SEVERITY_WARNING:
 			msg := res.GetMessage()
@@ -598,6 +610,24 @@ func (r *run) events(rs []*resultsv1.Result) {
 			r.event(r.xr, nil, eventWarning, reason, msg)
 		}
 	}
+}
+
+// carryClaimMessage records on the XR, as a False CompositeSynced of the
+// XR's generation, the message that its claim shows of the fatal result
+// (see conditions.PropagateSynced); the XR's Synced keeps the detail.
+func (r *run) carryClaimMessage(msg string) {
+	c := conditions.Normalize(metav1.Condition{
+		Type:               conditions.TypeCompositeSynced,
+		Status:             metav1.ConditionFalse,
+		Reason:             ReasonReconcileError,
+		Message:            msg,
+		ObservedGeneration: r.xr.GetGeneration(),
+	})
+	if c.Message == "" {
+		return // nothing for the claim: PropagateSynced writes its own
+	}
+	r.a.setter.Set(&r.conds, c)
+	r.carried = true
 }
 
 // prefix names the step, when known, before msg, as Crossplane does.

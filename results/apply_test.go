@@ -265,6 +265,8 @@ func TestApply(t *testing.T) {
 					Conditions: []metav1.Condition{
 						cond("DatabaseReady", F, "InternalError", friendly, 1, later),
 						cond("Synced", F, "ReconcileError", `cannot compose resources: pipeline step "check" returned a fatal result: `+errVault.Error(), 1, later),
+						// The claim message, for conditions.PropagateSynced.
+						cond("CompositeSynced", F, "ReconcileError", friendly, 1, later),
 					},
 					ClaimConditions: []string{"DatabaseReady"},
 					Record:          []string{"DatabaseReady"},
@@ -1025,3 +1027,57 @@ func TestApplyBoundsMessages(t *testing.T) {
 		t.Errorf("the first event: got %q, want %q", got, want)
 	}
 }
+
+// TestApplyCarriesClaimMessage: a fatal result that targets the claim with a
+// claim message leaves that message on the XR as a False CompositeSynced of
+// the XR's generation, for conditions.PropagateSynced; any other run takes
+// it away; a function cannot set the type itself.
+func TestApplyCarriesClaimMessage(t *testing.T) {
+	const friendly = "Internal error, the platform team has been alerted."
+	const F = metav1.ConditionFalse
+	secret := errors.New("cannot read secret: x509: certificate signed by unknown authority")
+	cases := map[string]struct {
+		reason string
+		rsp    *resultsv1.Response
+		want   *metav1.Condition
+	}{
+		"FatalWithClaimMessage": {
+			reason: "The claim message is carried.",
+			rsp:    rspOf(Fatal(secret).TargetCompositeAndClaim().WithClaimMessage(friendly).Build()),
+			want:   &metav1.Condition{Type: "CompositeSynced", Status: F, Reason: "ReconcileError", Message: friendly, ObservedGeneration: 3},
+		},
+		"FatalForTheClaimWithoutClaimMessage": {
+			reason: "Without a claim message nothing is carried: the result's message is the XR's, and PropagateSynced writes its generic sentence.",
+			rsp:    rspOf(Fatal(secret).TargetCompositeAndClaim().Build()),
+		},
+		"FatalForTheComposite": {
+			reason: "A fatal result for the XR alone carries nothing.",
+			rsp:    rspOf(Fatal(secret).Build()),
+		},
+		"NotFatal": {
+			reason: "A run that is not fatal takes the carried message away.",
+			rsp:    rspOf(Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build()),
+		},
+		"FunctionSetsTheType": {
+			reason: "CompositeSynced is the control plane's: a function's is not applied.",
+			rsp: &resultsv1.Response{Conditions: []*resultsv1.ResponseCondition{{
+				Type: "CompositeSynced", Status: resultsv1.Status_STATUS_FALSE, Reason: "Fake", Message: proto.String("fake"), Target: resultsv1.Target_TARGET_COMPOSITE_AND_CLAIM,
+			}}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			// The XR carries a claim message from an earlier fatal run.
+			xr := composite(3, []metav1.Condition{cond("CompositeSynced", F, "ReconcileError", "Image not found.", 3, later)}, nil, nil)
+			_, err := NewApplier(nil).Apply(tc.rsp, xr, claimOf(1, nil, nil))
+			require.NoError(t, err)
+			conds, err := conditions.FromUnstructured(xr)
+			require.NoError(t, err)
+			if diff := cmp.Diff(tc.want, conditions.Get(conds, conditions.TypeCompositeSynced), ignoreTime); diff != "" {
+				t.Errorf("%s\nCompositeSynced on the XR: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+var ignoreTime = cmp.Comparer(func(a, b metav1.Time) bool { return true })

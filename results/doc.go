@@ -52,7 +52,8 @@
 // applied (a system condition type such as Ready, an invalid type) is skipped
 // with a Warning event. Beyond Crossplane, a condition that results stop
 // setting is removed (see WithRecordField), and a claim message keeps an
-// internal error's detail off the claim. Applier.Apply has the rules;
+// internal error's detail off the claim; a fatal result's claim message is
+// what conditions.PropagateSynced shows of the failure. Applier.Apply has the rules;
 // docs/design/results.md the differences from Crossplane and their reasons.
 //
 // Limits: event messages are shortened to 1024 bytes, event reasons to 128,

@@ -92,3 +92,47 @@ func ExampleBuilder_WithConditionFalse() {
 	// Output:
 	// SEVERITY_FATAL DatabaseReady STATUS_FALSE Unauthorized
 }
+
+// A fatal result's claim message is what the claim shows of the failure:
+// the Applier records it on the XR as a False CompositeSynced, which
+// conditions.PropagateSynced shows on the claim. The XR's Synced keeps the
+// detail.
+func ExampleApplier_Apply_claimMessage() {
+	xr := &unstructured.Unstructured{}
+	xr.SetKind("XApp")
+	xr.SetName("ledger-q8w2e")
+	xr.SetGeneration(2)
+	claim := &unstructured.Unstructured{}
+	claim.SetKind("App")
+	claim.SetNamespace("team-a")
+	claim.SetName("ledger")
+	claim.SetGeneration(1)
+
+	rsp := &resultsv1.Response{Results: []*resultsv1.Result{
+		results.Fatal(errors.New("cannot read secret vault/ledger: x509: certificate signed by unknown authority")).
+			TargetCompositeAndClaim().
+			WithClaimMessage("Internal error, the platform team has been alerted.").
+			Build(),
+	}}
+	if _, err := results.NewApplier(nil).Apply(rsp, xr, claim, results.Step("app")); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := conditions.PropagateSynced(xr, claim); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, obj := range []*unstructured.Unstructured{xr, claim} {
+		conds, _ := conditions.FromUnstructured(obj)
+		fmt.Println(obj.GetKind() + ":")
+		for _, c := range conds {
+			fmt.Printf("  %s=%s %s %q\n", c.Type, c.Status, c.Reason, c.Message)
+		}
+	}
+	// Output:
+	// XApp:
+	//   Synced=False ReconcileError "cannot compose resources: pipeline step \"app\" returned a fatal result: cannot read secret vault/ledger: x509: certificate signed by unknown authority"
+	//   CompositeSynced=False ReconcileError "Internal error, the platform team has been alerted."
+	// App:
+	//   CompositeSynced=False ReconcileError "Internal error, the platform team has been alerted."
+}
