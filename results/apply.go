@@ -96,6 +96,13 @@ func IsSystemConditionType(conditionType string) bool {
 	return false
 }
 
+// isProgressType reports whether conditionType is kstatus's Reconciling or
+// Stalled, which the XR's own controller sets (conditions.SetProgress), and
+// which a fatal run therefore does not mark Unknown.
+func isProgressType(conditionType string) bool {
+	return conditionType == conditions.TypeReconciling || conditionType == conditions.TypeStalled
+}
+
 // An ApplierOption changes what NewApplier builds.
 type ApplierOption interface {
 	applyToApplier(*Applier)
@@ -253,7 +260,8 @@ type Outcome struct {
 // and not on this one is removed from xr and from the claim's list. When it
 // was fatal, such a type is set to Unknown with ReasonFatalError and
 // MessageFatalError; without a record on xr, every condition this run did not
-// set is, but the system's, as in Crossplane. Otherwise conditions no result
+// set is, but the system's, as in Crossplane, and kstatus's Reconciling and
+// Stalled, which the XR's controller sets. Otherwise conditions no result
 // set, such as other controllers', are never touched, and neither is Synced
 // unless the run was fatal: a caller whose run succeeded sets Synced=True
 // itself.
@@ -341,7 +349,7 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 		// system's, as Crossplane does.
 		for i := range r.conds {
 			c := r.conds[i]
-			if IsSystemConditionType(c.Type) || emitted.has(c.Type) || (recorded && !ownedSet.has(c.Type)) {
+			if IsSystemConditionType(c.Type) || isProgressType(c.Type) || emitted.has(c.Type) || (recorded && !ownedSet.has(c.Type)) {
 				continue
 			}
 			c.Status, c.Reason, c.Message = metav1.ConditionUnknown, ReasonFatalError, MessageFatalError

@@ -1081,3 +1081,29 @@ func TestApplyCarriesClaimMessage(t *testing.T) {
 }
 
 var ignoreTime = cmp.Comparer(func(a, b metav1.Time) bool { return true })
+
+// TestFatalLeavesProgressAlone: a fatal run on an XR without a record marks
+// every condition it did not set Unknown, as Crossplane does, but not
+// kstatus's Reconciling and Stalled, which the XR's own controller sets: a
+// controller that sets Stalled after every fatal run would otherwise see it
+// flip to Unknown and back, and write the XR on every reconcile.
+func TestFatalLeavesProgressAlone(t *testing.T) {
+	const T = metav1.ConditionTrue
+	stalled := cond("Stalled", T, "ReconcileError", "stuck", 2, later)
+	reconciling := cond("Reconciling", T, "Working", "busy", 2, later)
+	other := cond("BackupReady", T, "Available", "", 2, later)
+	xr := composite(2, []metav1.Condition{stalled, reconciling, other}, nil, nil)
+	unstructured.RemoveNestedField(xr.Object, "status", "resultConditions")
+	_, err := NewApplier(nil).Apply(rspOf(Fatal(errors.New("boom")).Build()), xr, nil)
+	require.NoError(t, err)
+	conds, err := conditions.FromUnstructured(xr)
+	require.NoError(t, err)
+	for _, want := range []metav1.Condition{stalled, reconciling} {
+		if diff := cmp.Diff(&want, conditions.Get(conds, want.Type), ignoreTime); diff != "" {
+			t.Errorf("%s: -want, +got:\n%s", want.Type, diff)
+		}
+	}
+	if c := conditions.Get(conds, "BackupReady"); c == nil || c.Status != metav1.ConditionUnknown || c.Reason != ReasonFatalError {
+		t.Errorf("BackupReady: %+v, want Unknown %s", c, ReasonFatalError)
+	}
+}
