@@ -100,11 +100,13 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		if err := setProgress(r.setter, claim, conditions.Stalled, &metav1.Condition{Reason: ReasonConflictingComposite, Message: msg}); err != nil {
 			return reconcile.Result{}, err
 		}
+		r.setHealthy(claim, name, nil)
 		return reconcile.Result{}, r.writeStatus(ctx, before, claim)
 	case err != nil && !kerrors.IsConflict(err):
 		// Every other failure to get, create or update the XApp reaches the
 		// claim, then is retried with back-off.
 		r.set(claim, conditions.TypeSynced, metav1.ConditionFalse, ReasonReconcileError, err.Error())
+		r.setHealthy(claim, name, nil)
 		if werr := r.writeStatus(ctx, before, claim); werr != nil {
 			return reconcile.Result{}, werr
 		}
@@ -113,15 +115,31 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		return reconcile.Result{}, conflict.Ignore(err)
 	}
 
-	if _, err := r.setter.Propagate(xr, claim); err != nil {
+	_, err = r.setter.Propagate(xr, claim)
+	if err == nil {
+		_, err = r.setter.PropagateSynced(xr, claim)
+	}
+	if err != nil {
 		r.set(claim, conditions.TypeSynced, metav1.ConditionFalse, ReasonReconcileError, err.Error())
+		r.setHealthy(claim, name, nil)
 		return reconcile.Result{}, r.writeStatus(ctx, before, claim)
 	}
 	xrConds, _ := conditions.FromUnstructured(xr) // Propagate read them
+	claimConds, _ := conditions.FromUnstructured(claim)
 	ready := conditions.Get(xrConds, conditions.TypeReady)
 	observed, _, _ := unstructured.NestedInt64(xr.Object, "status", "observedGeneration")
 	var progress conditions.Progress
-	switch {
+	switch failed := conditions.Get(claimConds, conditions.TypeCompositeSynced); {
+	case failed != nil && failed.Status == metav1.ConditionFalse:
+		// The XApp cannot be synced: the claim shows it as failed. Ready
+		// says why with the conditions propagated to the claim, which the
+		// function wrote for it, when one is False; else with the message
+		// PropagateSynced wrote. Never with the XApp's own messages.
+		ready = failed
+		if s := conditions.Summarize(conditions.TypeReady, claimConds, conditions.Types(propagated(claimConds))); s.Status == metav1.ConditionFalse {
+			ready = &s
+		}
+		progress = conditions.Stalled
 	case ready == nil || observed < xr.GetGeneration() || ready.ObservedGeneration < xr.GetGeneration():
 		// The XApp has not reconciled what this claim asks for yet: its
 		// Ready, if any, describes an older spec.
@@ -137,7 +155,43 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	if err := setProgress(r.setter, claim, progress, ready); err != nil {
 		return reconcile.Result{}, err
 	}
+	r.setHealthy(claim, name, xr)
 	return reconcile.Result{}, r.writeStatus(ctx, before, claim)
+}
+
+// propagated are the types of conds that the claim's controller does not
+// set itself: those Propagate copied from the XApp.
+func propagated(conds []metav1.Condition) []string {
+	var types []string
+	for _, c := range conds {
+		if !conditions.IsReserved(c.Type) && c.Type != conditions.TypeReconciling && c.Type != conditions.TypeStalled {
+			types = append(types, c.Type)
+		}
+	}
+	return types
+}
+
+// setHealthy summarizes the claim's health: its own Synced, its
+// CompositeSynced, and its XApp
+// (named name, nil when not read) as the one resource it is made of, judged
+// by the XApp's Healthy, Unknown while the XApp has none for its current
+// generation.
+func (r *ClaimReconciler) setHealthy(claim *unstructured.Unstructured, name string, xr *unstructured.Unstructured) {
+	conds, _ := conditions.FromUnstructured(claim) // read by the caller before
+	var composed []conditions.Source
+	if xr != nil {
+		xrConds, _ := conditions.FromUnstructured(xr) // read by Propagate before
+		h := conditions.Get(xrConds, conditions.TypeHealthy)
+		if h == nil || h.ObservedGeneration < xr.GetGeneration() {
+			h = &metav1.Condition{Type: conditions.TypeHealthy, Status: metav1.ConditionUnknown, Reason: conditions.ReasonNotReported}
+		}
+		composed = []conditions.Source{{Name: "XApp " + name, Conditions: []metav1.Condition{*h}}}
+	}
+	// CompositeSynced is the XApp's Synced, which an XR whose status another
+	// controller writes (Crossplane's) may carry without a Healthy.
+	healthy := conditions.Health(conds, composed, conditions.Types{conditions.TypeCompositeSynced}, conditions.ObservedGeneration(claim.GetGeneration()))
+	// Valid by construction: Health's reasons are its own or valid ones.
+	_, _ = r.setter.SetUnstructured(claim, healthy)
 }
 
 var errConflict = fmt.Errorf("the composite resource serves another claim")

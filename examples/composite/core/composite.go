@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -23,6 +25,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/examples/composite/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/examples/internal/conflict"
 	"github.com/ctrlkit/ctrlkit/results"
+	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
 )
 
 // Labels and annotations the XR controller puts on composed resources.
@@ -100,12 +103,15 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	}
 
 	var applyErr error
-	claimChanged, fatal := false, false
+	claimChanged := false
+	var desired map[string]*unstructured.Unstructured
+	var ready []string
 	observed, err := r.observe(ctx, xr)
 	if err != nil {
 		r.setSynced(xr, metav1.ConditionFalse, ReasonReconcileError, err.Error())
 	} else {
-		rsp, desired := r.pipeline.Run(ctx, xr, observed)
+		var rsp *resultsv1.Response
+		rsp, desired, ready = r.pipeline.Run(ctx, xr, observed)
 		out, err := r.applier.Apply(rsp, xr, claim)
 		switch {
 		case err != nil && !out.CompositeChanged:
@@ -114,7 +120,6 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 			applyErr = err // the claim could not be updated; the XR still is
 		}
 		claimChanged = out.ClaimChanged
-		fatal = out.Fatal != nil
 		if out.Fatal == nil {
 			if err := r.compose(ctx, xr, desired, observed); err != nil {
 				r.setSynced(xr, metav1.ConditionFalse, ReasonReconcileError, err.Error())
@@ -126,10 +131,22 @@ func (r *CompositeReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	if err := r.setReady(xr); err != nil {
 		return reconcile.Result{}, err
 	}
-	if err := r.setProgress(xr, fatal); err != nil {
+	if err := r.setProgress(xr); err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := r.setHealthy(xr, desired, ready); err != nil {
 		return reconcile.Result{}, err
 	}
 	_ = unstructured.SetNestedField(xr.Object, xr.GetGeneration(), "status", "observedGeneration")
+	if claim != nil {
+		// The claim shows a failure in this reconcile already; the XR's
+		// message stays on the XR.
+		changed, err := r.setter.PropagateSynced(xr, claim)
+		if err != nil && applyErr == nil {
+			applyErr = fmt.Errorf("cannot show the Synced condition of XApp %s on its claim: %w", xr.GetName(), err)
+		}
+		claimChanged = claimChanged || changed
+	}
 
 	if !equality.Semantic.DeepEqual(before.Object["status"], xr.Object["status"]) {
 		if err := r.client.Status().Update(ctx, xr); err != nil {
@@ -257,7 +274,8 @@ func (r *CompositeReconciler) setSynced(xr *unstructured.Unstructured, s metav1.
 
 // setReady summarizes the conditions the pipeline's results set into Ready:
 // True when all are True, False when one is False (with its reason and
-// message), Unknown otherwise.
+// message), Unknown otherwise; but False, with Synced's reason and message,
+// whenever Synced is False.
 func (r *CompositeReconciler) setReady(xr *unstructured.Unstructured) error {
 	conds, err := conditions.FromUnstructured(xr)
 	if err != nil {
@@ -272,6 +290,12 @@ func (r *CompositeReconciler) setReady(xr *unstructured.Unstructured) error {
 	}
 	ready := conditions.Summarize(conditions.TypeReady, summarized,
 		conditions.Types(owned), conditions.ObservedGeneration(xr.GetGeneration()))
+	if synced := conditions.Get(conds, conditions.TypeSynced); synced != nil && synced.Status == metav1.ConditionFalse && ready.Status != metav1.ConditionFalse {
+		// Stalled (see setProgress) goes with Ready=False; a False summary
+		// (the failing result's reason) is kept. Set once, so that its
+		// lastTransitionTime holds while it stays False.
+		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, synced.Reason, synced.Message
+	}
 	if _, err := r.setter.SetUnstructured(xr, ready); err != nil {
 		return fmt.Errorf("cannot set Ready on XApp %s: %w", xr.GetName(), err)
 	}
@@ -279,11 +303,11 @@ func (r *CompositeReconciler) setReady(xr *unstructured.Unstructured) error {
 }
 
 // setProgress records how far the XApp got, as kstatus and Flux read it: a
-// fatal result is Stalled (the pipeline refuses this input; the next poll
-// clears it once the function stops returning one), with Ready False and
+// Synced=False (a fatal result, or resources that could not be composed) is
+// Stalled (the next run clears it once it succeeds), with Ready False and
 // Synced's reason and message; a Ready the results leave Unknown is
 // Reconciling; otherwise neither.
-func (r *CompositeReconciler) setProgress(xr *unstructured.Unstructured, fatal bool) error {
+func (r *CompositeReconciler) setProgress(xr *unstructured.Unstructured) error {
 	conds, err := conditions.FromUnstructured(xr)
 	if err != nil {
 		return fmt.Errorf("cannot read the conditions of XApp %s: %w", xr.GetName(), err)
@@ -291,20 +315,38 @@ func (r *CompositeReconciler) setProgress(xr *unstructured.Unstructured, fatal b
 	ready := conditions.Get(conds, conditions.TypeReady)
 	progress, why := conditions.Done, ready
 	switch {
-	case fatal && conditions.Get(conds, conditions.TypeSynced) != nil:
+	case conditions.IsFalse(conds, conditions.TypeSynced):
+		// setReady made Ready False.
 		progress, why = conditions.Stalled, conditions.Get(conds, conditions.TypeSynced)
-		if ready == nil || ready.Status != metav1.ConditionFalse {
-			// Stalled goes with Ready=False; a False summary (the failing
-			// result's reason) is kept.
-			c := metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionFalse, Reason: why.Reason, Message: why.Message, ObservedGeneration: xr.GetGeneration()}
-			if _, err := r.setter.SetUnstructured(xr, c); err != nil {
-				return fmt.Errorf("cannot set Ready on XApp %s: %w", xr.GetName(), err)
-			}
-		}
 	case ready != nil && ready.Status == metav1.ConditionUnknown:
 		progress = conditions.Working
 	}
 	return setProgress(r.setter, xr, progress, why)
+}
+
+// setHealthy summarizes the XApp's health (conditions.Health): its Synced,
+// the conditions the pipeline's results set, and the composed resources it
+// wants, each Ready once a function marked it ready and Unknown until then.
+func (r *CompositeReconciler) setHealthy(xr *unstructured.Unstructured, desired map[string]*unstructured.Unstructured, ready []string) error {
+	conds, err := conditions.FromUnstructured(xr)
+	if err != nil {
+		return fmt.Errorf("cannot read the conditions of XApp %s: %w", xr.GetName(), err)
+	}
+	owned, _, _ := unstructured.NestedStringSlice(xr.Object, "status", "resultConditions")
+	names := slices.Sorted(maps.Keys(desired))
+	composed := make([]conditions.Source, 0, len(names))
+	for _, name := range names {
+		c := metav1.Condition{Type: conditions.TypeReady, Status: metav1.ConditionUnknown, Reason: "NotMarkedReady"}
+		if slices.Contains(ready, name) {
+			c.Status, c.Reason = metav1.ConditionTrue, "MarkedReady"
+		}
+		composed = append(composed, conditions.Source{Name: desired[name].GetKind() + " " + name, Conditions: []metav1.Condition{c}})
+	}
+	healthy := conditions.Health(conds, composed, conditions.Types(owned), conditions.ObservedGeneration(xr.GetGeneration()))
+	if _, err := r.setter.SetUnstructured(xr, healthy); err != nil {
+		return fmt.Errorf("cannot set Healthy on XApp %s: %w", xr.GetName(), err)
+	}
+	return nil
 }
 
 // setProgress writes p on u with conditions.SetProgress's rules, explained

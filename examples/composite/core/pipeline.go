@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -70,13 +71,15 @@ type Step struct {
 type Pipeline []Step
 
 // Run runs the pipeline for xr and returns the results of every step that
-// ran, in order, and the desired composed resources. It stops after a step
-// that returns a fatal result or an error: the results of that step are
-// kept, the later steps do not run, and desired is nil (nothing should be
-// composed from a failed run).
-func (p Pipeline) Run(ctx context.Context, xr *unstructured.Unstructured, observed map[string]*unstructured.Unstructured) (rsp *resultsv1.Response, desired map[string]*unstructured.Unstructured) {
+// ran, in order, the desired composed resources, and those of them a step
+// marked ready (Response.Ready). It stops after a step that returns a fatal
+// result or an error: the results of that step are kept, the later steps do
+// not run, and desired and ready are nil (nothing should be composed from a
+// failed run).
+func (p Pipeline) Run(ctx context.Context, xr *unstructured.Unstructured, observed map[string]*unstructured.Unstructured) (rsp *resultsv1.Response, desired map[string]*unstructured.Unstructured, ready []string) {
 	rsp = &resultsv1.Response{}
 	desired = map[string]*unstructured.Unstructured{}
+	marked := map[string]bool{}
 	for _, s := range p {
 		req := &Request{Composite: xr.DeepCopy(), Observed: observed, Desired: maps.Clone(desired)}
 		out, err := s.Function.RunFunction(ctx, req)
@@ -84,7 +87,7 @@ func (p Pipeline) Run(ctx context.Context, xr *unstructured.Unstructured, observ
 			r := results.Fatal(fmt.Errorf("cannot run the function: %w", err)).Build()
 			r.Step = s.Name
 			rsp.Results = append(rsp.Results, r)
-			return rsp, nil
+			return rsp, nil, nil
 		}
 		if out == nil {
 			continue
@@ -100,11 +103,20 @@ func (p Pipeline) Run(ctx context.Context, xr *unstructured.Unstructured, observ
 		}
 		rsp.Conditions = append(rsp.Conditions, out.Results.GetConditions()...)
 		if fatal {
-			return rsp, nil
+			return rsp, nil, nil
 		}
 		if out.Desired != nil {
 			desired = out.Desired
 		}
+		for _, name := range out.Ready {
+			marked[name] = true
+		}
 	}
-	return rsp, desired
+	for name := range desired {
+		if marked[name] {
+			ready = append(ready, name)
+		}
+	}
+	slices.Sort(ready)
+	return rsp, desired, ready
 }

@@ -21,7 +21,7 @@ func TestPipelineRun(t *testing.T) {
 		u.SetName(name)
 		return u
 	}
-	step := func(name string, rs []*resultsv1.Result, desired map[string]*unstructured.Unstructured, err error) Step {
+	step := func(name string, rs []*resultsv1.Result, desired map[string]*unstructured.Unstructured, err error, ready ...string) Step {
 		return Step{Name: name, Function: FunctionFunc(func(_ context.Context, req *Request) (*Response, error) {
 			if err != nil {
 				return nil, err
@@ -30,7 +30,7 @@ func TestPipelineRun(t *testing.T) {
 			for k, v := range desired {
 				d[k] = v
 			}
-			return &Response{Results: &resultsv1.Response{Results: rs}, Desired: d}, nil
+			return &Response{Results: &resultsv1.Response{Results: rs}, Desired: d, Ready: ready}, nil
 		})}
 	}
 	normal := results.Normal("one").Build()
@@ -45,12 +45,14 @@ func TestPipelineRun(t *testing.T) {
 		p           Pipeline
 		wantResults []*resultsv1.Result
 		wantDesired []string
+		wantReady   []string
 	}{
 		"Accumulates": {
-			reason:      "Results are concatenated in step order, each naming its step; desired resources accumulate.",
-			p:           Pipeline{step("a", []*resultsv1.Result{normal}, map[string]*unstructured.Unstructured{"x": obj("x")}, nil), step("b", []*resultsv1.Result{normal}, map[string]*unstructured.Unstructured{"y": obj("y")}, nil)},
+			reason:      "Results are concatenated in step order, each naming its step; desired resources accumulate, and so do the ready marks of those still desired.",
+			p:           Pipeline{step("a", []*resultsv1.Result{normal}, map[string]*unstructured.Unstructured{"x": obj("x")}, nil, "x", "gone"), step("b", []*resultsv1.Result{normal}, map[string]*unstructured.Unstructured{"y": obj("y")}, nil)},
 			wantResults: []*resultsv1.Result{inStep(normal, "a"), inStep(normal, "b")},
 			wantDesired: []string{"x", "y"},
+			wantReady:   []string{"x"},
 		},
 		"FatalStops": {
 			reason:      "A fatal result ends the pipeline; nothing is desired.",
@@ -66,7 +68,7 @@ func TestPipelineRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rsp, desired := tc.p.Run(context.Background(), obj("xr"), nil)
+			rsp, desired, ready := tc.p.Run(context.Background(), obj("xr"), nil)
 			if diff := cmp.Diff(tc.wantResults, rsp.GetResults(), protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nresults: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -76,6 +78,9 @@ func TestPipelineRun(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantDesired, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 				t.Errorf("%s\ndesired: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.wantReady, ready); diff != "" {
+				t.Errorf("%s\nready: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
