@@ -171,3 +171,38 @@ func BenchmarkAggregate(b *testing.B) {
 		Aggregate("WorkloadsReady", sources[0].Conditions[0].Type, sources)
 	}
 }
+
+// BenchmarkPropagateSyncedNoChange shows a failed XR's Synced on a claim that
+// already shows it, both with 20 conditions: a settled reconcile.
+func BenchmarkPropagateSyncedNoChange(b *testing.B) {
+	xr, claim := propagateBench()
+	for _, u := range []*unstructured.Unstructured{xr, claim} {
+		if _, err := SetUnstructured(u, metav1.Condition{Type: TypeSynced, Status: metav1.ConditionFalse, Reason: "ReconcileError", Message: "cannot compose resources", ObservedGeneration: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := PropagateSynced(xr, claim); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if changed, err := PropagateSynced(xr, claim); changed || err != nil {
+			b.Fatal(changed, err)
+		}
+	}
+}
+
+// BenchmarkHealth judges 10 conditions and 10 composed resources, one bad.
+func BenchmarkHealth(b *testing.B) {
+	conds := benchConditions(10)
+	composed := make([]Source, 10)
+	for i := range composed {
+		composed[i] = Source{Name: fmt.Sprintf("Deployment d%d", i), Conditions: benchConditions(1)}
+		composed[i].Conditions[0].Type = TypeReady
+	}
+	composed[3].Conditions[0].Status = metav1.ConditionFalse
+	b.ReportAllocs()
+	for b.Loop() {
+		Health(conds, composed, ObservedGeneration(3))
+	}
+}

@@ -7,14 +7,21 @@
 //     that deletes it), keeps its spec in step with the claim's, and shows the
 //     XApp's conditions on the claim with conditions.Propagate: the types the
 //     XApp lists in status.claimConditions, plus Ready (mirrored from the
-//     XApp's, or False/Waiting before it has one) and Synced (its own).
+//     XApp's, or False/Waiting before it has one) and Synced (its own). An
+//     XApp whose Synced is False shows on the claim as CompositeSynced
+//     (conditions.PropagateSynced), with Ready False and Stalled True, in
+//     words written for the claim, never the XApp's message; Healthy sums up
+//     the claim's Synced, CompositeSynced and the XApp's Healthy.
 //   - The XR controller (CompositeReconciler) runs a Pipeline of in-process
 //     Functions for each XApp, applies their results with results.Applier
 //     (events, conditions, claimConditions, ownership, fatal semantics; the
-//     claim's status too, when the results change it), sets Synced, and Ready
-//     as the summary of the conditions the results set. When the run was not
-//     fatal it creates, updates and deletes the composed resources the
-//     pipeline wants (Deployments by default), owned by the XApp.
+//     claim's status too, when the results change it), sets Synced, Ready
+//     as the summary of the conditions the results set (False whenever
+//     Synced is, with Stalled), and Healthy (conditions.Health, from Synced,
+//     those conditions and the composed resources the functions mark ready).
+//     When the run was not fatal it creates, updates and deletes the
+//     composed resources the pipeline wants (Deployments by default), owned
+//     by the XApp. It shows Synced on the claim in the same reconcile.
 //
 // Both write an object only when it changed: a settled XApp and claim take no
 // write at all (the tests count the HTTP requests). A write that meets a
