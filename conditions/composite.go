@@ -44,7 +44,7 @@ func (s Setter) PropagateSynced(xr, claim *unstructured.Unstructured) (changed b
 	if xr == nil || claim == nil {
 		return false, ErrNilObject
 	}
-	var xrBuf, claimBuf [16]metav1.Condition
+	var xrBuf, claimBuf [propagateBuf]metav1.Condition
 	_, _, xrConds, err := readConditions(xr.Object, xrBuf[:0])
 	if err != nil {
 		return false, fmt.Errorf("cannot read the conditions of %s: %w", describe(xr), err)
@@ -62,8 +62,10 @@ func (s Setter) PropagateSynced(xr, claim *unstructured.Unstructured) (changed b
 	}
 	want := compositeSynced(xr, synced, Get(xrConds, TypeCompositeSynced))
 	want.ObservedGeneration = claim.GetGeneration()
-	if have := Get(claimConds, TypeCompositeSynced); have != nil && have.ObservedGeneration == 0 &&
-		have.Status == want.Status && have.Reason == want.Reason && have.Message == Normalize(want).Message {
+	normalize(&want)
+	if have := Get(claimConds, TypeCompositeSynced); have != nil &&
+		have.Status == want.Status && have.Reason == want.Reason && have.Message == want.Message &&
+		(have.ObservedGeneration == want.ObservedGeneration || have.ObservedGeneration == 0) {
 		return false, nil
 	}
 	return s.SetUnstructured(claim, want)
