@@ -326,3 +326,69 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPropagateSynced shows an arbitrary XR's Synced on an arbitrary claim:
+// it must not panic; an error leaves the claim as it was; otherwise the
+// claim's CompositeSynced is valid, never carries the XR's Synced message
+// (unless the XR carried the same words for the claim), and a second call
+// changes nothing.
+func FuzzPropagateSynced(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), []byte(`{"metadata":{"name":"c","generation":1}}`), "False", "ReconcileError", "secret detail")
+		f.Add([]byte(`{"kind":"XApp","metadata":{"name":"x"}}`), []byte(s), "Unknown", "", "")
+	}
+	f.Fuzz(func(t *testing.T, xrData, claimData []byte, status, reason, message string) {
+		xr, claim, ok := decodePair(xrData, claimData)
+		if !ok {
+			return
+		}
+		if _, err := fakeSetter().SetUnstructured(xr, metav1.Condition{Type: TypeSynced, Status: metav1.ConditionStatus(status), Reason: reason, Message: message}); err != nil {
+			return
+		}
+		before := claim.DeepCopy()
+		changed, err := fakeSetter().PropagateSynced(xr, claim)
+		if err != nil {
+			if changed || !cmp.Equal(before.Object, claim.Object) {
+				t.Fatalf("PropagateSynced: error %v, and the claim changed", err)
+			}
+			return
+		}
+		conds, err := FromUnstructured(claim)
+		if err != nil {
+			t.Fatalf("the claim does not read back: %v", err)
+		}
+		c := Get(conds, TypeCompositeSynced)
+		if c == nil {
+			t.Fatal("no CompositeSynced for an XR with Synced")
+		}
+		if err := Validate(*c); err != nil {
+			t.Fatalf("CompositeSynced is invalid: %v", err)
+		}
+		xrConds, _ := FromUnstructured(xr)
+		if carried := Get(xrConds, TypeCompositeSynced); len(message) > 8 && strings.Contains(c.Message, message) && (carried == nil || carried.Message != c.Message) {
+			t.Fatalf("the claim shows the XR's message: %q", c.Message)
+		}
+		if changed, err := fakeSetter().PropagateSynced(xr, claim); changed || err != nil {
+			t.Fatalf("second call: changed %v, error %v", changed, err)
+		}
+	})
+}
+
+// FuzzHealth judges arbitrary conditions: the result is always a valid
+// condition and never quotes a message.
+func FuzzHealth(f *testing.F) {
+	f.Add("ImageReady", "False", "NotFound", "secret detail", "Ready", "Unknown", "", int64(1))
+	f.Add("Synced", "False", "", "secret detail", "Healthy", "False", "NotSynced", int64(0))
+	f.Fuzz(func(t *testing.T, typ, status, reason, message, srcType, srcStatus, srcReason string, gen int64) {
+		gen = max(gen, 0) // a generation, as metadata.generation is
+		conds := []metav1.Condition{{Type: typ, Status: metav1.ConditionStatus(status), Reason: reason, Message: message, ObservedGeneration: gen}}
+		src := []Source{{Name: "Deployment d", Conditions: []metav1.Condition{{Type: srcType, Status: metav1.ConditionStatus(srcStatus), Reason: srcReason, Message: message}}}}
+		h := Health(conds, src, ObservedGeneration(gen))
+		if err := Validate(h); err != nil {
+			t.Fatalf("Health %+v is invalid: %v", h, err)
+		}
+		if len(message) > 8 && strings.Contains(h.Message, message) && !strings.Contains(typ+srcType+reason+srcReason, message) {
+			t.Fatalf("Health quotes a message: %q", h.Message)
+		}
+	})
+}
