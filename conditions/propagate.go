@@ -72,8 +72,8 @@ func Propagate(xr, claim *unstructured.Unstructured, opts ...PropagateOption) (c
 // A condition already on the claim keeps its position; new ones are appended
 // in the order listed.
 //
-// Ready and Synced (see IsReserved) are never copied: the claim's own
-// controller owns them. The types propagated are recorded on the claim (see
+// The reserved types (Ready, Synced, Healthy and CompositeSynced, see
+// IsReserved) are never copied: the claim's own controller owns them. The types propagated are recorded on the claim (see
 // RecordField) when the claim has the record field or its conditions change:
 // on a schema that prunes the field, Propagate still settles. A type
 // recorded by an earlier call that the XR no longer lists, or no longer has,
