@@ -1107,3 +1107,33 @@ func TestFatalLeavesProgressAlone(t *testing.T) {
 		t.Errorf("BackupReady: %+v, want Unknown %s", c, ReasonFatalError)
 	}
 }
+
+// TestWithPropagateOptions: the Applier passes the options to
+// conditions.Propagate. With an empty RecordField the claim keeps no record
+// of the types carried to it (for a claim schema with no field for it), and
+// still gets the conditions.
+func TestWithPropagateOptions(t *testing.T) {
+	rsp := rspOf(Normal("").ConditionTrue("DatabaseReady", "Available").TargetCompositeAndClaim().Build())
+	for name, tc := range map[string]struct {
+		opts       []ApplierOption
+		wantRecord bool
+	}{
+		"Default":       {wantRecord: true},
+		"NoClaimRecord": {opts: []ApplierOption{WithPropagateOptions(conditions.RecordField{})}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			xr, claim := composite(1, nil, nil, nil), claimOf(1, nil, nil)
+			_, err := NewApplier(nil, append(tc.opts, WithClock(clocktesting.NewFakePassiveClock(now)))...).Apply(rsp, xr, claim)
+			require.NoError(t, err)
+			conds, err := conditions.FromUnstructured(claim)
+			require.NoError(t, err)
+			if !conditions.IsTrue(conds, "DatabaseReady") {
+				t.Errorf("the claim's conditions: %v, want DatabaseReady True", conds)
+			}
+			_, recorded, _ := unstructured.NestedStringSlice(claim.Object, "status", "claimConditions")
+			if recorded != tc.wantRecord {
+				t.Errorf("status.claimConditions present: %t, want %t", recorded, tc.wantRecord)
+			}
+		})
+	}
+}
