@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/ctrlkit/ctrlkit/extref/internal/render"
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 )
@@ -115,7 +116,7 @@ func (r *Resolver) compile(i int, item any, sh *sharing) (*entry, *compileError)
 		if len(ev.Template) > maxExpressionLength {
 			return nil, invalid(at(".template"), "longer than %d bytes", maxExpressionLength)
 		}
-		if _, err := r.templates.get(ev.Template); err != nil {
+		if _, err := r.templates.Get(ev.Template); err != nil {
 			return nil, invalid(at(".template"), "%v", err)
 		}
 		e.template = ev.Template
@@ -189,7 +190,7 @@ func (e *entry) size() int {
 		n += 2*word + len(name)
 	}
 	for _, t := range e.transforms {
-		n += int(unsafe.Sizeof(t)) + t.format.size() + t.table.size()
+		n += int(unsafe.Sizeof(t)) + t.format.Size() + t.table.size()
 	}
 	return n
 }
@@ -227,7 +228,7 @@ func (s sourceRef) ref() v1alpha1.ObjectFieldRef {
 // compiled path, not thousands.
 type sharing struct {
 	kinds   map[v1alpha1.ObjectFieldRef]*sourceKind
-	formats map[sharedFormat]*format
+	formats map[sharedFormat]*render.Format
 }
 
 type sharedFormat struct {
@@ -255,17 +256,17 @@ func (sh *sharing) source(ref v1alpha1.ObjectFieldRef) (sourceRef, *compileError
 }
 
 // format parses f, a format of n values, once per referencer.
-func (sh *sharing) format(f string, n int) (*format, error) {
+func (sh *sharing) format(f string, n int) (*render.Format, error) {
 	key := sharedFormat{text: f, n: n}
 	if pf := sh.formats[key]; pf != nil {
 		return pf, nil
 	}
-	pf, err := parseFormat(f, n)
+	pf, err := render.ParseFormat(f, n)
 	if err != nil {
 		return nil, err
 	}
 	if sh.formats == nil {
-		sh.formats = make(map[sharedFormat]*format)
+		sh.formats = make(map[sharedFormat]*render.Format)
 	}
 	sh.formats[key] = pf
 	return pf, nil

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ctrlkit/ctrlkit/extref/internal/render"
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
@@ -167,7 +168,7 @@ func compiledSize(list []compiled) int {
 		}
 		if _, ok := shared[e.format]; e.format != nil && !ok {
 			shared[e.format] = struct{}{}
-			n += e.format.size()
+			n += e.format.Size()
 		}
 		for _, s := range e.sources {
 			if _, ok := shared[s.kind]; !ok {
@@ -223,13 +224,13 @@ type rendering struct {
 
 // rendered returns the output e's template last gave, if it was for the
 // same values.
-func (e *entry) rendered(values []value) (string, bool) {
+func (e *entry) rendered(values []render.Value) (string, bool) {
 	r := e.last.Load()
 	if r == nil || len(r.vars) != len(values) {
 		return "", false
 	}
 	for j, v := range values {
-		if s, ok := v.v.(string); !ok || s != r.vars[j] {
+		if s, ok := v.V.(string); !ok || s != r.vars[j] {
 			return "", false
 		}
 	}
@@ -238,10 +239,10 @@ func (e *entry) rendered(values []value) (string, bool) {
 
 // remember keeps out as the output of e's template for values, when they
 // are all strings and short enough.
-func (e *entry) remember(values []value, out string) {
+func (e *entry) remember(values []render.Value, out string) {
 	n := len(out)
 	for _, v := range values {
-		s, ok := v.v.(string)
+		s, ok := v.V.(string)
 		if !ok {
 			return
 		}
@@ -253,7 +254,7 @@ func (e *entry) remember(values []value, out string) {
 	// Copies, so as not to keep alive a larger text a value was cut from.
 	vars := make([]string, len(values))
 	for j, v := range values {
-		vars[j] = strings.Clone(v.v.(string))
+		vars[j] = strings.Clone(v.V.(string))
 	}
 	e.last.Store(&rendering{vars: vars, out: out})
 }

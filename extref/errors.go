@@ -3,11 +3,7 @@ package extref
 import (
 	"errors"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
-
-	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
 // Sentinel errors. Every *ReferenceError wraps one of them, except when a
@@ -112,90 +108,3 @@ func (e *ReferenceError) Error() string {
 }
 
 func (e *ReferenceError) Unwrap() error { return e.Err }
-
-// kindOf names a JSON value's type and size, never its content, for errors
-// about values that may be secret: "a string of 9 bytes", "an integer",
-// "an object of 2 fields".
-func kindOf(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		if len(x) == 1 {
-			return "a string of 1 byte"
-		}
-		return "a string of " + strconv.Itoa(len(x)) + " bytes"
-	case bool:
-		return "a boolean"
-	case int64:
-		return "an integer"
-	case float64:
-		return "a number"
-	case map[string]any:
-		if len(x) == 1 {
-			return "an object of 1 field"
-		}
-		return "an object of " + strconv.Itoa(len(x)) + " fields"
-	case []any:
-		if len(x) == 1 {
-			return "an array of 1 item"
-		}
-		return "an array of " + strconv.Itoa(len(x)) + " items"
-	}
-	return fmt.Sprintf("a %T", v)
-}
-
-// A value is a JSON value on its way through an external value, and whether
-// it is secret: read from a Secret, computed from one, or bound for
-// makeAvailableAs. Errors name a value only through it, and a secret value
-// only by its type and size, never by its content.
-type value struct {
-	v      any
-	secret bool
-}
-
-// Format prints the value's description, whatever the verb, so that no
-// format can print a secret value's content.
-func (v value) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, v.String()) }
-
-// String describes the value: "a string (\"us-east-1\")", or for a secret one
-// "a string of 9 bytes".
-func (v value) String() string {
-	if v.secret {
-		return kindOf(v.v)
-	}
-	return jsonvalue.Describe(v.v)
-}
-
-// A valueError is why a transform, a format or a template failed on a
-// value. Its message is built from the external value's spec and value
-// descriptions only, never from another error's text (which may quote the
-// value, as strconv's does), so that it holds no byte of a secret value; its
-// cause is kept for errors.Is alone.
-type valueError struct {
-	msg   string
-	cause error
-}
-
-func (e *valueError) Error() string { return e.msg }
-func (e *valueError) Unwrap() error { return e.cause }
-
-// failf returns a *valueError. Its arguments are spec text, numbers and
-// values (which print their descriptions); cause only wraps.
-func failf(cause error, format string, args ...any) error {
-	return &valueError{msg: fmt.Sprintf(format, args...), cause: cause}
-}
-
-// errWithheld stands for an error of other code about a secret value, whose
-// message may hold the value.
-var errWithheld = errors.New("the reason is withheld, since it may quote a value from a Secret")
-
-// seal returns err for an error about a secret value: itself when it is a
-// *valueError, and otherwise an error that keeps none of its text.
-func seal(err error, secret bool) error {
-	var ve *valueError
-	if !secret || errors.As(err, &ve) && ve == err {
-		return err
-	}
-	return &valueError{msg: errWithheld.Error(), cause: errWithheld}
-}

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ctrlkit/ctrlkit/extref/internal/render"
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
@@ -53,7 +54,16 @@ const maxExternalValues = 256
 
 // maxExpressionLength bounds a format, fmt or template, as the CRD schema
 // does.
-const maxExpressionLength = 4096
+const maxExpressionLength = render.MaxExpressionLength
+
+// MaxOutputSize is the most bytes a transform, a combine format or a
+// template may produce. A value copied from a source without change is not
+// limited (the API server limits the source).
+const MaxOutputSize = 1 << 20
+
+// The printing engine bounds its output by MaxOutputSize: a compile-time
+// check that the two are one.
+var _ = [1]struct{}{}[MaxOutputSize-render.MaxOutputSize]
 
 // A Resolver resolves the external values of referencers. It is safe for
 // concurrent use.
@@ -70,7 +80,7 @@ type Resolver struct {
 	review      *AccessReview
 	watcher     *Watcher
 	readTimeout time.Duration
-	templates   templateCache
+	templates   render.TemplateCache
 	entries     entryCache
 	seed        maphash.Seed // of the external values' digests
 
@@ -335,7 +345,7 @@ func (r *Resolver) resolve(ctx context.Context, obj client.Object) (Outcome, err
 	out.written = make([]writtenValue, len(rs.writes))
 	for j, w := range rs.writes {
 		out.written[j] = writtenValue{list: rs.r.path, index: w.index, target: w.entry.targetPath, metadata: w.entry.metadata}
-		if s, ok := w.v.v.(string); ok && w.entry.metadata {
+		if s, ok := w.v.V.(string); ok && w.entry.metadata {
 			out.written[j].text = s
 		}
 	}
@@ -612,9 +622,9 @@ type readResult struct {
 // entry is a checked external value.
 type entry struct {
 	sources    []sourceRef
-	names      []string // variable names, for a template
-	format     *format  // for combine
-	template   string   // the text: parsed templates are kept only in the Resolver's templateCache
+	names      []string       // variable names, for a template
+	format     *render.Format // for combine
+	template   string         // the text: parsed templates are kept only in the Resolver's render.TemplateCache
 	target     string
 	targetPath *fieldpath.Path
 	padding    int    // the most bytes of nulls a write to targetPath may add to arrays
@@ -654,7 +664,7 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 
 	// Read every source, even after one failed, so that all are watched
 	// and all failures reported.
-	values := make([]value, len(e.sources))
+	values := make([]render.Value, len(e.sources))
 	secret := e.key != "" // an obscure value is secret whatever its sources
 	var failed []*ReferenceError
 	for j, src := range e.sources {
@@ -671,24 +681,24 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 			}
 			failed = append(failed, rerr)
 		}
-		values[j] = value{v: v, secret: fromSecret || e.key != ""}
+		values[j] = render.Value{V: v, Secret: fromSecret || e.key != ""}
 	}
 	if len(failed) > 0 {
 		fail(joinSources(failed))
 		return
 	}
 
-	// From here on every error about the value goes through seal, so that
+	// From here on every error about the value goes through render.Seal, so that
 	// none quotes a secret value, whichever code made it.
-	var v value
+	var v render.Value
 	switch {
 	case e.format != nil:
-		s, err := e.format.sprint(values)
+		s, err := e.format.Sprint(values)
 		if err != nil {
-			fail(&ReferenceError{Path: path(".fmt"), Err: fmt.Errorf("%w: fmt: %w", ErrTransform, seal(err, secret))})
+			fail(&ReferenceError{Path: path(".fmt"), Err: fmt.Errorf("%w: fmt: %w", ErrTransform, render.Seal(err, secret))})
 			return
 		}
-		v = value{v: s, secret: secret}
+		v = render.Value{V: s, Secret: secret}
 	case e.template != "":
 		s, ok := "", false
 		if !secret {
@@ -697,43 +707,43 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 		if !ok {
 			data := make(map[string]any, len(values))
 			for j, name := range e.names {
-				data[name] = values[j].v
+				data[name] = values[j].V
 			}
-			t, err := rs.r.templates.get(e.template)
+			t, err := rs.r.templates.Get(e.template)
 			if err != nil { // it parsed when it was checked
 				fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrInvalid, err)})
 				return
 			}
-			if s, err = execute(t, data, secret); err != nil {
-				fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrTransform, seal(err, secret))})
+			if s, err = t.Execute(data, secret); err != nil {
+				fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrTransform, render.Seal(err, secret))})
 				return
 			}
 			if !secret {
 				e.remember(values, s)
 			}
 		}
-		v = value{v: s, secret: secret}
+		v = render.Value{V: s, Secret: secret}
 	default:
 		v = values[0]
 	}
 	for j, t := range e.transforms {
 		tv, err := t.apply(v)
 		if err != nil {
-			fail(&ReferenceError{Path: path(".transforms[" + strconv.Itoa(j) + "]"), Err: fmt.Errorf("%w: %s: %w", ErrTransform, t.typ, seal(err, v.secret))})
+			fail(&ReferenceError{Path: path(".transforms[" + strconv.Itoa(j) + "]"), Err: fmt.Errorf("%w: %s: %w", ErrTransform, t.typ, render.Seal(err, v.Secret))})
 			return
 		}
 		v = tv
 	}
 
 	if e.key != "" {
-		if !rs.fits(v.v, 0) {
+		if !rs.fits(v.V, 0) {
 			fail(&ReferenceError{Path: path(".makeAvailableAs"), Err: fmt.Errorf("%w (makeAvailableAs %s): %w", ErrTarget, e.key, errResolvedSize)})
 			return
 		}
 		if out.Values == nil {
 			out.Values = make(map[string]any)
 		}
-		out.Values[e.key] = jsonvalue.DeepCopy(v.v) // v may be the source's own
+		out.Values[e.key] = jsonvalue.DeepCopy(v.V) // v may be the source's own
 		out.Resolved++
 		return
 	}
@@ -741,15 +751,15 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
 		return
 	}
-	if cur, err := e.targetPath.Get(rs.state.content); err == nil && jsonvalue.Equal(cur, v.v) {
+	if cur, err := e.targetPath.Get(rs.state.content); err == nil && jsonvalue.Equal(cur, v.V) {
 		out.Resolved++
 		return
 	}
-	if !rs.fits(v.v, e.padding) {
+	if !rs.fits(v.V, e.padding) {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, errResolvedSize)})
 		return
 	}
-	if err := rs.state.set(e.targetPath, v.v); err != nil {
+	if err := rs.state.set(e.targetPath, v.V); err != nil {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, setError(rs.state.content, e.targetPath, err))})
 		return
 	}
@@ -761,7 +771,7 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 type write struct {
 	index int
 	entry *entry
-	v     value
+	v     render.Value
 }
 
 // typeError is the error for a typed referencer, obj, whose resolved
@@ -775,21 +785,21 @@ func (rs *resolution) typeError(obj client.Object, err error) *ReferenceError {
 	secret := false
 	if content, _, cerr := contentOf(obj); cerr == nil {
 		for _, w := range rs.writes {
-			secret = secret || w.v.secret
-			if w.entry.targetPath.Set(content, w.v.v) != nil {
+			secret = secret || w.v.Secret
+			if w.entry.targetPath.Set(content, w.v.V) != nil {
 				break
 			}
 			if derr := decodeInto(content, reflect.New(reflect.TypeOf(obj).Elem()).Interface().(client.Object)); derr != nil {
 				if secret {
-					derr = failf(derr, "%T cannot hold %v there: %s", obj, w.v, errWithheld)
+					derr = render.Failf(derr, "%T cannot hold %v there: %s", obj, w.v, render.ErrWithheld)
 				}
 				return &ReferenceError{Path: rs.r.path + "[" + strconv.Itoa(w.index) + "].toFieldPath", Index: w.index, Err: fmt.Errorf("%w to %s: %w", ErrTarget, w.entry.target, derr)}
 			}
 		}
 	}
 	for _, w := range rs.writes {
-		if w.v.secret {
-			err = failf(err, "%T cannot hold the values resolved: %s", obj, errWithheld)
+		if w.v.Secret {
+			err = render.Failf(err, "%T cannot hold the values resolved: %s", obj, render.ErrWithheld)
 			break
 		}
 	}
@@ -804,12 +814,11 @@ var errResolvedSize = fmt.Errorf("the values resolved exceed %d bytes as JSON (w
 // the resolution's maxResolvedSize, and if so counts them. It measures v
 // as JSON, stopping at the limit.
 func (rs *resolution) fits(v any, padding int) bool {
-	w := jsonWriter{limit: maxResolvedSize - rs.resolved - padding}
-	if w.limit < 0 || w.value(v) != nil || w.over() {
-		return false
+	n, ok := render.JSONSize(v, maxResolvedSize-rs.resolved-padding)
+	if ok {
+		rs.resolved += n + padding
 	}
-	rs.resolved += w.n + padding
-	return true
+	return ok
 }
 
 // setError is why a value could not be set at path in content. fieldpath's
@@ -849,9 +858,9 @@ walk:
 		if s.Type == fieldpath.SegmentIndex {
 			want = "an array"
 		}
-		return failf(err, "cannot set %s: %s is %s, not %s", segs, parent, kindOf(cur), want)
+		return render.Failf(err, "cannot set %s: %s is %s, not %s", segs, parent, render.KindOf(cur), want)
 	}
-	return failf(err, "cannot set %s: a field on the way is neither an object nor an array", segs)
+	return render.Failf(err, "cannot set %s: a field on the way is neither an object nor an array", segs)
 }
 
 // joinSources reports the failing sources of one external value as one
@@ -892,14 +901,14 @@ func empty(v any) bool {
 // (metadata, as the parsed target says, whatever its notation) takes a
 // string, and every string must be valid UTF-8 to survive JSON. The error
 // never holds the value.
-func checkWritable(metadata bool, v value) error {
+func checkWritable(metadata bool, v render.Value) error {
 	if metadata {
-		if _, ok := v.v.(string); !ok {
-			return failf(nil, "labels and annotations take strings, not %v", v)
+		if _, ok := v.V.(string); !ok {
+			return render.Failf(nil, "labels and annotations take strings, not %v", v)
 		}
 	}
-	if !validUTF8(v.v) {
-		return failf(nil, "the value (%s) is not valid UTF-8 text, which the object cannot hold: read a Secret's binary data as stored with secretData: Base64, or hand it over with makeAvailableAs", kindOf(v.v))
+	if !validUTF8(v.V) {
+		return render.Failf(nil, "the value (%s) is not valid UTF-8 text, which the object cannot hold: read a Secret's binary data as stored with secretData: Base64, or hand it over with makeAvailableAs", render.KindOf(v.V))
 	}
 	return nil
 }
@@ -983,7 +992,7 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef, path *fieldpath.Path) (v
 	if err != nil {
 		if secret {
 			// fieldpath's errors quote the values on the way.
-			return fail(failf(ErrFieldNotFound, "%s: %s has no such field, or a value on the way is not an object or an array", ErrFieldNotFound, src.FieldPath))
+			return fail(render.Failf(ErrFieldNotFound, "%s: %s has no such field, or a value on the way is not an object or an array", ErrFieldNotFound, src.FieldPath))
 		}
 		return fail(fmt.Errorf("%w: %w", ErrFieldNotFound, err))
 	}
@@ -1030,7 +1039,7 @@ func decodeSecretData(v any) (any, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("want base64 text, got %s", kindOf(v))
+	return nil, fmt.Errorf("want base64 text, got %s", render.KindOf(v))
 }
 
 // get reads one source object, of mapping m. A cache hands over its own

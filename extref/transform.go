@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctrlkit/ctrlkit/extref/internal/render"
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
@@ -17,7 +18,7 @@ import (
 // A transform is a checked v1alpha1.Transform, ready to apply.
 type transform struct {
 	typ    v1alpha1.TransformType
-	format *format
+	format *render.Format
 	table  mapTable
 	to     v1alpha1.ConvertType
 }
@@ -48,7 +49,7 @@ func compileTransform(t v1alpha1.Transform) (transform, error) {
 		if t.ToType != "" {
 			return out, extra("toType")
 		}
-		f, err := parseFormat(t.Format, 1)
+		f, err := render.ParseFormat(t.Format, 1)
 		if err != nil {
 			return out, err
 		}
@@ -88,48 +89,48 @@ func compileTransform(t v1alpha1.Transform) (transform, error) {
 }
 
 // apply transforms v. It never panics, never returns more than
-// MaxOutputSize bytes of string, and its errors are *valueErrors, which
+// MaxOutputSize bytes of string, and its errors are made by render.Failf, which
 // describe the value without its content when it is secret. The result is
 // as secret as v.
-func (t transform) apply(v value) (value, error) {
+func (t transform) apply(v render.Value) (render.Value, error) {
 	out, err := t.applyTo(v)
 	if err != nil {
-		return value{}, err
+		return render.Value{}, err
 	}
-	return value{v: out, secret: v.secret}, nil
+	return render.Value{V: out, Secret: v.Secret}, nil
 }
 
-func (t transform) applyTo(v value) (any, error) {
+func (t transform) applyTo(v render.Value) (any, error) {
 	switch t.typ {
 	case v1alpha1.TransformBase64Decode:
-		s, ok := v.v.(string)
+		s, ok := v.V.(string)
 		if !ok {
-			return nil, failf(nil, "takes a string, not %v", v)
+			return nil, render.Failf(nil, "takes a string, not %v", v)
 		}
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
-			return nil, base64Error(err, v)
+			return nil, render.Base64Error(err, v)
 		}
 		return string(b), nil
 	case v1alpha1.TransformBase64Encode:
-		s, ok := v.v.(string)
+		s, ok := v.V.(string)
 		if !ok {
-			return nil, failf(nil, "takes a string, not %v", v)
+			return nil, render.Failf(nil, "takes a string, not %v", v)
 		}
 		if base64.StdEncoding.EncodedLen(len(s)) > MaxOutputSize {
-			return nil, failf(errTooLarge, "%v would give more than %d bytes", v, MaxOutputSize)
+			return nil, render.Failf(render.ErrTooLarge, "%v would give more than %d bytes", v, MaxOutputSize)
 		}
 		return base64.StdEncoding.EncodeToString([]byte(s)), nil
 	case v1alpha1.TransformFormat:
-		return t.format.sprint([]value{v})
+		return t.format.Sprint([]render.Value{v})
 	case v1alpha1.TransformMap:
-		s, ok := v.v.(string)
+		s, ok := v.V.(string)
 		if !ok {
-			return nil, failf(nil, "takes a string, not %v", v)
+			return nil, render.Failf(nil, "takes a string, not %v", v)
 		}
 		out, ok := t.table.lookup(s)
 		if !ok {
-			return nil, failf(nil, "the map has no entry for %v", v)
+			return nil, render.Failf(nil, "the map has no entry for %v", v)
 		}
 		return out, nil
 	case v1alpha1.TransformConvert:
@@ -138,22 +139,13 @@ func (t transform) applyTo(v value) (any, error) {
 	return nil, fmt.Errorf("unsupported transform type %q", t.typ)
 }
 
-// base64Error says where base64 text is corrupt, without the text.
-func base64Error(err error, v value) error {
-	var at base64.CorruptInputError
-	if errors.As(err, &at) {
-		return failf(err, "%v is not valid base64 (at byte %d)", v, int64(at))
-	}
-	return failf(err, "%v is not valid base64", v)
-}
-
 // convert converts a JSON scalar to another JSON type.
-func convert(v value, to v1alpha1.ConvertType) (any, error) {
+func convert(v render.Value, to v1alpha1.ConvertType) (any, error) {
 	fail := func(why string, cause error) (any, error) {
 		if why != "" {
-			return nil, failf(cause, "cannot convert %v to %s: %s", v, to, why)
+			return nil, render.Failf(cause, "cannot convert %v to %s: %s", v, to, why)
 		}
-		return nil, failf(cause, "cannot convert %v to %s", v, to)
+		return nil, render.Failf(cause, "cannot convert %v to %s", v, to)
 	}
 	// strconv's errors quote their input: say why in words instead.
 	parseFail := func(err error) (any, error) {
@@ -164,7 +156,7 @@ func convert(v value, to v1alpha1.ConvertType) (any, error) {
 	}
 	switch to {
 	case v1alpha1.ConvertString:
-		switch x := v.v.(type) {
+		switch x := v.V.(type) {
 		case string:
 			return x, nil
 		case bool:
@@ -175,7 +167,7 @@ func convert(v value, to v1alpha1.ConvertType) (any, error) {
 			return strconv.FormatFloat(x, 'g', -1, 64), nil
 		}
 	case v1alpha1.ConvertInt64:
-		switch x := v.v.(type) {
+		switch x := v.V.(type) {
 		case string:
 			i, err := strconv.ParseInt(x, 10, 64)
 			if err != nil {
@@ -196,7 +188,7 @@ func convert(v value, to v1alpha1.ConvertType) (any, error) {
 			return fail("not a whole number within range", nil)
 		}
 	case v1alpha1.ConvertFloat64:
-		switch x := v.v.(type) {
+		switch x := v.V.(type) {
 		case string:
 			f, err := strconv.ParseFloat(x, 64)
 			if err != nil {
@@ -212,7 +204,7 @@ func convert(v value, to v1alpha1.ConvertType) (any, error) {
 			return x, nil
 		}
 	case v1alpha1.ConvertBool:
-		switch x := v.v.(type) {
+		switch x := v.V.(type) {
 		case string:
 			b, err := strconv.ParseBool(x)
 			if err != nil {

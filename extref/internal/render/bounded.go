@@ -1,4 +1,4 @@
-package extref
+package render
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ func mapRunes(s string, f func(rune) rune, limit int) (string, error) {
 		n += utf8.RuneLen(m)
 	}
 	if n > limit {
-		return "", errTooLarge
+		return "", ErrTooLarge
 	}
 	if !changed {
 		return s, nil
@@ -123,7 +123,7 @@ func (w *jsonWriter) str(s string) {
 }
 
 // value writes v, a JSON value; anything else is an error.
-func (w *jsonWriter) value(v any) error {
+func (w *jsonWriter) encode(v any) error {
 	if w.over() {
 		return nil
 	}
@@ -150,7 +150,7 @@ func (w *jsonWriter) value(v any) error {
 			if i > 0 {
 				w.raw(",")
 			}
-			if err := w.value(e); err != nil || w.over() {
+			if err := w.encode(e); err != nil || w.over() {
 				return err
 			}
 		}
@@ -166,7 +166,7 @@ func (w *jsonWriter) value(v any) error {
 				i++
 				w.str(k)
 				w.raw(":")
-				if err := w.value(e); err != nil || w.over() {
+				if err := w.encode(e); err != nil || w.over() {
 					return err
 				}
 			}
@@ -185,7 +185,7 @@ func (w *jsonWriter) value(v any) error {
 			}
 			w.str(k)
 			w.raw(":")
-			if err := w.value(x[k]); err != nil || w.over() {
+			if err := w.encode(x[k]); err != nil || w.over() {
 				return err
 			}
 		}
@@ -211,19 +211,30 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
+// JSONSize returns the size of v as JSON, as encoding/json's Marshal
+// writes it, and whether v is a JSON value of at most limit bytes; it
+// stops counting at the limit.
+func JSONSize(v any, limit int) (int, bool) {
+	w := jsonWriter{limit: limit}
+	if limit < 0 || w.encode(v) != nil || w.over() {
+		return 0, false
+	}
+	return w.n, true
+}
+
 // toJSON encodes v, refusing an output over limit bytes before building
 // it.
 func toJSON(v any, limit int) (string, error) {
 	count := jsonWriter{limit: limit}
-	if err := count.value(v); err != nil {
+	if err := count.encode(v); err != nil {
 		return "", err
 	}
 	if count.over() {
-		return "", errTooLarge
+		return "", ErrTooLarge
 	}
 	var b strings.Builder
 	b.Grow(count.n)
-	if err := (&jsonWriter{b: &b, limit: limit}).value(v); err != nil {
+	if err := (&jsonWriter{b: &b, limit: limit}).encode(v); err != nil {
 		return "", err
 	}
 	return b.String(), nil

@@ -1,4 +1,4 @@
-package extref
+package render
 
 import (
 	"fmt"
@@ -8,11 +8,6 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
-
-// MaxOutputSize is the most bytes a transform, a combine format or a
-// template may produce. A value copied from a source without change is not
-// limited (the API server limits the source).
-const MaxOutputSize = 1 << 20
 
 // maxWidth is the largest width or precision a format may give, so that a
 // format of a few bytes cannot produce megabytes.
@@ -48,20 +43,20 @@ func kindOfVerb(v rune) (verbKind, bool) {
 	return 0, false
 }
 
-// A format is a checked fmt format, split into literal text and one verb
+// A Format is a checked fmt format, split into literal text and one verb
 // per piece: every verb is known and prints a value that exists, no width
 // or precision exceeds maxWidth and none comes from a value ('*'), and every
 // value is printed unless the format picks values explicitly ([n]), so the
 // output never holds fmt's %!s(MISSING) or %!(EXTRA ...). Formatting piece
 // by piece stops as soon as the output would exceed MaxOutputSize.
-type format struct {
+type Format struct {
 	text   string
 	pieces []piece
 	kinds  [][]verbKind // per value, the kinds of the verbs that print it
 }
 
-// size estimates the bytes f keeps; 0 for none.
-func (f *format) size() int {
+// Size estimates the bytes f keeps; 0 for none.
+func (f *Format) Size() int {
 	if f == nil {
 		return 0
 	}
@@ -103,9 +98,9 @@ func atoi(digits string) int {
 	return n
 }
 
-// parseFormat checks f for n values.
-func parseFormat(f string, n int) (*format, error) {
-	out := &format{text: f, kinds: make([][]verbKind, n)}
+// ParseFormat checks f, a format of n values.
+func ParseFormat(f string, n int) (*Format, error) {
+	out := &Format{text: f, kinds: make([][]verbKind, n)}
 	var lit strings.Builder
 	arg, reordered := 0, false
 	for i := 0; i < len(f); {
@@ -247,21 +242,21 @@ func number(f string, i, start int, what string) (digits string, next int, err e
 	return f[i:j], j, nil
 }
 
-// sprint formats args, converting each to what its verbs print: int64 for
+// Sprint formats args, converting each to what its verbs print: int64 for
 // integer verbs when it is a whole float64, float64 for float verbs when it
 // is an int64. A value its verbs cannot print is an error, rather than
-// fmt's %!d(string=...) in the output. Errors are *valueErrors, which name
+// fmt's %!d(string=...) in the output. Errors are made by Failf, and name
 // the value by its place and description only.
-func (f *format) sprint(args []value) (string, error) { return f.sprintLimit(args, MaxOutputSize) }
+func (f *Format) Sprint(args []Value) (string, error) { return f.sprintLimit(args, MaxOutputSize) }
 
-// sprintLimit is sprint refusing an output over limit bytes, at most
+// sprintLimit is Sprint refusing an output over limit bytes, at most
 // MaxOutputSize.
-func (f *format) sprintLimit(args []value, limit int) (string, error) {
+func (f *Format) sprintLimit(args []Value, limit int) (string, error) {
 	conv := make([]any, len(args))
 	for i, a := range args {
 		v, err := fitVerbs(a, f.kinds[i])
 		if err != nil {
-			return "", failf(err, "value %d: %s", i+1, err)
+			return "", Failf(err, "value %d: %s", i+1, err)
 		}
 		conv[i] = v
 	}
@@ -272,7 +267,7 @@ func (f *format) sprintLimit(args []value, limit int) (string, error) {
 		if p.arg >= 0 && p.sized {
 			switch conv[p.arg].(type) {
 			case []any, map[string]any:
-				return "", failf(nil, "value %d: %s has a width or precision, which fmt would apply to every element of %v; use it on scalars only", p.arg+1, p.text, args[p.arg])
+				return "", Failf(nil, "value %d: %s has a width or precision, which fmt would apply to every element of %v; use it on scalars only", p.arg+1, p.text, args[p.arg])
 			}
 		}
 	}
@@ -287,7 +282,7 @@ func (f *format) sprintLimit(args []value, limit int) (string, error) {
 			total += p.size(conv[p.arg])
 		}
 		if total > limit {
-			return "", failf(errTooLarge, "the format gives more than %d bytes", limit)
+			return "", Failf(ErrTooLarge, "the format gives more than %d bytes", limit)
 		}
 	}
 	var b strings.Builder
@@ -300,15 +295,15 @@ func (f *format) sprintLimit(args []value, limit int) (string, error) {
 		p.write(&b, conv[p.arg])
 	}
 	if b.Len() > limit {
-		return "", failf(errTooLarge, "the format gives more than %d bytes", limit)
+		return "", Failf(ErrTooLarge, "the format gives more than %d bytes", limit)
 	}
 	return b.String(), nil
 }
 
 // fitVerbs returns a's content as its verbs print it; its errors are
-// *valueErrors.
-func fitVerbs(a value, kinds []verbKind) (any, error) {
-	out, converted := a.v, false
+// made by Failf.
+func fitVerbs(a Value, kinds []verbKind) (any, error) {
+	out, converted := a.V, false
 	for _, k := range kinds {
 		v, conv, err := fitVerb(a, k)
 		if err != nil {
@@ -316,7 +311,7 @@ func fitVerbs(a value, kinds []verbKind) (any, error) {
 		}
 		if conv {
 			if converted && v != out { // both are numbers, so comparable
-				return nil, failf(nil, "%v is printed by verbs that need different types", a)
+				return nil, Failf(nil, "%v is printed by verbs that need different types", a)
 			}
 			out, converted = v, true
 		}
@@ -326,39 +321,39 @@ func fitVerbs(a value, kinds []verbKind) (any, error) {
 
 // fitVerb checks that a verb of kind k prints a, and returns the number a
 // must be converted to, if any.
-func fitVerb(a value, k verbKind) (v any, converted bool, err error) {
+func fitVerb(a Value, k verbKind) (v any, converted bool, err error) {
 	switch k {
 	case verbAny:
-		return a.v, false, nil
+		return a.V, false, nil
 	case verbString:
-		if _, ok := a.v.(string); ok {
-			return a.v, false, nil
+		if _, ok := a.V.(string); ok {
+			return a.V, false, nil
 		}
-		return nil, false, failf(nil, "%%s and %%q print strings, not %v; use %%v", a)
+		return nil, false, Failf(nil, "%%s and %%q print strings, not %v; use %%v", a)
 	case verbBool:
-		if _, ok := a.v.(bool); ok {
-			return a.v, false, nil
+		if _, ok := a.V.(bool); ok {
+			return a.V, false, nil
 		}
-		return nil, false, failf(nil, "%%t prints booleans, not %v", a)
+		return nil, false, Failf(nil, "%%t prints booleans, not %v", a)
 	case verbInt:
-		if i, ok := jsonvalue.WholeInt64(a.v); ok {
+		if i, ok := jsonvalue.WholeInt64(a.V); ok {
 			return i, true, nil
 		}
-		return nil, false, failf(nil, "integer verbs print whole numbers, not %v", a)
+		return nil, false, Failf(nil, "integer verbs print whole numbers, not %v", a)
 	case verbFloat:
-		switch n := a.v.(type) {
+		switch n := a.V.(type) {
 		case float64:
 			return n, true, nil
 		case int64:
 			return float64(n), true, nil
 		}
-		return nil, false, failf(nil, "float verbs print numbers, not %v", a)
+		return nil, false, Failf(nil, "float verbs print numbers, not %v", a)
 	case verbHex:
-		switch a.v.(type) {
+		switch a.V.(type) {
 		case string, int64, float64:
-			return a.v, false, nil
+			return a.V, false, nil
 		}
-		return nil, false, failf(nil, "%%x prints strings and numbers, not %v", a)
+		return nil, false, Failf(nil, "%%x prints strings and numbers, not %v", a)
 	}
-	return a.v, false, nil
+	return a.V, false, nil
 }

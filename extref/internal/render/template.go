@@ -1,4 +1,4 @@
-package extref
+package render
 
 import (
 	"encoding/base64"
@@ -49,9 +49,9 @@ var templateFuncs = template.FuncMap{
 	"urlquery":   tplUnavailable("urlquery"),
 }
 
-// errTooLarge is the error of any function, and of a template, whose output
+// ErrTooLarge is the error of any function, and of a template, whose output
 // would exceed MaxOutputSize.
-var errTooLarge error = &valueError{msg: fmt.Sprintf("output exceeds %d bytes", MaxOutputSize)}
+var ErrTooLarge error = &safeError{msg: fmt.Sprintf("output exceeds %d bytes", MaxOutputSize)}
 
 // maxRenderSize is the most bytes the results of a render's functions and
 // its output, when built from parts, may take in all: without it, a
@@ -68,14 +68,14 @@ const renderReserve = 16 << 10
 
 // errRenderTooLarge is the error of a render that would exceed
 // maxRenderSize.
-var errRenderTooLarge error = &valueError{msg: fmt.Sprintf("the template's functions and output exceed %d bytes in all", maxRenderSize), cause: errTooLarge}
+var errRenderTooLarge error = &safeError{msg: fmt.Sprintf("the template's functions and output exceed %d bytes in all", maxRenderSize), cause: ErrTooLarge}
 
 func tplB64Enc(s string) (string, error) { return b64enc(s, MaxOutputSize) }
 
 func b64enc(s string, limit int) (string, error) {
 	n := base64.StdEncoding.EncodedLen(len(s))
 	if n > limit {
-		return "", errTooLarge
+		return "", ErrTooLarge
 	}
 	var b strings.Builder
 	b.Grow(n)
@@ -89,11 +89,11 @@ func tplB64Dec(s string) (string, error) { return b64dec(s, MaxOutputSize) }
 
 func b64dec(s string, limit int) (string, error) {
 	if base64.StdEncoding.DecodedLen(len(s)) > limit && decodedLen(s) > limit {
-		return "", errTooLarge
+		return "", ErrTooLarge
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return "", base64Error(err, value{v: s, secret: true})
+		return "", Base64Error(err, Value{V: s, Secret: true})
 	}
 	return string(b), nil
 }
@@ -103,7 +103,7 @@ func tplReplace(old, repl, s string) (string, error) { return replace(old, repl,
 func replace(old, repl, s string, limit int) (string, error) {
 	n := strings.Count(s, old)
 	if len(s)+n*(len(repl)-len(old)) > limit {
-		return "", errTooLarge
+		return "", ErrTooLarge
 	}
 	return strings.ReplaceAll(s, old, repl), nil
 }
@@ -123,14 +123,14 @@ func join(sep string, list []any, limit int) (string, error) {
 }
 
 // printList prints the values of list as %v does, with sep(i) before value i
-// and end after the last, or fails with errTooLarge when that would be more
+// and end after the last, or fails with ErrTooLarge when that would be more
 // than limit bytes.
 func printList(list []any, sep func(i int) string, end string, limit int) (string, error) {
 	n := len(end)
 	for i, v := range list {
 		n += len(sep(i)) + plainV.size(v)
 		if n > limit {
-			return "", errTooLarge
+			return "", ErrTooLarge
 		}
 	}
 	var b strings.Builder
@@ -194,8 +194,8 @@ func tplToJSON(v any) (string, error) { return toJSONLimit(v, MaxOutputSize) }
 
 func toJSONLimit(v any, limit int) (string, error) {
 	s, err := toJSON(v, limit)
-	if err != nil && !errors.Is(err, errTooLarge) {
-		return "", failf(err, "toJson: cannot encode %v", value{v: v, secret: true})
+	if err != nil && !errors.Is(err, ErrTooLarge) {
+		return "", Failf(err, "toJson: cannot encode %v", Value{V: v, Secret: true})
 	}
 	return s, err
 }
@@ -240,15 +240,15 @@ func printf(f string, args []any, limit int) (string, error) {
 // parsePrintf parses printf's format f for n values. A template may take
 // its format from a value, and parsing costs tens of bytes per byte of
 // format, so a format longer than the spec's own formats may be is refused.
-func parsePrintf(f string, n int) (*format, error) {
-	if len(f) > maxExpressionLength {
-		return nil, failf(nil, "printf: the format (%v) is longer than %d bytes", value{v: f, secret: true}, maxExpressionLength)
+func parsePrintf(f string, n int) (*Format, error) {
+	if len(f) > MaxExpressionLength {
+		return nil, Failf(nil, "printf: the format (%v) is longer than %d bytes", Value{V: f, Secret: true}, MaxExpressionLength)
 	}
-	pf, err := parseFormat(f, n)
+	pf, err := ParseFormat(f, n)
 	if err != nil {
 		var fe *formatError
 		errors.As(err, &fe)
-		return nil, failf(nil, "printf: the format (%v) is not a format of %d values: see position %d", value{v: f, secret: true}, n, fe.pos)
+		return nil, Failf(nil, "printf: the format (%v) is not a format of %d values: see position %d", Value{V: f, Secret: true}, n, fe.pos)
 	}
 	return pf, nil
 }
@@ -259,37 +259,37 @@ func formatCost(f string, n int) int { return 160*len(f) + 32*n }
 
 // sprintf formats args with printf's parsed format pf, refusing an output
 // over limit bytes.
-func sprintf(pf *format, args []any, limit int) (string, error) {
-	vals := make([]value, len(args))
+func sprintf(pf *Format, args []any, limit int) (string, error) {
+	vals := make([]Value, len(args))
 	for i, a := range args {
-		vals[i] = value{v: a, secret: true}
+		vals[i] = Value{V: a, Secret: true}
 	}
 	return pf.sprintLimit(vals, limit)
 }
 
 func tplUnavailable(name string) func(...any) (string, error) {
 	return func(...any) (string, error) {
-		return "", failf(nil, "function %q is not available in external value templates", name)
+		return "", Failf(nil, "function %q is not available in external value templates", name)
 	}
 }
 
-// A compiledTemplate is a checked template whose printing actions hand
+// A Template is a checked template whose printing actions hand
 // their value to the render (see emit), and the renders it keeps for reuse.
-type compiledTemplate struct {
+type Template struct {
 	t       *template.Template
 	renders sync.Pool // of *render
 }
 
 // emitName is the function that ends every printing action of a
-// compiledTemplate. Templates cannot call it: it is not in templateFuncs,
+// Template. Templates cannot call it: it is not in templateFuncs,
 // which the parser checks names against, but bound after parsing on each
 // render's clone of the template, as html/template binds its escapers.
 const emitName = "extrefEmit"
 
-// parseTemplate parses and checks a template: no range (which can loop a
+// ParseTemplate parses and checks a template: no range (which can loop a
 // billion times over an integer), no define, template or block (which can
 // recurse).
-func parseTemplate(text string) (*compiledTemplate, error) {
+func ParseTemplate(text string) (*Template, error) {
 	t, err := template.New("template").Option("missingkey=error").Funcs(templateFuncs).Parse(text)
 	if err != nil {
 		return nil, err
@@ -306,7 +306,7 @@ func parseTemplate(text string) (*compiledTemplate, error) {
 		return nil, err
 	}
 	emitOutput(t.Tree, t.Root)
-	return &compiledTemplate{t: t}, nil
+	return &Template{t: t}, nil
 }
 
 func checkNode(tree *parse.Tree, n parse.Node) error {
@@ -374,19 +374,19 @@ func emitOutput(tree *parse.Tree, n parse.Node) {
 	}
 }
 
-// execute renders t with data, its output bounded by MaxOutputSize and its
+// Execute renders t with data, its output bounded by MaxOutputSize and its
 // function results and output together by maxRenderSize. When a variable
 // is secret, an error keeps text/template's position and the message of
 // this package's functions (*valueErrors), but not text/template's own
 // messages, which may quote a value (index out of range: 123456789012).
-func execute(t *compiledTemplate, data map[string]any, secret bool) (string, error) {
+func (t *Template) Execute(data map[string]any, secret bool) (string, error) {
 	r := t.render()
 	defer t.renders.Put(r)
 	defer r.reset()
 	err := r.t.Execute(r, data)
 	switch {
 	case r.tooLarge:
-		err = errTooLarge
+		err = ErrTooLarge
 	case r.overBudget:
 		err = errRenderTooLarge
 	case err == nil && r.copies() && r.spent+r.size > maxRenderSize:
@@ -410,7 +410,7 @@ type render struct {
 	text       []byte // the template text written so far, which text parts are slices of
 	size       int
 	spent      int                   // bytes the functions returned, and formats parsed
-	formats    map[formatKey]*format // printf's, parsed this render
+	formats    map[formatKey]*Format // printf's, parsed this render
 	tooLarge   bool
 	overBudget bool
 }
@@ -425,7 +425,7 @@ type part struct {
 	from, to int
 }
 
-func (t *compiledTemplate) render() *render {
+func (t *Template) render() *render {
 	if r, ok := t.renders.Get().(*render); ok {
 		return r
 	}
@@ -480,13 +480,13 @@ func (r *render) funcs() template.FuncMap {
 // format returns printf's format f for n values, parsed once per render: a
 // template may take its format from a value, or build one, and call printf
 // with it hundreds of times. Parsing is charged to the render.
-func (r *render) format(f string, n int) (*format, error) {
+func (r *render) format(f string, n int) (*Format, error) {
 	k := formatKey{text: f, n: n}
 	if pf, ok := r.formats[k]; ok {
 		return pf, nil
 	}
 	cost := formatCost(f, n)
-	if len(f) <= maxExpressionLength && r.spent+r.size+cost > maxRenderSize {
+	if len(f) <= MaxExpressionLength && r.spent+r.size+cost > maxRenderSize {
 		r.overBudget = true
 		return nil, errRenderTooLarge
 	}
@@ -496,7 +496,7 @@ func (r *render) format(f string, n int) (*format, error) {
 	}
 	r.spent += cost
 	if r.formats == nil {
-		r.formats = make(map[formatKey]*format)
+		r.formats = make(map[formatKey]*Format)
 	}
 	r.formats[k] = pf
 	return pf, nil
@@ -523,7 +523,7 @@ func (r *render) callCosting(cost int, f func(limit int) (string, error)) (strin
 	limit := min(MaxOutputSize, (maxRenderSize-r.spent-r.size)/cost)
 	s, err := f(max(limit, 0))
 	if err != nil {
-		if limit < MaxOutputSize && errors.Is(err, errTooLarge) {
+		if limit < MaxOutputSize && errors.Is(err, ErrTooLarge) {
 			r.overBudget = true
 			return "", errRenderTooLarge
 		}
@@ -537,7 +537,7 @@ func (r *render) callCosting(cost int, f func(limit int) (string, error)) (strin
 func (r *render) grow(n int) error {
 	if r.size+n > MaxOutputSize {
 		r.tooLarge = true
-		return errTooLarge
+		return ErrTooLarge
 	}
 	r.size += n
 	return nil
@@ -616,7 +616,7 @@ func (r *render) reset() {
 	clear(r.parts)
 	clear(r.formats)
 	r.parts, r.text, r.size, r.spent, r.tooLarge, r.overBudget = r.parts[:0], r.text[:0], 0, 0, false, false
-	if cap(r.parts) > maxExpressionLength || cap(r.text) > 2*maxExpressionLength {
+	if cap(r.parts) > MaxExpressionLength || cap(r.text) > 2*MaxExpressionLength {
 		r.parts, r.text = nil, nil // from a template longer than the resolver takes
 	}
 }
@@ -624,25 +624,25 @@ func (r *render) reset() {
 func sealTemplate(err error, secret bool) error {
 	var exec template.ExecError
 	if !secret || !errors.As(err, &exec) {
-		return seal(err, secret)
+		return Seal(err, secret)
 	}
 	// text/template writes "template: NAME:LINE:COL: executing NAME at
 	// <NODE>: " and the cause, where NAME and NODE are the template's text.
-	if _, ours := errors.Unwrap(exec.Err).(*valueError); ours {
-		return failf(err, "%s", err.Error())
+	if _, ours := errors.Unwrap(exec.Err).(*safeError); ours {
+		return Failf(err, "%s", err.Error())
 	}
 	at, _, _ := strings.Cut(exec.Err.Error(), ": executing ")
-	return failf(errWithheld, "%s: %s", at, errWithheld)
+	return Failf(ErrWithheld, "%s: %s", at, ErrWithheld)
 }
 
-// templateCache holds parsed templates by text, since the same few
+// TemplateCache holds parsed templates by text, since the same few
 // templates are resolved on every reconcile. It is the only place parsed
 // templates are kept (a parsed template takes tens of times its text), and
 // it is cleared when it would hold more than templateCacheSize templates or
 // templateCacheBytes of text.
-type templateCache struct {
+type TemplateCache struct {
 	mu   sync.RWMutex
-	m    map[string]*compiledTemplate
+	m    map[string]*Template
 	size int // the text of the templates in m
 }
 
@@ -651,20 +651,20 @@ const (
 	templateCacheBytes = 256 << 10
 )
 
-func (c *templateCache) get(text string) (*compiledTemplate, error) {
+func (c *TemplateCache) Get(text string) (*Template, error) {
 	c.mu.RLock()
 	t, ok := c.m[text]
 	c.mu.RUnlock()
 	if ok {
 		return t, nil
 	}
-	t, err := parseTemplate(text)
+	t, err := ParseTemplate(text)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= templateCacheSize || c.size+len(text) > templateCacheBytes {
-		c.m, c.size = make(map[string]*compiledTemplate), 0
+		c.m, c.size = make(map[string]*Template), 0
 	}
 	if _, ok := c.m[text]; !ok {
 		c.size += len(text)
