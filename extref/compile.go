@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ctrlkit/ctrlkit/extref/internal/render"
@@ -407,4 +408,23 @@ func isOther[T ~string](v, def, other T) (isOther, ok bool) {
 		return true, true
 	}
 	return false, false
+}
+
+// entry is a checked external value.
+type entry struct {
+	sources    []sourceRef
+	names      []string       // variable names, for a template
+	format     *render.Format // for combine
+	template   string         // the text: parsed templates are kept only in the Resolver's render.TemplateCache
+	target     string
+	targetPath *fieldpath.Path
+	padding    int    // the most bytes of nulls a write to targetPath may add to arrays
+	metadata   bool   // target is a label or an annotation
+	key        string // makeAvailableAs
+	always     bool
+	optional   bool
+	transforms []transform
+	bytes      int // size's estimate, for the entry cache
+
+	last atomic.Pointer[rendering] // the template's last output
 }

@@ -1,0 +1,208 @@
+package extref
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// maxMappings bounds the mapping, miss and target caches; each is cleared
+// when full.
+const maxMappings = 1024
+
+// A mapping is what the RESTMapper says of a resource a source names: its
+// kind, scope and canonical name, or why it cannot map it.
+type mapping struct {
+	gvk schema.GroupVersionKind
+	// apiVersion and kind are gvk's, made once as the values of the
+	// object that a read fills.
+	apiVersion, kind any
+	namespaced       bool
+	// resource is the canonical (plural, lower-case) resource the mapper
+	// maps the one written to: "secrets" for "secret", "Secrets" or
+	// "SECRET". The policy, the access review, the watch and messages use
+	// it, so that a spelling cannot pass for another resource.
+	resource schema.GroupResource
+	err      error
+}
+
+// mapping maps a resource to its kind and scope, refreshing a resettable
+// mapper once when it knows no such resource.
+func (rs *resolution) mapping(gvr schema.GroupVersionResource) mapping {
+	if m, ok := rs.mappings.get(gvr); ok {
+		return m
+	}
+	m := rs.r.mapResource(gvr)
+	rs.mappings.add(gvr, m)
+	return m
+}
+
+// cacheGet returns the answer for k in *cache, read under mu.
+func cacheGet[K comparable, V any](mu *sync.RWMutex, cache *map[K]V, k K) (V, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	v, ok := (*cache)[k]
+	return v, ok
+}
+
+// cachePut stores v for k in *cache under mu. A cache that holds maxMappings
+// answers starts over, so that a stream of distinct keys cannot grow it
+// without bound.
+func cachePut[K comparable, V any](mu *sync.RWMutex, cache *map[K]V, k K, v V) {
+	mu.Lock()
+	defer mu.Unlock()
+	if *cache == nil || len(*cache) >= maxMappings {
+		*cache = make(map[K]V)
+	}
+	(*cache)[k] = v
+}
+
+// forget drops a cached mapping.
+func (r *Resolver) forget(gvr schema.GroupVersionResource) {
+	r.mu.Lock()
+	delete(r.mappings, gvr)
+	r.mu.Unlock()
+}
+
+func (r *Resolver) lookup(gvr schema.GroupVersionResource) mapping {
+	gvk, err := r.kindFor(gvr)
+	if meta.IsNoMatchError(err) {
+		if rm, ok := r.mapper.(meta.ResettableRESTMapper); ok {
+			rm.Reset()
+			gvk, err = r.kindFor(gvr)
+		}
+	}
+	if err != nil {
+		return mapping{err: mappingError(gvr, err)}
+	}
+	rm, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return mapping{err: mappingError(gvr, err)}
+	}
+	resource := rm.Resource.GroupResource()
+	if resource.Resource == "" {
+		return mapping{err: fmt.Errorf("cannot map resource %s: the RESTMapper gives no resource for %s", gvr.GroupResource(), gvk)}
+	}
+	return mapping{gvk: gvk, apiVersion: gvk.GroupVersion().String(), kind: gvk.Kind, namespaced: rm.Scope.Name() == meta.RESTScopeNameNamespace, resource: resource}
+}
+
+// kindFor maps a resource to its kind. An empty group is the core group,
+// as in the API and in Kubernetes' conventions, whereas a RESTMapper takes
+// it for any group (leases would be coordination.k8s.io's).
+func (r *Resolver) kindFor(gvr schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	if gvr.Group != "" {
+		return r.mapper.KindFor(gvr)
+	}
+	gvks, err := r.mapper.KindsFor(gvr)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	for _, gvk := range gvks {
+		if gvk.Group == "" {
+			return gvk, nil
+		}
+	}
+	return schema.GroupVersionKind{}, &meta.NoResourceMatchError{PartialResource: gvr}
+}
+
+func mappingError(gvr schema.GroupVersionResource, err error) error {
+	var amb *meta.AmbiguousResourceError
+	if meta.IsNoMatchError(err) || errors.As(err, &amb) {
+		return fmt.Errorf("%w %s: %w", ErrUnknownResource, gvr.GroupResource(), err)
+	}
+	return fmt.Errorf("cannot map resource %s: %w", gvr.GroupResource(), err)
+}
+
+// A referencer names any resource it likes, and asking the RESTMapper about
+// a resource it has not mapped may cost discovery requests: for a group it
+// does not know, controller-runtime's mapper reads the whole of discovery,
+// under a lock every client of the manager shares. So the lookups that miss
+// the mapping cache are limited, for all referencers of a Resolver together,
+// and an answer that a resource is unknown is kept and reused.
+const (
+	// lookupRate and lookupBurst bound the mapper lookups per second.
+	lookupRate  = 2
+	lookupBurst = 20
+
+	// missFresh is how long an unknown resource's answer is reused without
+	// asking the mapper again. Past it, the mapper is asked again only
+	// while more than half of the lookup budget is left, so that
+	// re-asking about resources that stay unknown cannot take the whole
+	// budget from resources never looked up.
+	missFresh = time.Second
+)
+
+// errLookupsLimited is why a resource was not mapped: too many lookups came
+// at once. It is transient: the reconciler retries with backoff.
+var errLookupsLimited = errors.New("too many lookups of resources not yet mapped at once; retrying")
+
+// A miss is the mapper's answer that a resource is unknown, and when it was
+// given.
+type miss struct {
+	mapping mapping
+	at      time.Time
+}
+
+// tokenBucket is a token bucket: of mapper lookups (lookupRate and
+// lookupBurst), or of access reviews (reviewRate and reviewBurst).
+type tokenBucket struct {
+	rate, burst float64 // tokens a second, and the most it holds
+
+	mu     sync.Mutex
+	tokens float64
+	last   time.Time
+}
+
+// take takes a token at now if more than reserve tokens are left.
+func (b *tokenBucket) take(now time.Time, reserve float64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.last.IsZero() {
+		b.tokens = b.burst
+	} else if d := now.Sub(b.last); d > 0 {
+		b.tokens = min(b.burst, b.tokens+d.Seconds()*b.rate)
+	}
+	if now.After(b.last) {
+		b.last = now
+	}
+	if b.tokens < reserve+1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// mapResource maps gvr from the cache, or asks the mapper within the lookup
+// budget.
+func (r *Resolver) mapResource(gvr schema.GroupVersionResource) mapping {
+	if m, ok := cacheGet(&r.mu, &r.mappings, gvr); ok {
+		return m
+	}
+	now := r.now()
+	last, missed := cacheGet(&r.mu, &r.misses, gvr)
+	switch {
+	case missed && now.Sub(last.at) < missFresh:
+		return last.mapping
+	case missed && !r.budget.take(now, lookupBurst/2):
+		return last.mapping
+	case !missed && !r.budget.take(now, 0):
+		return mapping{err: mappingError(gvr, errLookupsLimited)}
+	}
+	m := r.lookup(gvr)
+	switch {
+	case m.err == nil:
+		cachePut(&r.mu, &r.mappings, gvr, m)
+		if missed {
+			r.mu.Lock()
+			delete(r.misses, gvr)
+			r.mu.Unlock()
+		}
+	case errors.Is(m.err, ErrUnknownResource):
+		cachePut(&r.mu, &r.misses, gvr, miss{mapping: m, at: now})
+	}
+	return m
+}
