@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // countingMapper counts the lookups that reach the mapper; each stands for
@@ -36,9 +38,8 @@ func (m *countingMapper) KindsFor(gvr schema.GroupVersionResource) ([]schema.Gro
 // resource that becomes known is found once its last answer is a second old.
 func TestMapperLookupsBounded(t *testing.T) {
 	m := &countingMapper{DefaultRESTMapper: testMapper()}
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := NewResolver(newReader(configMap("team-a", "x", map[string]any{"region": "eu-west-1"})), m, SourcePolicy{})
-	r.now = func() time.Time { return now }
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	r := NewResolver(newReader(configMap("team-a", "x", map[string]any{"region": "eu-west-1"})), m, SourcePolicy{}, WithClock(clk))
 	resolve := func(group, resource string) error {
 		t.Helper()
 		ref := widget(t, "team-a", "w", fmt.Sprintf(`
@@ -75,7 +76,7 @@ externalValues:
 		}
 	})
 
-	now = now.Add(1500 * time.Millisecond) // 3 tokens: not more than half the budget
+	clk.SetTime(clk.Now().Add(1500 * time.Millisecond)) // 3 tokens: not more than half the budget
 	step("an unknown group a second and a half later", 0, func() {
 		if err := resolve(unknown(1), "things"); !errors.Is(err, ErrUnknownResource) {
 			t.Errorf("want the answer kept, ErrUnknownResource; got %v", err)
@@ -92,7 +93,7 @@ externalValues:
 		}
 	})
 
-	now = now.Add(10 * time.Second) // a full budget again
+	clk.SetTime(clk.Now().Add(10 * time.Second)) // a full budget again
 	m.Add(schema.GroupVersionKind{Group: unknown(2), Version: "v1", Kind: "Thing"}, meta.RESTScopeNamespace)
 	step("an unknown group that is now served", 1, func() {
 		if err := resolve(unknown(2), "things"); errors.Is(err, ErrUnknownResource) || errors.Is(err, errLookupsLimited) {
@@ -106,34 +107,36 @@ externalValues:
 	})
 }
 
+// TestLookupBudget: take gives a limiter's tokens up to its burst, then at
+// its rate, none for a clock that goes back, and keeps a reserve.
 func TestLookupBudget(t *testing.T) {
-	b := tokenBucket{rate: lookupRate, burst: lookupBurst}
+	b := rate.NewLimiter(lookupRate, lookupBurst)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range lookupBurst {
-		if !b.take(now, 0) {
+		if !take(b, now, 0) {
 			t.Fatalf("token %d of a full budget refused", i+1)
 		}
 	}
-	if b.take(now, 0) {
+	if take(b, now, 0) {
 		t.Fatal("a token past the burst was given")
 	}
-	if b.take(now.Add(-time.Hour), 0) {
+	if take(b, now.Add(-time.Hour), 0) {
 		t.Fatal("a clock that went back gave tokens")
 	}
 	now = now.Add(time.Second)
 	got := 0
-	for b.take(now, 0) {
+	for take(b, now, 0) {
 		got++
 	}
 	if got != lookupRate {
 		t.Errorf("a second later: got %d tokens, want %d", got, lookupRate)
 	}
 	now = now.Add(time.Hour)
-	if b.take(now, lookupBurst) {
+	if take(b, now, lookupBurst) {
 		t.Error("a reserve as large as the burst must refuse")
 	}
 	got = 0
-	for b.take(now, lookupBurst-1) {
+	for take(b, now, lookupBurst-1) {
 		got++
 	}
 	if got != 1 {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -147,33 +148,9 @@ type miss struct {
 	at      time.Time
 }
 
-// tokenBucket is a token bucket: of mapper lookups (lookupRate and
-// lookupBurst), or of access reviews (reviewRate and reviewBurst).
-type tokenBucket struct {
-	rate, burst float64 // tokens a second, and the most it holds
-
-	mu     sync.Mutex
-	tokens float64
-	last   time.Time
-}
-
-// take takes a token at now if more than reserve tokens are left.
-func (b *tokenBucket) take(now time.Time, reserve float64) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.last.IsZero() {
-		b.tokens = b.burst
-	} else if d := now.Sub(b.last); d > 0 {
-		b.tokens = min(b.burst, b.tokens+d.Seconds()*b.rate)
-	}
-	if now.After(b.last) {
-		b.last = now
-	}
-	if b.tokens < reserve+1 {
-		return false
-	}
-	b.tokens--
-	return true
+// take takes a token from lim at now if more than reserve tokens are left.
+func take(lim *rate.Limiter, now time.Time, reserve float64) bool {
+	return lim.TokensAt(now) >= reserve+1 && lim.AllowN(now, 1)
 }
 
 // mapResource maps gvr from the cache, or asks the mapper within the lookup
@@ -182,14 +159,14 @@ func (r *Resolver) mapResource(gvr schema.GroupVersionResource) mapping {
 	if m, ok := cacheGet(&r.mu, &r.mappings, gvr); ok {
 		return m
 	}
-	now := r.now()
+	now := r.clock.Now()
 	last, missed := cacheGet(&r.mu, &r.misses, gvr)
 	switch {
 	case missed && now.Sub(last.at) < missFresh:
 		return last.mapping
-	case missed && !r.budget.take(now, lookupBurst/2):
+	case missed && !take(r.lookups, now, lookupBurst/2):
 		return last.mapping
-	case !missed && !r.budget.take(now, 0):
+	case !missed && !take(r.lookups, now, 0):
 		return mapping{err: mappingError(gvr, errLookupsLimited)}
 	}
 	m := r.lookup(gvr)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -194,6 +195,9 @@ const DefaultAccessReviewTTL = time.Minute
 //
 // Decisions are reused for TTL, so a settled referencer does not create a
 // review on every reconcile.
+//
+// Build one with NewAccessReview, or as a literal with the same fields; it
+// is safe for concurrent use once built, and must not be copied.
 type AccessReview struct {
 	// Client creates SubjectAccessReviews (authorization.k8s.io/v1); it
 	// needs RBAC to create subjectaccessreviews.
@@ -217,9 +221,41 @@ type AccessReview struct {
 
 	mu            sync.Mutex
 	decisions     map[reviewKey]decision
-	decisionBytes int         // decisionSize of each decision kept
-	budget        tokenBucket // of reviews, under mu
+	decisionBytes int           // decisionSize of each decision kept
+	reviews       *rate.Limiter // made on first use, under mu
 }
+
+// An AccessReviewOption configures an AccessReview.
+type AccessReviewOption interface {
+	applyToAccessReview(a *AccessReview)
+}
+
+// NewAccessReview returns an AccessReview that creates SubjectAccessReviews
+// with c, for the service account named serviceAccount; the options set its
+// namespace (ServiceAccountNamespace), how long it reuses a decision
+// (DecisionTTL) and its clock (WithClock). It is the same as an
+// AccessReview literal with those fields set.
+func NewAccessReview(c client.Writer, serviceAccount string, opts ...AccessReviewOption) *AccessReview {
+	a := &AccessReview{Client: c, ServiceAccount: serviceAccount}
+	for _, o := range opts {
+		o.applyToAccessReview(a)
+	}
+	return a
+}
+
+// ServiceAccountNamespace is an option of NewAccessReview: the namespace of
+// the service account reads are checked for (AccessReview.Namespace). By
+// default it is the referencer's namespace.
+type ServiceAccountNamespace string
+
+func (n ServiceAccountNamespace) applyToAccessReview(a *AccessReview) { a.Namespace = string(n) }
+
+// DecisionTTL is an option of NewAccessReview: how long a decision is
+// reused (AccessReview.TTL). It defaults to DefaultAccessReviewTTL; a
+// negative DecisionTTL never reuses one.
+type DecisionTTL time.Duration
+
+func (d DecisionTTL) applyToAccessReview(a *AccessReview) { a.TTL = time.Duration(d) }
 
 // A referencer names as many sources as it likes, each of which may need a
 // review, so the reviews an AccessReview creates are limited, for all
@@ -303,10 +339,10 @@ func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
 		}
 	}
 	a.mu.Lock()
-	if a.budget.burst == 0 {
-		a.budget.rate, a.budget.burst = reviewRate, reviewBurst
+	if a.reviews == nil {
+		a.reviews = rate.NewLimiter(reviewRate, reviewBurst)
 	}
-	allowed := a.budget.take(now, 0)
+	allowed := take(a.reviews, now, 0)
 	a.mu.Unlock()
 	if !allowed {
 		return fmt.Errorf("cannot review access for %s: %w", user, errReviewsLimited)

@@ -95,7 +95,7 @@ func TestAccessReview(t *testing.T) {
 		return user == "system:serviceaccount:team-a:reader" && attrs["resource"] == "configmaps"
 	}}
 	clk := clocktesting.NewFakePassiveClock(time.Unix(1_000_000, 0))
-	review := &AccessReview{Client: w, ServiceAccount: "reader", TTL: time.Minute, Clock: clk}
+	review := NewAccessReview(w, "reader", DecisionTTL(time.Minute), WithClock(clk))
 	ctx := context.Background()
 	cm := Source{Version: "v1", Resource: "configmaps", Namespace: "team-a", Name: "settings", FieldPath: "data.region"}
 	sec := Source{Version: "v1", Resource: "secrets", Namespace: "team-a", Name: "db", FieldPath: "data.password"}
@@ -139,7 +139,7 @@ func TestAccessReview(t *testing.T) {
 	if err := review.check(ctx, "", cm); !errors.Is(err, ErrDenied) {
 		t.Errorf("check from a cluster-scoped referencer: want ErrDenied, got %v", err)
 	}
-	fixed := &AccessReview{Client: w, ServiceAccount: "reader", Namespace: "team-a", TTL: -1}
+	fixed := NewAccessReview(w, "reader", ServiceAccountNamespace("team-a"), DecisionTTL(-1))
 	if err := fixed.check(ctx, "", cm); err != nil {
 		t.Errorf("check with a fixed service account namespace: want allowed, got %v", err)
 	}
@@ -149,6 +149,21 @@ func TestAccessReview(t *testing.T) {
 	fresh := &AccessReview{Client: w, ServiceAccount: "reader"}
 	if err := fresh.check(ctx, "team-a", cm); err == nil || errors.Is(err, ErrDenied) {
 		t.Errorf("check when the review fails: want a plain error, got %v", err)
+	}
+}
+
+// TestNewAccessReview: the constructor and its options set the fields an
+// AccessReview literal sets, so that either builds the same review.
+func TestNewAccessReview(t *testing.T) {
+	w := &reviewWriter{}
+	clk := clocktesting.NewFakePassiveClock(time.Unix(1_000_000, 0))
+	got := NewAccessReview(w, "reader", ServiceAccountNamespace("team-a"), DecisionTTL(time.Hour), WithClock(clk))
+	want := &AccessReview{Client: w, ServiceAccount: "reader", Namespace: "team-a", TTL: time.Hour, Clock: clk}
+	if got.Client != want.Client || got.ServiceAccount != want.ServiceAccount || got.Namespace != want.Namespace || got.TTL != want.TTL || got.Clock != want.Clock {
+		t.Errorf("NewAccessReview(...): want the fields %v %q %q %s %v, got %v %q %q %s %v", want.Client, want.ServiceAccount, want.Namespace, want.TTL, want.Clock, got.Client, got.ServiceAccount, got.Namespace, got.TTL, got.Clock)
+	}
+	if d := NewAccessReview(w, "reader"); d.Namespace != "" || d.TTL != 0 || d.Clock != nil {
+		t.Errorf("NewAccessReview without options: want the zero namespace, TTL and clock (the defaults), got %q, %s, %v", d.Namespace, d.TTL, d.Clock)
 	}
 }
 

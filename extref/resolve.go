@@ -822,7 +822,7 @@ func (rs *resolution) get(key objectKey, m mapping) readResult {
 		if why := rs.r.kinds.why(m.resource); why != nil {
 			return readResult{err: why} // reported by the informer while the read waited
 		}
-		rs.r.kinds.failed(m.resource, &unsyncedError{kind: key.gvk.Kind, cause: context.DeadlineExceeded}, rs.r.now())
+		rs.r.kinds.failed(m.resource, &unsyncedError{kind: key.gvk.Kind, cause: context.DeadlineExceeded}, rs.r.clock.Now())
 		return readResult{err: &unsyncedError{kind: key.gvk.Kind, cause: err}}
 	}
 	if probe && (err == nil || apierrors.IsNotFound(err)) {
@@ -849,7 +849,7 @@ type informerGetter interface {
 // informer has synced; for another reader, until its re-check, which probe
 // says this read is. obj is an empty object of the kind.
 func (r *Resolver) unreadable(ctx context.Context, m mapping, obj client.Object) (probe bool, _ error) {
-	err, probe := r.kinds.known(m.resource, r.now())
+	err, probe := r.kinds.known(m.resource, r.clock.Now())
 	if err == nil && !probe {
 		return false, nil
 	}

@@ -8,9 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/extref/internal/render"
@@ -81,8 +83,8 @@ type Resolver struct {
 	synced   map[schema.GroupVersionKind]struct{} // kinds whose informer was seen synced
 	kinds    *unreadableKinds                     // kinds that cannot be read (readable.go)
 
-	budget tokenBucket      // of mapper lookups (lookups.go)
-	now    func() time.Time // time.Now; tests set another
+	lookups *rate.Limiter      // mapper lookups (mapping.go)
+	clock   clock.PassiveClock // WithClock
 }
 
 // A ResolverOption configures a Resolver.
@@ -103,6 +105,19 @@ func (p Path) applyToResolver(r *Resolver) { r.path = string(p) }
 type ReadTimeout time.Duration
 
 func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duration(t) }
+
+type clockOption struct{ c clock.PassiveClock }
+
+func (o clockOption) applyToResolver(r *Resolver)         { r.clock = o.c }
+func (o clockOption) applyToWatcher(w *Watcher)           { w.clock = o.c }
+func (o clockOption) applyToAccessReview(a *AccessReview) { a.Clock = o.c }
+
+// WithClock is an option of NewResolver, NewWatcher and NewAccessReview: c
+// tells the time instead of the real clock. A Resolver times its re-checks
+// of kinds it cannot read and of resources it cannot map by it, a Watcher
+// the wakes of a referencer whose sources change, an AccessReview the
+// reuse of its decisions. A nil c means the real clock.
+func WithClock(c clock.PassiveClock) clockOption { return clockOption{c} }
 
 // DefaultProtectedFields returns the fields a value may not be written to
 // unless the ProtectedFields option says otherwise: those through which
@@ -171,14 +186,17 @@ func compileProtected(paths []string) ([]fieldpath.Segments, error) {
 // informer, shared with a Watcher and any other user of the cache, and a
 // settled referencer is resolved without an API request.
 //
-// Options: WithWatcher, WithAccessReview, Path, ReadTimeout and
-// ProtectedFields.
+// Options: WithWatcher, WithAccessReview, Path, ReadTimeout,
+// ProtectedFields and WithClock.
 func NewResolver(reader client.Reader, mapper meta.RESTMapper, policy SourcePolicy, opts ...ResolverOption) *Resolver {
-	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, protected: DefaultProtectedFields(), readTimeout: DefaultReadTimeout, now: time.Now, seed: maphash.MakeSeed()}
+	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, protected: DefaultProtectedFields(), readTimeout: DefaultReadTimeout, seed: maphash.MakeSeed()}
 	r.kinds = &unreadableKinds{}
-	r.budget.rate, r.budget.burst = lookupRate, lookupBurst
+	r.lookups = rate.NewLimiter(lookupRate, lookupBurst)
 	for _, o := range opts {
 		o.applyToResolver(r)
+	}
+	if r.clock == nil {
+		r.clock = clock.RealClock{}
 	}
 	r.protSegs, r.protErr = compileProtected(r.protected)
 	// An invalid path is parsed again by Resolve, which reports the error.

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -54,9 +55,10 @@ import (
 // must then be the Watcher's and its Resolver's alone (NewSourceCache), since
 // other users of a shared cache would lose their informers.
 type Watcher struct {
-	informers *informers.Set // the informers referencers depend on
-	idle      time.Duration  // StopIdleInformers; 0 keeps informers
-	wakeEvery time.Duration  // wakeInterval; tests set 0
+	informers *informers.Set     // the informers referencers depend on
+	idle      time.Duration      // StopIdleInformers; 0 keeps informers
+	wakeEvery time.Duration      // wakeInterval; tests set 0
+	clock     clock.PassiveClock // WithClock
 
 	mu           sync.Mutex
 	seed         maphash.Seed
@@ -373,7 +375,8 @@ func (k watchKey) informer() informers.Kind {
 }
 
 // NewWatcher returns a Watcher that adds handlers to informers, normally a
-// manager's GetCache(), the same cache the Resolver reads.
+// manager's GetCache(), the same cache the Resolver reads. Options:
+// StopIdleInformers and WithClock.
 func NewWatcher(c cache.Informers, opts ...WatcherOption) *Watcher {
 	w := &Watcher{
 		seed:         maphash.MakeSeed(),
@@ -384,6 +387,9 @@ func NewWatcher(c cache.Informers, opts ...WatcherOption) *Watcher {
 	}
 	for _, o := range opts {
 		o.applyToWatcher(w)
+	}
+	if w.clock == nil {
+		w.clock = clock.RealClock{}
 	}
 	w.informers = informers.New(c, informers.Options{Idle: w.idle, Handler: w.handler, Running: countInformers})
 	return w
@@ -546,7 +552,7 @@ func (w *Watcher) changed(k informers.Kind, old, obj any) {
 		id = sourceID{group: k.GVK.Group, kind: k.GVK.Kind, namespace: m.GetNamespace(), name: m.GetName()}
 	}
 	fields := fieldChanges{old: informerContent(old), now: informerContent(obj)}
-	now := time.Now()
+	now := w.clock.Now()
 	w.mu.Lock()
 	type wake struct {
 		ref   types.NamespacedName

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -222,5 +223,46 @@ func TestWatcherWakesOnReadFieldsOnly(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if diff := cmp.Diff([]string{"team-a/a"}, drain(q)); diff != "" {
 		t.Errorf("after the wake interval: -want, +got:\n%s", diff)
+	}
+}
+
+// TestWatcherWakesByItsClock: the wake interval is measured by the
+// Watcher's clock (WithClock): a second change at the same instant waits,
+// one a wake interval later is enqueued at once.
+func TestWatcherWakesByItsClock(t *testing.T) {
+	informers := &informertest.FakeInformers{Scheme: runtime.NewScheme()}
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	w := NewWatcher(informers, WithClock(clk))
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+	require.NoError(t, w.Start(context.Background(), q))
+	f, err := fieldpath.Compile("data.a")
+	require.NoError(t, err)
+	w.track(types.NamespacedName{Namespace: "team-a", Name: "a"}, []watchKey{{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "hot", field: f}})
+	cms, err := informers.FakeInformerFor(context.Background(), configMap("", "", nil))
+	require.NoError(t, err)
+	rv := 0
+	cm := func(a string) *unstructured.Unstructured {
+		rv++
+		u := configMap("team-a", "hot", map[string]any{"a": a})
+		u.SetResourceVersion(fmt.Sprint(rv))
+		return u
+	}
+
+	old, next := cm("1"), cm("2")
+	cms.Update(old, next)
+	if diff := cmp.Diff([]string{"team-a/a"}, drain(q)); diff != "" {
+		t.Errorf("a first change: -want, +got:\n%s", diff)
+	}
+	old, next = next, cm("3")
+	cms.Update(old, next)
+	if got := drain(q); len(got) != 0 {
+		t.Errorf("a second change at the same instant: want nothing enqueued yet, got %v", got)
+	}
+	clk.SetTime(clk.Now().Add(wakeInterval))
+	old, next = next, cm("4")
+	cms.Update(old, next)
+	if diff := cmp.Diff([]string{"team-a/a"}, drain(q)); diff != "" {
+		t.Errorf("a change a wake interval later by the Watcher's clock: -want, +got:\n%s", diff)
 	}
 }

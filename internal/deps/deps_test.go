@@ -27,7 +27,8 @@ import (
 // included, may import outside the standard library. k8s.io/api and
 // go-logr, and prometheus/client_golang (controller-runtime's metrics
 // registry), come with client-go and controller-runtime anyway, so they add
-// nothing to what `go get` fetches.
+// nothing to what `go get` fetches; so does golang.org/x/time, whose rate
+// package client-go's workqueue and flowcontrol use.
 var modules = []string{
 	"k8s.io/apimachinery/...",
 	"k8s.io/client-go/...",
@@ -37,6 +38,7 @@ var modules = []string{
 	"k8s.io/api/...",
 	"github.com/go-logr/logr/...",
 	"github.com/prometheus/client_golang/prometheus",
+	"golang.org/x/time/rate",
 }
 
 // envtestCRDs is the one package outside modules that internal/localcluster
