@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -46,8 +45,9 @@ type Options struct {
 	// Name of the controller; defaults to "extref-" and the lower-case kind.
 	Name string
 
-	// Clock stamps condition transitions and times the write budget; nil
-	// means the real clock.
+	// Clock stamps condition transitions and times the write budget, and
+	// is the Resolver's and the Watcher's (WithClock; a WithClock in
+	// Resolver wins for the Resolver); nil means the real clock.
 	Clock clock.PassiveClock
 
 	// Writes bounds the writes to each referencer; the zero value is
@@ -115,7 +115,7 @@ func newReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) 
 	if idle <= 0 {
 		idle = DefaultInformerIdle
 	}
-	w := NewWatcher(sources, StopIdleInformers(idle))
+	w := NewWatcher(sources, StopIdleInformers(idle), WithClock(o.Clock))
 	workers := o.Workers
 	if workers <= 0 {
 		workers = DefaultWorkers
@@ -127,7 +127,7 @@ func newReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) 
 		cache:    mgr.GetCache(),
 		api:      mgr.GetAPIReader(),
 		client:   mgr.GetClient(),
-		resolver: NewResolver(sources, mgr.GetRESTMapper(), o.Policy, append(slices.Clip(o.Resolver), WithWatcher(w), sharedKinds{kinds})...),
+		resolver: NewResolver(sources, mgr.GetRESTMapper(), o.Policy, append(append([]ResolverOption{WithClock(o.Clock)}, o.Resolver...), WithWatcher(w), sharedKinds{kinds})...),
 		watcher:  w,
 		recorder: mgr.GetEventRecorder(name),
 		setter:   conditions.NewSetter(conditions.WithClock(o.Clock)),
