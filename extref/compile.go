@@ -117,7 +117,7 @@ func (r *Resolver) compile(i int, item any, sh *sharing) (*entry, *compileError)
 		if len(ev.Template) > maxExpressionLength {
 			return nil, invalid(at(".template"), "longer than %d bytes", maxExpressionLength)
 		}
-		if _, err := r.templates.Get(ev.Template); err != nil {
+		if _, err := r.template(ev.Template); err != nil {
 			return nil, invalid(at(".template"), "%v", err)
 		}
 		e.template = ev.Template
@@ -317,6 +317,32 @@ func checkRef(ref v1alpha1.ObjectFieldRef) (*fieldpath.Path, *compileError) {
 	return p, nil
 }
 
+// templateCacheSize and templateCacheBytes bound the parsed templates a
+// Resolver keeps, in number and in bytes of their text.
+const (
+	templateCacheSize  = 512
+	templateCacheBytes = 256 << 10
+)
+
+func newTemplateCache() *boundedCache[string, *render.Template] {
+	return newBoundedCache(templateCacheSize, templateCacheBytes, func(text string, _ *render.Template) int { return len(text) })
+}
+
+// template returns text parsed as a template. Parsed templates are cached by
+// their text, since the same few are resolved on every reconcile, and kept
+// nowhere else: a parsed template takes tens of times its text.
+func (r *Resolver) template(text string) (*render.Template, error) {
+	if t, ok := r.templates.get(text); ok {
+		return t, nil
+	}
+	t, err := render.ParseTemplate(text)
+	if err != nil {
+		return nil, err
+	}
+	r.templates.put(text, t)
+	return t, nil
+}
+
 // checkTarget checks that a target lies under spec, outside the external
 // values themselves, or is a single label or annotation, and does not
 // overlap a protected field, and compiles it.
@@ -325,12 +351,12 @@ func checkRef(ref v1alpha1.ObjectFieldRef) (*fieldpath.Path, *compileError) {
 // annotation, decided from the parsed path (metadata.labels[x] and
 // metadata[labels][x] alike), which takes only strings.
 func (r *Resolver) checkTarget(target string) targetVerdict {
-	if v, ok := cacheGet(&r.mu, &r.targets, target); ok {
+	if v, ok := r.targets.get(target); ok {
 		return v
 	}
 	v := r.target(target)
 	if len(target) <= 256 {
-		cachePut(&r.mu, &r.targets, target, v)
+		r.targets.put(target, v)
 	}
 	return v
 }
@@ -415,7 +441,7 @@ type entry struct {
 	sources    []sourceRef
 	names      []string       // variable names, for a template
 	format     *render.Format // for combine
-	template   string         // the text: parsed templates are kept only in the Resolver's render.TemplateCache
+	template   string         // the text: parsed templates are kept only in the Resolver's template cache
 	target     string
 	targetPath *fieldpath.Path
 	padding    int    // the most bytes of nulls a write to targetPath may add to arrays

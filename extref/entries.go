@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"math"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,28 +15,24 @@ import (
 
 // maxCachedReferencers and maxCachedBytes bound the referencers whose
 // checked external values a Resolver keeps, and the bytes those take (as
-// entry.size estimates them, with maxRendering for a template's last
-// output); when either would be passed, referencers are dropped at random.
+// compiledSize estimates them, with maxRendering for a template's last
+// output); when either would be passed, the referencers resolved least
+// recently are dropped.
 const (
 	maxCachedReferencers = 16384
 	maxCachedBytes       = 64 << 20
 )
 
-// entryCache keeps the checked external values (entries) of the referencers
-// a Resolver resolved, so that resolving one again does not decode and
-// check its external values again. An entry is used only while its external
-// value equals the copy it was compiled from; a value that does not compile
-// is not kept. The slices it holds are never changed, only replaced.
-type entryCache struct {
-	mu    sync.RWMutex
-	m     map[referencerKey]cachedList
-	bytes int // of every list in m
-}
+// An entryCache keeps the checked external values (entries) of the
+// referencers a Resolver resolved, so that resolving one again does not
+// decode and check its external values again. An entry is used only while
+// its external value equals the copy it was compiled from; a value that
+// does not compile is not kept. The slices it holds are never changed,
+// only replaced.
+type entryCache = boundedCache[referencerKey, []compiled]
 
-// cachedList is the entries of one referencer, and the bytes they take.
-type cachedList struct {
-	list  []compiled
-	bytes int
+func newEntryCache() *entryCache {
+	return newBoundedCache(maxCachedReferencers, maxCachedBytes, func(_ referencerKey, list []compiled) int { return compiledSize(list) })
 }
 
 // referencerKey identifies a referencer: its kind, as far as the object
@@ -146,12 +141,6 @@ func mix(a, b uint64) uint64 {
 	return h
 }
 
-func (c *entryCache) get(k referencerKey) []compiled {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.m[k].list
-}
-
 // compiledSize is what a list of entries takes in the cache, counting once
 // the source kinds and formats its entries share.
 func compiledSize(list []compiled) int {
@@ -178,36 +167,6 @@ func compiledSize(list []compiled) int {
 		}
 	}
 	return n
-}
-
-func (c *entryCache) put(k referencerKey, list []compiled) {
-	size := compiledSize(list)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[referencerKey]cachedList)
-	}
-	c.bytes -= c.m[k].bytes
-	delete(c.m, k)
-	if size > maxCachedBytes {
-		return
-	}
-	for old, l := range c.m {
-		if len(c.m) < maxCachedReferencers && c.bytes+size <= maxCachedBytes {
-			break
-		}
-		delete(c.m, old)
-		c.bytes -= l.bytes
-	}
-	c.m[k] = cachedList{list: list, bytes: size}
-	c.bytes += size
-}
-
-func (c *entryCache) forget(k referencerKey) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.bytes -= c.m[k].bytes
-	delete(c.m, k)
 }
 
 // maxRendering bounds the text a rendering keeps, its variables' and its

@@ -3,7 +3,6 @@ package extref
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -11,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// maxMappings bounds the mapping, miss and target caches; each is cleared
-// when full.
+// maxMappings bounds the mapping, miss, target and synced-kind caches,
+// which drop the answers used least recently.
 const maxMappings = 1024
 
 // A mapping is what the RESTMapper says of a resource a source names: its
@@ -42,31 +41,9 @@ func (rs *resolution) mapping(gvr schema.GroupVersionResource) mapping {
 	return m
 }
 
-// cacheGet returns the answer for k in *cache, read under mu.
-func cacheGet[K comparable, V any](mu *sync.RWMutex, cache *map[K]V, k K) (V, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	v, ok := (*cache)[k]
-	return v, ok
-}
-
-// cachePut stores v for k in *cache under mu. A cache that holds maxMappings
-// answers starts over, so that a stream of distinct keys cannot grow it
-// without bound.
-func cachePut[K comparable, V any](mu *sync.RWMutex, cache *map[K]V, k K, v V) {
-	mu.Lock()
-	defer mu.Unlock()
-	if *cache == nil || len(*cache) >= maxMappings {
-		*cache = make(map[K]V)
-	}
-	(*cache)[k] = v
-}
-
 // forget drops a cached mapping.
 func (r *Resolver) forget(gvr schema.GroupVersionResource) {
-	r.mu.Lock()
-	delete(r.mappings, gvr)
-	r.mu.Unlock()
+	r.mappings.remove(gvr)
 }
 
 func (r *Resolver) lookup(gvr schema.GroupVersionResource) mapping {
@@ -156,11 +133,11 @@ func take(lim *rate.Limiter, now time.Time, reserve float64) bool {
 // mapResource maps gvr from the cache, or asks the mapper within the lookup
 // budget.
 func (r *Resolver) mapResource(gvr schema.GroupVersionResource) mapping {
-	if m, ok := cacheGet(&r.mu, &r.mappings, gvr); ok {
+	if m, ok := r.mappings.get(gvr); ok {
 		return m
 	}
 	now := r.clock.Now()
-	last, missed := cacheGet(&r.mu, &r.misses, gvr)
+	last, missed := r.misses.get(gvr)
 	switch {
 	case missed && now.Sub(last.at) < missFresh:
 		return last.mapping
@@ -172,14 +149,12 @@ func (r *Resolver) mapResource(gvr schema.GroupVersionResource) mapping {
 	m := r.lookup(gvr)
 	switch {
 	case m.err == nil:
-		cachePut(&r.mu, &r.mappings, gvr, m)
+		r.mappings.put(gvr, m)
 		if missed {
-			r.mu.Lock()
-			delete(r.misses, gvr)
-			r.mu.Unlock()
+			r.misses.remove(gvr)
 		}
 	case errors.Is(m.err, ErrUnknownResource):
-		cachePut(&r.mu, &r.misses, gvr, miss{mapping: m, at: now})
+		r.misses.put(gvr, miss{mapping: m, at: now})
 	}
 	return m
 }

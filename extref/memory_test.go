@@ -144,37 +144,42 @@ func TestMemoryPerReferencer(t *testing.T) {
 }
 
 // TestEntryCacheBytes fills the entry cache with lists of a known size: it
-// never holds more than maxCachedBytes, and a list larger than that is not
-// kept at all.
+// never holds more than maxCachedBytes, keeps the lists put last, and a
+// list larger than that is not kept at all.
 func TestEntryCacheBytes(t *testing.T) {
-	var c entryCache
+	c := newEntryCache()
 	list := func(bytes int) []compiled { return []compiled{{digest: 1, entry: &entry{bytes: bytes}}} }
 	size := compiledSize(list(maxCachedBytes / 10))
+	key := func(i int) referencerKey {
+		return referencerKey{NamespacedName: types.NamespacedName{Namespace: "a", Name: fmt.Sprint(i)}}
+	}
 	for i := range 100 {
-		c.put(referencerKey{NamespacedName: types.NamespacedName{Namespace: "a", Name: fmt.Sprint(i)}}, list(maxCachedBytes/10))
+		c.put(key(i), list(maxCachedBytes/10))
 		if c.bytes > maxCachedBytes {
 			t.Fatalf("after %d lists of %d bytes: the cache holds %d bytes, more than %d", i+1, size, c.bytes, maxCachedBytes)
 		}
 	}
-	if got, want := len(c.m), maxCachedBytes/size; got != want {
-		t.Errorf("lists kept: got %d, want %d", got, want)
+	kept := maxCachedBytes / size
+	if got := c.len(); got != kept {
+		t.Errorf("lists kept: got %d, want %d", got, kept)
 	}
-	sum := 0
-	for _, l := range c.m {
-		sum += l.bytes
+	for i := range 100 {
+		if _, ok := c.get(key(i)); ok != (i >= 100-kept) {
+			t.Errorf("list %d of 100: kept %v, want %v (the last %d put)", i, ok, !ok, kept)
+		}
 	}
-	if sum != c.bytes {
-		t.Errorf("the cache counts %d bytes, its lists take %d", c.bytes, sum)
+	if c.bytes != kept*size {
+		t.Errorf("the cache counts %d bytes, its lists take %d", c.bytes, kept*size)
 	}
 	big := referencerKey{NamespacedName: types.NamespacedName{Namespace: "a", Name: "big"}}
 	c.put(big, list(maxCachedBytes+1))
-	if c.get(big) != nil {
+	if _, ok := c.get(big); ok {
 		t.Errorf("a list larger than the cache: got it kept, want not")
 	}
-	for k := range c.m {
-		c.forget(k)
+	for i := range 100 {
+		c.remove(key(i))
 	}
-	if c.bytes != 0 {
-		t.Errorf("after forgetting every referencer: got %d bytes counted, want 0", c.bytes)
+	if c.bytes != 0 || c.len() != 0 {
+		t.Errorf("after forgetting every referencer: got %d lists and %d bytes counted, want none", c.len(), c.bytes)
 	}
 }

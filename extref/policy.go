@@ -219,10 +219,9 @@ type AccessReview struct {
 	// Clock tells the time for TTL; nil means the real clock.
 	Clock clock.PassiveClock
 
-	mu            sync.Mutex
-	decisions     map[reviewKey]decision
-	decisionBytes int           // decisionSize of each decision kept
-	reviews       *rate.Limiter // made on first use, under mu
+	once      sync.Once
+	decisions *boundedCache[reviewKey, decision] // made on first use
+	reviews   *rate.Limiter                      // made on first use
 }
 
 // An AccessReviewOption configures an AccessReview.
@@ -287,22 +286,34 @@ type reviewKey struct {
 type decision struct {
 	allowed bool
 	reason  string
-	expires time.Time
 }
 
 // maxDecisions and maxDecisionBytes bound the decisions an AccessReview
 // keeps: in number, and in bytes as decisionSize counts them, since a
-// source's name and a review's reason may be long.
+// source's name and a review's reason may be long. Past either, the
+// decisions used least recently are dropped: a referencer naming thousands
+// of sources makes other referencers' decisions be reviewed again only
+// once they are the oldest. A decision larger than maxDecisionBytes is not
+// kept.
 const (
 	maxDecisions     = 4096
 	maxDecisionBytes = 4 << 20
 )
 
 // decisionSize is what a decision kept for key takes: its strings, and
-// about 200 bytes of structs and map slot.
+// about 200 bytes of structs and cache slot.
 func decisionSize(key reviewKey, d decision) int {
 	s := key.src
 	return 200 + len(key.user) + len(s.Group) + len(s.Version) + len(s.Resource) + len(s.Namespace) + len(s.Name) + len(s.FieldPath) + len(d.reason)
+}
+
+// init makes what an AccessReview keeps, once, whether it was built by
+// NewAccessReview or as a literal.
+func (a *AccessReview) init() {
+	a.once.Do(func() {
+		a.decisions = newBoundedCache(maxDecisions, maxDecisionBytes, decisionSize)
+		a.reviews = rate.NewLimiter(reviewRate, reviewBurst)
+	})
 }
 
 func (a *AccessReview) now() time.Time {
@@ -315,6 +326,7 @@ func (a *AccessReview) now() time.Time {
 // check reviews a read of s by the service account of a referencer in
 // namespace ns.
 func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
+	a.init()
 	saNamespace := a.Namespace
 	if saNamespace == "" {
 		saNamespace = ns
@@ -331,20 +343,11 @@ func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
 	}
 	now := a.now()
 	if ttl > 0 {
-		a.mu.Lock()
-		d, ok := a.decisions[key]
-		a.mu.Unlock()
-		if ok && now.Before(d.expires) {
+		if d, ok := a.decisions.getAt(key, now); ok {
 			return d.err(user)
 		}
 	}
-	a.mu.Lock()
-	if a.reviews == nil {
-		a.reviews = rate.NewLimiter(reviewRate, reviewBurst)
-	}
-	allowed := take(a.reviews, now, 0)
-	a.mu.Unlock()
-	if !allowed {
+	if !take(a.reviews, now, 0) {
 		return fmt.Errorf("cannot review access for %s: %w", user, errReviewsLimited)
 	}
 	d, err := a.review(ctx, user, saNamespace, s)
@@ -352,54 +355,9 @@ func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
 		return err
 	}
 	if ttl > 0 {
-		d.expires = now.Add(ttl)
-		a.mu.Lock()
-		a.remember(key, d, now)
-		a.mu.Unlock()
+		a.decisions.putUntil(key, d, now.Add(ttl))
 	}
 	return d.err(user)
-}
-
-// remember keeps d for key. When maxDecisions, or maxDecisionBytes, are
-// kept, expired ones are dropped, and if that is not enough, others at
-// random: a referencer naming thousands of sources must not make every
-// other referencer's decisions be reviewed again. A decision larger than
-// maxDecisionBytes is not kept. The caller holds a.mu.
-func (a *AccessReview) remember(key reviewKey, d decision, now time.Time) {
-	size := decisionSize(key, d)
-	if a.decisions == nil {
-		a.decisions = make(map[reviewKey]decision)
-	}
-	if old, ok := a.decisions[key]; ok {
-		a.forget(key, old)
-	}
-	if size > maxDecisionBytes {
-		return
-	}
-	full := func() bool {
-		return len(a.decisions) >= maxDecisions || a.decisionBytes+size > maxDecisionBytes
-	}
-	if full() {
-		for k, old := range a.decisions {
-			if !now.Before(old.expires) {
-				a.forget(k, old)
-			}
-		}
-		for k, old := range a.decisions {
-			if !full() {
-				break
-			}
-			a.forget(k, old)
-		}
-	}
-	a.decisions[key] = d
-	a.decisionBytes += size
-}
-
-// forget drops the decision d kept for key. The caller holds a.mu.
-func (a *AccessReview) forget(key reviewKey, d decision) {
-	delete(a.decisions, key)
-	a.decisionBytes -= decisionSize(key, d)
 }
 
 func (d decision) err(user string) error {

@@ -291,35 +291,32 @@ func TestSourcePolicyNamesNearRules(t *testing.T) {
 
 // TestAccessReviewDecisionBytes keeps decisions for sources of long names
 // (a referencer's schema need not limit them): the decisions kept never
-// take more than maxDecisionBytes, counting their strings.
+// take more than maxDecisionBytes, counting their strings, and a decision
+// larger than that is not kept.
 func TestAccessReviewDecisionBytes(t *testing.T) {
-	a := &AccessReview{}
+	a := NewAccessReview(nil, "reader")
+	a.init()
 	now := time.Now()
 	name := func(i int) string { return fmt.Sprintf("%06d-%s", i, strings.Repeat("n", 64<<10)) }
+	key := func(i int) reviewKey {
+		return reviewKey{user: "system:serviceaccount:a:reader", src: Source{Version: "v1", Resource: "configmaps", Namespace: "a", Name: name(i)}}
+	}
+	size := decisionSize(key(0), decision{allowed: true})
 	for i := range 200 {
-		key := reviewKey{user: "system:serviceaccount:a:reader", src: Source{Version: "v1", Resource: "configmaps", Namespace: "a", Name: name(i)}}
-		a.remember(key, decision{allowed: true, expires: now.Add(time.Minute)}, now)
-		kept := 0
-		for k, d := range a.decisions {
-			kept += len(k.user) + len(k.src.Group) + len(k.src.Version) + len(k.src.Resource) + len(k.src.Namespace) + len(k.src.Name) + len(d.reason)
-		}
-		if kept > maxDecisionBytes {
-			t.Fatalf("after %d decisions: %d kept take %d bytes, more than %d", i+1, len(a.decisions), kept, maxDecisionBytes)
+		a.decisions.putUntil(key(i), decision{allowed: true}, now.Add(time.Minute))
+		if kept := a.decisions.len() * size; kept > maxDecisionBytes || a.decisions.bytes != kept {
+			t.Fatalf("after %d decisions: %d kept take %d bytes, counted %d, at most %d", i+1, a.decisions.len(), kept, a.decisions.bytes, maxDecisionBytes)
 		}
 	}
-	if len(a.decisions) == 0 {
-		t.Errorf("no decision kept")
+	if n := a.decisions.len(); n != maxDecisionBytes/size {
+		t.Errorf("decisions kept: got %d, want %d", n, maxDecisionBytes/size)
 	}
 	huge := reviewKey{user: "u", src: Source{Name: strings.Repeat("n", maxDecisionBytes)}}
-	a.remember(huge, decision{allowed: true, expires: now.Add(time.Minute)}, now)
-	if _, ok := a.decisions[huge]; ok {
+	a.decisions.putUntil(huge, decision{allowed: true}, now.Add(time.Minute))
+	if _, ok := a.decisions.getAt(huge, now); ok {
 		t.Errorf("a decision larger than maxDecisionBytes: got it kept, want not")
 	}
-	sum := 0
-	for k, d := range a.decisions {
-		sum += decisionSize(k, d)
-	}
-	if sum != a.decisionBytes {
-		t.Errorf("the AccessReview counts %d bytes, its decisions take %d", a.decisionBytes, sum)
+	if _, ok := a.decisions.getAt(key(199), now.Add(time.Minute)); ok {
+		t.Errorf("a decision at its expiry: got it reused, want not")
 	}
 }

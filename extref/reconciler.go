@@ -235,7 +235,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	case apierrors.IsNotFound(err):
 		r.written.Forget(req.NamespacedName)
 		r.watcher.Forget(req.NamespacedName)
-		r.resolver.entries.forget(referencerKey{gvk: r.gvk, NamespacedName: req.NamespacedName})
+		r.resolver.entries.remove(referencerKey{gvk: r.gvk, NamespacedName: req.NamespacedName})
 		r.guard.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	case err != nil:

@@ -65,7 +65,7 @@ func (r *Resolver) resolve(ctx context.Context, obj client.Object) (Outcome, err
 		state:     state{content: content, owned: typed},
 	}
 	key := referencerKey{gvk: obj.GetObjectKind().GroupVersionKind(), NamespacedName: ref}
-	cached := r.entries.get(key)
+	cached, _ := r.entries.get(key)
 	var update []compiled // cached with the entries compiled now, once there are any
 	var sh sharing
 	for i, item := range list {
@@ -457,7 +457,7 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 			for j, name := range e.names {
 				data[name] = values[j].V
 			}
-			t, err := rs.r.templates.Get(e.template)
+			t, err := rs.r.template(e.template)
 			if err != nil { // it parsed when it was checked
 				fail(&ReferenceError{Path: path(".template"), Err: fmt.Errorf("%w: %w", ErrInvalid, err)})
 				return
@@ -810,7 +810,7 @@ func (rs *resolution) get(key objectKey, m mapping) readResult {
 	}
 	ctx := rs.readContext()
 	var stop func()
-	if _, ok := cacheGet(&rs.r.mu, &rs.r.synced, key.gvk); !ok {
+	if _, ok := rs.r.synced.get(key.gvk); !ok {
 		ctx, stop = rs.r.syncing(ctx, m, u)
 	}
 	err = rs.r.reader.Get(ctx, types.NamespacedName{Namespace: key.namespace, Name: key.name}, u, sharedRead...)
@@ -860,7 +860,7 @@ func (r *Resolver) unreadable(ctx context.Context, m mapping, obj client.Object)
 	inf, ierr := informers.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
 	if ierr == nil && inf.HasSynced() {
 		r.kinds.readable(m.resource)
-		cachePut(&r.mu, &r.synced, m.gvk, struct{}{})
+		r.synced.put(m.gvk, struct{}{})
 		return false, nil
 	}
 	if err == nil {
@@ -885,7 +885,7 @@ func (r *Resolver) syncing(ctx context.Context, m mapping, obj client.Object) (c
 		return ctx, nil
 	}
 	if inf.HasSynced() {
-		cachePut(&r.mu, &r.synced, m.gvk, struct{}{})
+		r.synced.put(m.gvk, struct{}{})
 		return ctx, nil
 	}
 	ctx, cancel := context.WithCancel(ctx)

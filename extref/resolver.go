@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -69,19 +68,18 @@ type Resolver struct {
 	review      *AccessReview
 	watcher     *Watcher
 	readTimeout time.Duration
-	templates   render.TemplateCache
-	entries     entryCache
+	templates   *boundedCache[string, *render.Template] // by their text (compile.go)
+	entries     *entryCache
 	seed        maphash.Seed // of the external values' digests
 
 	// mappings caches the RESTMapper's answers for resources it knows,
 	// which cost more than the rest of a settled Resolve. An entry is
 	// dropped when a read says the mapping no longer holds.
-	mu       sync.RWMutex
-	mappings map[schema.GroupVersionResource]mapping
-	misses   map[schema.GroupVersionResource]miss // unknown resources (lookups.go)
-	targets  map[string]targetVerdict             // checkTarget's verdicts
-	synced   map[schema.GroupVersionKind]struct{} // kinds whose informer was seen synced
-	kinds    *unreadableKinds                     // kinds that cannot be read (readable.go)
+	mappings *boundedCache[schema.GroupVersionResource, mapping]
+	misses   *boundedCache[schema.GroupVersionResource, miss] // unknown resources (mapping.go)
+	targets  *boundedCache[string, targetVerdict]             // checkTarget's verdicts
+	synced   *boundedCache[schema.GroupVersionKind, struct{}] // kinds whose informer was seen synced
+	kinds    *unreadableKinds                                 // kinds that cannot be read (readable.go)
 
 	lookups *rate.Limiter      // mapper lookups (mapping.go)
 	clock   clock.PassiveClock // WithClock
@@ -192,6 +190,12 @@ func NewResolver(reader client.Reader, mapper meta.RESTMapper, policy SourcePoli
 	r := &Resolver{reader: reader, mapper: mapper, policy: policy, path: DefaultPath, protected: DefaultProtectedFields(), readTimeout: DefaultReadTimeout, seed: maphash.MakeSeed()}
 	r.kinds = &unreadableKinds{}
 	r.lookups = rate.NewLimiter(lookupRate, lookupBurst)
+	r.entries = newEntryCache()
+	r.templates = newTemplateCache()
+	r.mappings = newBoundedCache[schema.GroupVersionResource, mapping](maxMappings, 0, nil)
+	r.misses = newBoundedCache[schema.GroupVersionResource, miss](maxMappings, 0, nil)
+	r.targets = newBoundedCache[string, targetVerdict](maxMappings, 0, nil)
+	r.synced = newBoundedCache[schema.GroupVersionKind, struct{}](maxMappings, 0, nil)
 	for _, o := range opts {
 		o.applyToResolver(r)
 	}

@@ -10,8 +10,8 @@
 //
 //   - ParseFormat and Format.Sprint: a fmt format checked for its values,
 //     printed piece by piece.
-//   - TemplateCache.Get (ParseTemplate) and Template.Execute: a template
-//     without loops or recursion, rendered from its parts.
+//   - ParseTemplate and Template.Execute: a template without loops or
+//     recursion, rendered from its parts.
 //   - JSONSize: a value's size as JSON, counted up to a limit.
 //   - Value, Failf and Seal: a value with whether it is secret, and errors
 //     about it that never quote a secret one.
