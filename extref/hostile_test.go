@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -237,7 +238,7 @@ func TestResolveAccessReviewsBounded(t *testing.T) {
 		fmt.Fprintf(&b, "- {fromObject: {version: v1, resource: configmaps, name: c%d, fieldPath: data.x}, toFieldPath: spec.c%d}\n", i, i)
 		objs = append(objs, configMap("team-a", fmt.Sprintf("c%d", i), map[string]any{"x": "y"}))
 	}
-	w := &reviewWriter{allow: func(string, map[string]any) bool { return true }}
+	w := &reviewWriter{allow: func(string, *authorizationv1.ResourceAttributes) bool { return true }}
 	clk := clocktesting.NewFakePassiveClock(time.Unix(1_000_000, 0))
 	review := &AccessReview{Client: w, ServiceAccount: "reader", Clock: clk, TTL: time.Hour}
 	r := NewResolver(newReader(objs...), testMapper(), SourcePolicy{}, WithAccessReview(review))

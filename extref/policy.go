@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -199,8 +199,10 @@ const DefaultAccessReviewTTL = time.Minute
 // Build one with NewAccessReview, or as a literal with the same fields; it
 // is safe for concurrent use once built, and must not be copied.
 type AccessReview struct {
-	// Client creates SubjectAccessReviews (authorization.k8s.io/v1); it
-	// needs RBAC to create subjectaccessreviews.
+	// Client creates SubjectAccessReviews (authorization.k8s.io/v1, the
+	// typed object: its scheme must know it, as client-go's scheme, a
+	// manager's client's, does); it needs RBAC to create
+	// subjectaccessreviews.
 	Client client.Writer
 
 	// ServiceAccount is the name of the service account reads are checked
@@ -372,28 +374,19 @@ func (d decision) err(user string) error {
 }
 
 func (a *AccessReview) review(ctx context.Context, user, saNamespace string, s Source) (decision, error) {
-	attrs := map[string]any{"verb": "get", "group": s.Group, "version": s.Version, "resource": s.Resource, "name": s.Name}
-	if s.Namespace != "" {
-		attrs["namespace"] = s.Namespace
-	}
-	sar := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "authorization.k8s.io/v1",
-		"kind":       "SubjectAccessReview",
-		"spec": map[string]any{
-			"user":               user,
-			"groups":             []any{"system:serviceaccounts", "system:serviceaccounts:" + saNamespace, "system:authenticated"},
-			"resourceAttributes": attrs,
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:   user,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + saNamespace, "system:authenticated"},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Verb: "get", Group: s.Group, Version: s.Version, Resource: s.Resource, Namespace: s.Namespace, Name: s.Name,
 		},
 	}}
 	if err := a.Client.Create(ctx, sar); err != nil {
 		return decision{}, fmt.Errorf("cannot review access for %s: %w", user, err)
 	}
-	allowed, _, _ := unstructured.NestedBool(sar.Object, "status", "allowed")
-	reason, _, _ := unstructured.NestedString(sar.Object, "status", "reason")
-	if !allowed {
-		if e, _, _ := unstructured.NestedString(sar.Object, "status", "evaluationError"); e != "" && reason == "" {
-			reason = e
-		}
+	reason := sar.Status.Reason
+	if !sar.Status.Allowed && reason == "" {
+		reason = sar.Status.EvaluationError
 	}
-	return decision{allowed: allowed, reason: reason}, nil
+	return decision{allowed: sar.Status.Allowed, reason: reason}, nil
 }

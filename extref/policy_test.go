@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -67,8 +67,8 @@ func TestSourcePolicy(t *testing.T) {
 // reviewWriter answers SubjectAccessReviews: allowed when allow says so.
 type reviewWriter struct {
 	client.Writer // nil: only Create is called
-	allow         func(user string, attrs map[string]any) bool
-	reviews       []map[string]any
+	allow         func(user string, attrs *authorizationv1.ResourceAttributes) bool
+	reviews       []authorizationv1.SubjectAccessReviewSpec
 	err           error
 }
 
@@ -76,23 +76,19 @@ func (w *reviewWriter) Create(_ context.Context, obj client.Object, _ ...client.
 	if w.err != nil {
 		return w.err
 	}
-	u := obj.(*unstructured.Unstructured)
-	spec, _, _ := unstructured.NestedMap(u.Object, "spec")
-	w.reviews = append(w.reviews, spec)
-	attrs, _, _ := unstructured.NestedMap(spec, "resourceAttributes")
-	user, _, _ := unstructured.NestedString(spec, "user")
-	allowed := w.allow(user, attrs)
-	status := map[string]any{"allowed": allowed}
+	sar := obj.(*authorizationv1.SubjectAccessReview)
+	w.reviews = append(w.reviews, sar.Spec)
+	allowed := w.allow(sar.Spec.User, sar.Spec.ResourceAttributes)
+	sar.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: allowed}
 	if !allowed {
-		status["reason"] = "no rule"
+		sar.Status.Reason = "no rule"
 	}
-	u.Object["status"] = status
 	return nil
 }
 
 func TestAccessReview(t *testing.T) {
-	w := &reviewWriter{allow: func(user string, attrs map[string]any) bool {
-		return user == "system:serviceaccount:team-a:reader" && attrs["resource"] == "configmaps"
+	w := &reviewWriter{allow: func(user string, attrs *authorizationv1.ResourceAttributes) bool {
+		return user == "system:serviceaccount:team-a:reader" && attrs.Resource == "configmaps"
 	}}
 	clk := clocktesting.NewFakePassiveClock(time.Unix(1_000_000, 0))
 	review := NewAccessReview(w, "reader", DecisionTTL(time.Minute), WithClock(clk))
@@ -110,11 +106,11 @@ func TestAccessReview(t *testing.T) {
 	if diff := cmp.Diff("denied by a SubjectAccessReview: system:serviceaccount:team-a:reader may not get it: no rule", err.Error()); diff != "" {
 		t.Errorf("check(secret): -want, +got error:\n%s", diff)
 	}
-	wantSpec := map[string]any{
-		"user":   "system:serviceaccount:team-a:reader",
-		"groups": []any{"system:serviceaccounts", "system:serviceaccounts:team-a", "system:authenticated"},
-		"resourceAttributes": map[string]any{
-			"verb": "get", "group": "", "version": "v1", "resource": "secrets", "namespace": "team-a", "name": "db",
+	wantSpec := authorizationv1.SubjectAccessReviewSpec{
+		User:   "system:serviceaccount:team-a:reader",
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:team-a", "system:authenticated"},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Verb: "get", Group: "", Version: "v1", Resource: "secrets", Namespace: "team-a", Name: "db",
 		},
 	}
 	if diff := cmp.Diff(wantSpec, w.reviews[1]); diff != "" {
@@ -168,7 +164,7 @@ func TestNewAccessReview(t *testing.T) {
 }
 
 func TestResolveWithAccessReview(t *testing.T) {
-	w := &reviewWriter{allow: func(string, map[string]any) bool { return false }}
+	w := &reviewWriter{allow: func(string, *authorizationv1.ResourceAttributes) bool { return false }}
 	reader := newReader(configMap("team-a", "settings", map[string]any{"region": "eu-west-1"}))
 	ref := widget(t, "team-a", "w", `
 externalValues:
@@ -231,7 +227,7 @@ externalValues:
 	}
 
 	// The access review asks about secrets, whatever the spelling.
-	rw := &reviewWriter{allow: func(string, map[string]any) bool { return true }}
+	rw := &reviewWriter{allow: func(string, *authorizationv1.ResourceAttributes) bool { return true }}
 	ref := widget(t, "team-a", "w", `
 externalValues:
 - fromObject: {version: v1, resource: SECRET, name: db, fieldPath: data.password}
@@ -243,7 +239,7 @@ externalValues:
 	if len(rw.reviews) != 1 {
 		t.Fatalf("reviews: want 1, got %d", len(rw.reviews))
 	}
-	if got, _, _ := unstructured.NestedString(rw.reviews[0], "resourceAttributes", "resource"); got != "secrets" {
+	if got := rw.reviews[0].ResourceAttributes.Resource; got != "secrets" {
 		t.Errorf("the review's resource: want secrets, got %q", got)
 	}
 }

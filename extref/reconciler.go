@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -247,14 +248,14 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			holdsTotal.Inc()
 		}
 		if held.report && r.recorder != nil {
-			r.recorder.Eventf(obj, nil, "Warning", ReasonOscillating, "ResolveExternalValues", "%s", message.Truncate(oscillatingCondition(held, r.guard.budget.Window, obj.GetGeneration()).Message, maxEventNote))
+			r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReasonOscillating, "ResolveExternalValues", "%s", message.Truncate(oscillatingCondition(held, r.guard.budget.Window, obj.GetGeneration()).Message, maxEventNote))
 		}
 		return reconcile.Result{RequeueAfter: held.wait}, nil
 	case resolveErr == nil && rejected == nil:
 		return reconcile.Result{}, nil
 	}
 	if condChanged && r.recorder != nil {
-		r.recorder.Eventf(obj, nil, "Warning", cond.Reason, "ResolveExternalValues", "%s", message.Truncate(cond.Message, maxEventNote))
+		r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, cond.Reason, "ResolveExternalValues", "%s", message.Truncate(cond.Message, maxEventNote))
 	}
 	if rejected != nil {
 		// A spec or source change, seen by the watches, brings the next
