@@ -1,6 +1,7 @@
 package extref
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,7 +70,7 @@ func (d *decoder) object(v any, known []string) map[string]any {
 	if len(m) > len(known) || !allKnown(m, known) {
 		var unknown []string
 		for k := range m {
-			if !contains(known, k) {
+			if !slices.Contains(known, k) {
 				unknown = append(unknown, k)
 			}
 		}
@@ -82,20 +83,11 @@ func (d *decoder) object(v any, known []string) map[string]any {
 
 func allKnown(m map[string]any, known []string) bool {
 	for k := range m {
-		if !contains(known, k) {
+		if !slices.Contains(known, k) {
 			return false
 		}
 	}
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // str returns field f of m as a string; absent or null is "".

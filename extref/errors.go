@@ -108,3 +108,33 @@ func (e *ReferenceError) Error() string {
 }
 
 func (e *ReferenceError) Unwrap() error { return e.Err }
+
+// An errorList is several errors reported as one: the required external
+// values that failed in one Resolve, or the failing sources of one external
+// value (why the first failed, then the others' *ReferenceErrors).
+// errors.Is and errors.As look at each. Its message names them in turn
+// until it passes maxListMessage, then counts the rest: a condition holds
+// 32 KiB, and every external value of a referencer may fail.
+type errorList []error
+
+func (l errorList) Error() string {
+	var b strings.Builder
+	for i, e := range l {
+		if b.Len() > maxListMessage {
+			fmt.Fprintf(&b, "; and %d more", len(l)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+func (l errorList) Unwrap() []error { return l }
+
+// maxListMessage is the length past which an errorList's message counts
+// the errors left rather than naming them: short enough for the count to
+// fit in a condition's message.
+const maxListMessage = 16 << 10

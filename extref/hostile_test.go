@@ -161,8 +161,8 @@ func TestResolveManyFailuresMessage(t *testing.T) {
 	require.Error(t, err)
 	require.Len(t, out.Failed, maxExternalValues)
 	msg := err.Error()
-	if len(msg) > maxFailuresMessage+1024 {
-		t.Errorf("message: %d bytes, want at most %d", len(msg), maxFailuresMessage+1024)
+	if len(msg) > maxListMessage+1024 {
+		t.Errorf("message: %d bytes, want at most %d", len(msg), maxListMessage+1024)
 	}
 	named := strings.Count(msg, "cannot resolve ")
 	if want := fmt.Sprintf("; and %d more", maxExternalValues-named); !strings.HasSuffix(msg, want) {

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/extref/internal/render"
 	"github.com/ctrlkit/ctrlkit/internal/lastwrite"
 	"github.com/ctrlkit/ctrlkit/internal/message"
 )
@@ -319,16 +320,8 @@ func withheld(out Outcome, err error) error {
 	if !errors.As(err, &status) {
 		return err
 	}
-	return &withheldError{msg: "cannot write the referencer: " + rejectedMessage(out, err), err: err}
+	return render.Failf(err, "cannot write the referencer: %s", rejectedMessage(out, err))
 }
-
-type withheldError struct {
-	msg string
-	err error
-}
-
-func (e *withheldError) Error() string { return e.msg }
-func (e *withheldError) Unwrap() error { return e.err }
 
 // conditionDiffers reports whether obj's ReferencesResolved condition is
 // not c.
@@ -356,7 +349,7 @@ func transient(failed []*ReferenceError) bool {
 // joins, failed for a reason of its own rather than a sentinel.
 func transientErr(err error) bool {
 	switch e := err.(type) {
-	case sourceErrors:
+	case errorList:
 		for _, s := range e {
 			if transientErr(s) {
 				return true

@@ -107,7 +107,11 @@ func (r *Resolver) resolve(ctx context.Context, obj client.Object) (Outcome, err
 		return out, out.Failed[0]
 	default:
 		out.Values = nil
-		return out, failures(out.Failed)
+		errs := make(errorList, len(out.Failed))
+		for i, f := range out.Failed {
+			errs[i] = f
+		}
+		return out, errs
 	}
 	if !rs.state.changed || rs.undone(obj, content, typed) {
 		return out, nil
@@ -208,52 +212,6 @@ func (r *Resolver) list(content map[string]any) ([]any, error) {
 		return nil, &ReferenceError{Path: r.path, Index: -1, Err: fmt.Errorf("%w: %d external values, more than %d", ErrInvalid, len(list), maxExternalValues)}
 	}
 	return list, nil
-}
-
-// failures are the required external values that failed, reported together.
-type failures []*ReferenceError
-
-// Error names the failures in turn until the message passes
-// maxFailuresMessage, then counts the rest: a condition holds 32 KiB, and a
-// referencer's every external value may fail.
-func (f failures) Error() string {
-	var b strings.Builder
-	for i, e := range f {
-		if b.Len() > maxFailuresMessage {
-			fmt.Fprintf(&b, "; and %d more", len(f)-i)
-			break
-		}
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(e.Error())
-	}
-	return b.String()
-}
-
-// maxFailuresMessage is the length past which failures' message counts the
-// failures left rather than naming them: short enough for the count to fit
-// in a condition's message.
-const maxFailuresMessage = 16 << 10
-
-// joinMessages is the messages of errs, separated by "; ".
-func joinMessages[E error](errs []E) string {
-	var b strings.Builder
-	for i, e := range errs {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(e.Error())
-	}
-	return b.String()
-}
-
-func (f failures) Unwrap() []error {
-	out := make([]error, len(f))
-	for i, e := range f {
-		out[i] = e
-	}
-	return out
 }
 
 // state is the referencer's content as the resolution changes it. The
@@ -619,7 +577,7 @@ func joinSources(failed []*ReferenceError) *ReferenceError {
 		return failed[0]
 	}
 	first := *failed[0]
-	errs := make(sourceErrors, 0, len(failed))
+	errs := make(errorList, 0, len(failed))
 	errs = append(errs, first.Err)
 	for _, f := range failed[1:] {
 		errs = append(errs, f)
@@ -627,14 +585,6 @@ func joinSources(failed []*ReferenceError) *ReferenceError {
 	first.Err = errs
 	return &first
 }
-
-// sourceErrors are why the first failing source of an external value
-// failed, then the other failing sources' *ReferenceErrors.
-type sourceErrors []error
-
-func (s sourceErrors) Error() string { return joinMessages(s) }
-
-func (s sourceErrors) Unwrap() []error { return s }
 
 // empty reports whether a target holds no value: missing, null or "".
 func empty(v any) bool {
@@ -822,8 +772,8 @@ func (rs *resolution) get(key objectKey, m mapping) readResult {
 		if why := rs.r.kinds.why(m.resource); why != nil {
 			return readResult{err: why} // reported by the informer while the read waited
 		}
-		rs.r.kinds.failed(m.resource, &unsyncedError{kind: key.gvk.Kind, cause: context.DeadlineExceeded}, rs.r.clock.Now())
-		return readResult{err: &unsyncedError{kind: key.gvk.Kind, cause: err}}
+		rs.r.kinds.failed(m.resource, unsynced(key.gvk.Kind, context.DeadlineExceeded), rs.r.clock.Now())
+		return readResult{err: unsynced(key.gvk.Kind, err)}
 	}
 	if probe && (err == nil || apierrors.IsNotFound(err)) {
 		rs.r.kinds.readable(m.resource)
@@ -900,20 +850,13 @@ func (r *Resolver) syncing(ctx context.Context, m mapping, obj client.Object) (c
 	return ctx, cancel
 }
 
-// An unsyncedError is why a read of a kind whose informer has not synced
-// failed. Its message is the same whether this read ran out of time or an
-// earlier one did, so that the condition reporting it does not change (and
-// is not written again) on every retry.
-type unsyncedError struct {
-	kind  string
-	cause error
+// unsynced is why a read of a kind whose informer has not synced failed.
+// Its message is the same whether this read ran out of time or an earlier
+// one did, so that the condition reporting it does not change (and is not
+// written again) on every retry.
+func unsynced(kind string, cause error) error {
+	return render.Failf(cause, "cannot read the source: the cache of %s has not synced within the read timeout (the controller may not be able to list it)", kind)
 }
-
-func (e *unsyncedError) Error() string {
-	return "cannot read the source: the cache of " + e.kind + " has not synced within the read timeout (the controller may not be able to list it)"
-}
-
-func (e *unsyncedError) Unwrap() error { return e.cause }
 
 // sharedRead are the options of a read of a source.
 var sharedRead = []client.GetOption{client.UnsafeDisableDeepCopy}

@@ -173,14 +173,14 @@ func TestCondition(t *testing.T) {
 		"Failed": {
 			reason: "A failure names the value.",
 			out:    Outcome{Failed: []*ReferenceError{failed}},
-			err:    failures{failed},
+			err:    errorList{failed},
 			want: metav1.Condition{Type: TypeReferencesResolved, Status: metav1.ConditionFalse, Reason: ReasonResolutionFailed, ObservedGeneration: 4,
 				Message: "cannot resolve spec.externalValues[2]: field not found"},
 		},
 		"Denied": {
 			reason: "A denial among the failures makes the reason ResolutionDenied.",
 			out:    Outcome{Failed: []*ReferenceError{denied, failed}},
-			err:    failures{denied, failed},
+			err:    errorList{denied, failed},
 			want: metav1.Condition{Type: TypeReferencesResolved, Status: metav1.ConditionFalse, Reason: ReasonResolutionDenied, ObservedGeneration: 4,
 				Message: "cannot resolve spec.externalValues[0]: denied; cannot resolve spec.externalValues[2]: field not found"},
 		},
@@ -192,7 +192,7 @@ func TestCondition(t *testing.T) {
 			}
 		})
 	}
-	long := failures{{Path: "x", Err: errors.New(string(make([]byte, 40000)))}}
+	long := errorList{&ReferenceError{Path: "x", Err: errors.New(string(make([]byte, 40000)))}}
 	if got := len(Condition(Outcome{}, long, 1).Message); got > conditions.MaxMessageLength {
 		t.Errorf("Condition(...).Message: want at most %d bytes, got %d", conditions.MaxMessageLength, got)
 	}
