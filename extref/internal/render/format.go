@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -91,10 +92,7 @@ func flagsOf(s string) verbFlags {
 
 // atoi reads the digits of a width or precision, already checked.
 func atoi(digits string) int {
-	n := 0
-	for _, c := range []byte(digits) {
-		n = n*10 + int(c-'0')
-	}
+	n, _ := strconv.Atoi(digits)
 	return n
 }
 
@@ -217,9 +215,7 @@ func argIndex(f string, i, start, n int) (idx, next int, err error) {
 	if digits == "" || len(digits) > 3 || strings.Trim(digits, "0123456789") != "" {
 		return 0, 0, formatErr(f, start, "bad argument index at position %d", start)
 	}
-	for _, c := range []byte(digits) {
-		idx = idx*10 + int(c-'0')
-	}
+	idx, _ = strconv.Atoi(digits) // at most 3 digits, checked
 	if idx < 1 || idx > n {
 		return 0, 0, formatErr(f, start, "argument index %d at position %d is out of range (%d values)", idx, start, n)
 	}
