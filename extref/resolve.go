@@ -435,7 +435,7 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 	for j, t := range e.transforms {
 		tv, err := t.apply(v)
 		if err != nil {
-			fail(&ReferenceError{Path: path(".transforms[" + strconv.Itoa(j) + "]"), Err: fmt.Errorf("%w: %s: %w", ErrTransform, t.typ, render.Seal(err, v.Secret))})
+			fail(&ReferenceError{Path: path(".transforms[" + strconv.Itoa(j) + "]"), Err: fmt.Errorf("%w: %s: %w", ErrTransform, t.typ(), render.Seal(err, v.Secret))})
 			return
 		}
 		v = tv

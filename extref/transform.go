@@ -15,9 +15,58 @@ import (
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 )
 
+// transforms is the table of transforms, in the order errors list them. A
+// row says which field of v1alpha1.Transform its type takes besides type
+// (format, map or toType), how that field is checked and compiled, and how
+// the transform applies to a value. To add a transform, add its
+// TransformType to extref/v1alpha1 (and to the type's kubebuilder enum), and
+// a row here.
+var transforms = []transformKind{
+	{typ: v1alpha1.TransformBase64Decode, apply: base64Decode},
+	{typ: v1alpha1.TransformBase64Encode, apply: base64Encode},
+	{typ: v1alpha1.TransformFormat, takes: "format", compile: compileFormat, apply: applyFormat},
+	{typ: v1alpha1.TransformMap, takes: "map", compile: compileMap, apply: applyMap},
+	{typ: v1alpha1.TransformConvert, takes: "toType", need: needConvertType, compile: compileConvert, apply: applyConvert},
+}
+
+// A transformKind is a row of transforms.
+type transformKind struct {
+	typ v1alpha1.TransformType
+	// takes is the field the type takes besides type, if any; another
+	// field given is an error.
+	takes string
+	// need checks the field the type takes before the others are
+	// checked; nil: the field must be given.
+	need func(t v1alpha1.Transform) error
+	// compile checks and prepares the field the type takes.
+	compile func(t v1alpha1.Transform, out *transform) error
+	// apply transforms a value. It never panics, never returns more than
+	// MaxOutputSize bytes of string, and its errors are made by
+	// render.Failf, which describe the value without its content when it
+	// is secret.
+	apply func(t transform, v render.Value) (any, error)
+}
+
+// transformFieldsTaken are the fields of v1alpha1.Transform one type or
+// another takes, in the order a transform is checked for them.
+var transformFieldsTaken = []string{"format", "map", "toType"}
+
+// given reports whether t has field f of transformFieldsTaken.
+func given(t v1alpha1.Transform, f string) bool {
+	switch f {
+	case "format":
+		return t.Format != ""
+	case "map":
+		return t.Map != nil
+	case "toType":
+		return t.ToType != ""
+	}
+	return false
+}
+
 // A transform is a checked v1alpha1.Transform, ready to apply.
 type transform struct {
-	typ    v1alpha1.TransformType
+	kind   *transformKind
 	format *render.Format
 	table  mapTable
 	to     v1alpha1.ConvertType
@@ -25,119 +74,126 @@ type transform struct {
 
 // compileTransform checks t; the error names the offending field.
 func compileTransform(t v1alpha1.Transform) (transform, error) {
-	out := transform{typ: t.Type}
-	extra := func(field string) error {
-		return fmt.Errorf("type %s does not take %s", t.Type, field)
+	i := slices.IndexFunc(transforms, func(k transformKind) bool { return k.typ == t.Type })
+	switch {
+	case t.Type == "":
+		return transform{}, fmt.Errorf("type is required (%s)", transformTypes())
+	case i < 0:
+		return transform{}, fmt.Errorf("unsupported type %q (want %s)", t.Type, transformTypes())
 	}
-	switch t.Type {
-	case v1alpha1.TransformBase64Decode, v1alpha1.TransformBase64Encode:
+	k := &transforms[i]
+	out := transform{kind: k}
+	if k.takes != "" {
 		switch {
-		case t.Format != "":
-			return out, extra("format")
-		case t.Map != nil:
-			return out, extra("map")
-		case t.ToType != "":
-			return out, extra("toType")
+		case k.need != nil:
+			if err := k.need(t); err != nil {
+				return out, err
+			}
+		case !given(t, k.takes):
+			return out, fmt.Errorf("type %s needs %s", t.Type, k.takes)
 		}
-	case v1alpha1.TransformFormat:
-		if t.Format == "" {
-			return out, errors.New("type Format needs format")
+	}
+	for _, f := range transformFieldsTaken {
+		if f != k.takes && given(t, f) {
+			return out, fmt.Errorf("type %s does not take %s", t.Type, f)
 		}
-		if t.Map != nil {
-			return out, extra("map")
-		}
-		if t.ToType != "" {
-			return out, extra("toType")
-		}
-		f, err := render.ParseFormat(t.Format, 1)
-		if err != nil {
+	}
+	if k.compile != nil {
+		if err := k.compile(t, &out); err != nil {
 			return out, err
 		}
-		out.format = f
-	case v1alpha1.TransformMap:
-		if t.Map == nil {
-			return out, errors.New("type Map needs map")
-		}
-		if t.Format != "" {
-			return out, extra("format")
-		}
-		if t.ToType != "" {
-			return out, extra("toType")
-		}
-		out.table = newMapTable(t.Map)
-	case v1alpha1.TransformConvert:
-		switch t.ToType {
-		case v1alpha1.ConvertString, v1alpha1.ConvertInt64, v1alpha1.ConvertFloat64, v1alpha1.ConvertBool:
-		case "":
-			return out, errors.New("type Convert needs toType")
-		default:
-			return out, fmt.Errorf("unsupported toType %q (want string, int64, float64 or bool)", t.ToType)
-		}
-		if t.Format != "" {
-			return out, extra("format")
-		}
-		if t.Map != nil {
-			return out, extra("map")
-		}
-		out.to = t.ToType
-	case "":
-		return out, errors.New("type is required (Base64Decode, Base64Encode, Format, Map or Convert)")
-	default:
-		return out, fmt.Errorf("unsupported type %q (want Base64Decode, Base64Encode, Format, Map or Convert)", t.Type)
 	}
 	return out, nil
 }
 
-// apply transforms v. It never panics, never returns more than
-// MaxOutputSize bytes of string, and its errors are made by render.Failf, which
-// describe the value without its content when it is secret. The result is
-// as secret as v.
+// transformTypes lists the transform types: "Base64Decode, ..., Map or
+// Convert".
+func transformTypes() string {
+	names := make([]string, len(transforms))
+	for i, k := range transforms {
+		names[i] = string(k.typ)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// apply transforms v. The result is as secret as v.
 func (t transform) apply(v render.Value) (render.Value, error) {
-	out, err := t.applyTo(v)
+	out, err := t.kind.apply(t, v)
 	if err != nil {
 		return render.Value{}, err
 	}
 	return render.Value{V: out, Secret: v.Secret}, nil
 }
 
-func (t transform) applyTo(v render.Value) (any, error) {
-	switch t.typ {
-	case v1alpha1.TransformBase64Decode:
-		s, ok := v.V.(string)
-		if !ok {
-			return nil, render.Failf(nil, "takes a string, not %v", v)
-		}
-		b, err := base64.StdEncoding.DecodeString(s)
-		if err != nil {
-			return nil, render.Base64Error(err, v)
-		}
-		return string(b), nil
-	case v1alpha1.TransformBase64Encode:
-		s, ok := v.V.(string)
-		if !ok {
-			return nil, render.Failf(nil, "takes a string, not %v", v)
-		}
-		if base64.StdEncoding.EncodedLen(len(s)) > MaxOutputSize {
-			return nil, render.Failf(render.ErrTooLarge, "%v would give more than %d bytes", v, MaxOutputSize)
-		}
-		return base64.StdEncoding.EncodeToString([]byte(s)), nil
-	case v1alpha1.TransformFormat:
-		return t.format.Sprint([]render.Value{v})
-	case v1alpha1.TransformMap:
-		s, ok := v.V.(string)
-		if !ok {
-			return nil, render.Failf(nil, "takes a string, not %v", v)
-		}
-		out, ok := t.table.lookup(s)
-		if !ok {
-			return nil, render.Failf(nil, "the map has no entry for %v", v)
-		}
-		return out, nil
-	case v1alpha1.TransformConvert:
-		return convert(v, t.to)
+// typ is the transform's type, for messages.
+func (t transform) typ() v1alpha1.TransformType { return t.kind.typ }
+
+func base64Decode(_ transform, v render.Value) (any, error) {
+	s, ok := v.V.(string)
+	if !ok {
+		return nil, render.Failf(nil, "takes a string, not %v", v)
 	}
-	return nil, fmt.Errorf("unsupported transform type %q", t.typ)
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, render.Base64Error(err, v)
+	}
+	return string(b), nil
 }
+
+func base64Encode(_ transform, v render.Value) (any, error) {
+	s, ok := v.V.(string)
+	if !ok {
+		return nil, render.Failf(nil, "takes a string, not %v", v)
+	}
+	if base64.StdEncoding.EncodedLen(len(s)) > MaxOutputSize {
+		return nil, render.Failf(render.ErrTooLarge, "%v would give more than %d bytes", v, MaxOutputSize)
+	}
+	return base64.StdEncoding.EncodeToString([]byte(s)), nil
+}
+
+func compileFormat(t v1alpha1.Transform, out *transform) error {
+	f, err := render.ParseFormat(t.Format, 1)
+	out.format = f
+	return err
+}
+
+func applyFormat(t transform, v render.Value) (any, error) {
+	return t.format.Sprint([]render.Value{v})
+}
+
+func compileMap(t v1alpha1.Transform, out *transform) error {
+	out.table = newMapTable(t.Map)
+	return nil
+}
+
+func applyMap(t transform, v render.Value) (any, error) {
+	s, ok := v.V.(string)
+	if !ok {
+		return nil, render.Failf(nil, "takes a string, not %v", v)
+	}
+	out, ok := t.table.lookup(s)
+	if !ok {
+		return nil, render.Failf(nil, "the map has no entry for %v", v)
+	}
+	return out, nil
+}
+
+func needConvertType(t v1alpha1.Transform) error {
+	switch t.ToType {
+	case v1alpha1.ConvertString, v1alpha1.ConvertInt64, v1alpha1.ConvertFloat64, v1alpha1.ConvertBool:
+		return nil
+	case "":
+		return errors.New("type Convert needs toType")
+	}
+	return fmt.Errorf("unsupported toType %q (want string, int64, float64 or bool)", t.ToType)
+}
+
+func compileConvert(t v1alpha1.Transform, out *transform) error {
+	out.to = t.ToType
+	return nil
+}
+
+func applyConvert(t transform, v render.Value) (any, error) { return convert(v, t.to) }
 
 // convert converts a JSON scalar to another JSON type.
 func convert(v render.Value, to v1alpha1.ConvertType) (any, error) {
