@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ctrlkit/ctrlkit/extref/internal/render"
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
@@ -86,5 +88,25 @@ func TestMapTable(t *testing.T) {
 	}
 	if _, ok := newMapTable(nil).lookup(""); ok {
 		t.Errorf("lookup in a table of no entries: got found, want not")
+	}
+}
+
+// TestTransformsTable: the table of transforms has a row for each type the
+// schema's enum allows, and no other, so that a type added to the API is
+// added to the table too.
+func TestTransformsTable(t *testing.T) {
+	schema := v1alpha1.ExternalValuesSchema()
+	enum, _, err := unstructured.NestedSlice(schema, "items", "properties", "transforms", "items", "properties", "type", "enum")
+	require.NoError(t, err)
+	var want []string
+	for _, e := range enum {
+		want = append(want, e.(string))
+	}
+	var got []string
+	for _, k := range transforms {
+		got = append(got, string(k.typ))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("transform types, the schema's enum (-want) and the table's (+got):\n%s", diff)
 	}
 }
