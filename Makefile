@@ -15,7 +15,7 @@ CR_NEWEST  ?= v0.25.2
 
 .PHONY: help
 help: ## List the targets.
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: test
 test: fmt-check vet lint verify test-floor controlplane test-go test-newest fuzz ## The whole check: gofmt, vet, staticcheck, generated-file drift, the version floor, unit + envtest tests with -race, unit tests at the newest versions, a short run of every fuzzer.
@@ -26,9 +26,9 @@ test-faults: controlplane ## Fault tests on a local control plane of their own (
 	CTRLKIT_FAULTS=1 go test -race -count=1 -run 'TestFault' ./nop/
 
 .PHONY: test-e2e
-test-e2e: controlplane ## Crossplane core (tools/crossplane's version, built from the Go module proxy and cached: a cold build takes many minutes; REBUILD=1 rebuilds) runs nop and composition functions on a local control plane (e2e/); under a minute warm.
+test-e2e: controlplane xpkg ## Crossplane core (tools/crossplane's version, built from the Go module proxy and cached: a cold build takes many minutes; REBUILD=1 rebuilds) installs make xpkg's package from a loopback registry and runs nop and composition functions on a local control plane (e2e/); about a minute warm.
 	cd e2e && $(GO) run ./internal/cmd/crossplane $(if $(REBUILD),-rebuild)
-	cd e2e && $(GO) test -count=1 -timeout $(TIMEOUT) -v ./...
+	cd e2e && CTRLKIT_XPKG=$(BIN)/xpkg/provider-nop $(GO) test -count=1 -timeout $(TIMEOUT) -v ./...
 
 .PHONY: test-examples
 test-examples: controlplane ## Every example and the tour, twice, in opposite orders, against one control plane without kube-controller-manager (as make cluster's); about 4 minutes.
@@ -92,6 +92,10 @@ $(BIN)/protoc-gen-go: tools/gen/go.mod tools/gen/go.sum
 .PHONY: images
 images: ## OCI images of the example controllers without Docker (static binaries for linux/amd64 and linux/arm64, CA certificates, user 65532): bin/images/<example> (OCI layout) and bin/images/<example>-<arch>.tar (docker load); EXAMPLES=nop builds one.
 	$(GO) run -C tools/images . -root $(CURDIR) -out $(BIN)/images $(EXAMPLES)
+
+.PHONY: xpkg
+xpkg: ## nop's Crossplane provider package without Docker or the crossplane CLI: nop/package/crossplane.yaml and nop/crds' CRDs as package.yaml in the layer annotated io.crossplane.xpkg: base, on the image of the provider-nop binary (its runtime), for linux/amd64 and linux/arm64: bin/xpkg/provider-nop (OCI layout) and bin/xpkg/provider-nop-<arch>.xpkg.
+	$(GO) run -C tools/images . -xpkg -root $(CURDIR) -out $(BIN)/xpkg
 
 .PHONY: lint
 lint: ## staticcheck (pinned, fetched from the module proxy) on top of vet.

@@ -129,6 +129,8 @@ var rules = []rule{
 	{pkg: "nop",
 		imports: []string{"conditions", "nop/v1alpha1", "internal/lastwrite", "internal/message"},
 		says:    "nop may import conditions, nop/v1alpha1, internal/lastwrite and internal/message"},
+	{pkg: "nop/cmd/provider-nop", imports: []string{"nop", "nop/v1alpha1"},
+		says: "nop/cmd/provider-nop, the runtime of nop's Crossplane package, may import nop and nop/v1alpha1 (not controller-runtime's root package)"},
 	{pkg: "nop/v1alpha1", external: apimachinery,
 		says: "API types import no ctrlkit package, only the standard library and apimachinery"},
 	{pkg: "nop/crds", external: stdOnly,

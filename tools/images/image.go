@@ -61,15 +61,16 @@ type Image struct {
 // Platforms are those `make images` builds for.
 var Platforms = []v1.Platform{{OS: "linux", Architecture: "amd64"}, {OS: "linux", Architecture: "arm64"}}
 
-// BuildBinary builds the static binary (CGO_ENABLED=0) of ./examples/<name>
-// of the module at root for p into dir and returns its path.
-func BuildBinary(ctx context.Context, root, name string, p v1.Platform, dir string) (string, error) {
+// BuildBinary builds the static binary (CGO_ENABLED=0) of the package pkg
+// (e.g. ./examples/nop) of the module at root for p into dir and returns its
+// path; name names the file.
+func BuildBinary(ctx context.Context, root, pkg, name string, p v1.Platform, dir string) (string, error) {
 	out := filepath.Join(dir, name+"-"+p.OS+"-"+p.Architecture)
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./examples/"+name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("cannot build ./examples/%s for %s/%s: %w\n%s", name, p.OS, p.Architecture, err, b)
+		return "", fmt.Errorf("cannot build %s for %s/%s: %w\n%s", pkg, p.OS, p.Architecture, err, b)
 	}
 	return out, nil
 }
@@ -182,10 +183,9 @@ func Index(imgs []v1.Image, ps []v1.Platform) v1.ImageIndex {
 	return idx
 }
 
-// Write writes idx as an OCI image layout into dir (emptied first), its
-// index annotated with ref, and each of imgs as a tarball for docker load,
-// dir + "-<arch>.tar", tagged ref.
-func Write(dir string, ref name.Tag, idx v1.ImageIndex, imgs []v1.Image, ps []v1.Platform) error {
+// WriteLayout writes idx as an OCI image layout into dir (emptied first), its
+// index annotated with ref.
+func WriteLayout(dir string, ref name.Tag, idx v1.ImageIndex) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -197,6 +197,16 @@ func Write(dir string, ref name.Tag, idx v1.ImageIndex, imgs []v1.Image, ps []v1
 		"org.opencontainers.image.ref.name": ref.String(),
 	})); err != nil {
 		return fmt.Errorf("cannot write the OCI layout %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Write writes idx as an OCI image layout into dir (emptied first), its
+// index annotated with ref, and each of imgs as a tarball for docker load,
+// dir + "-<arch>.tar", tagged ref.
+func Write(dir string, ref name.Tag, idx v1.ImageIndex, imgs []v1.Image, ps []v1.Platform) error {
+	if err := WriteLayout(dir, ref, idx); err != nil {
+		return err
 	}
 	for i, img := range imgs {
 		file := dir + "-" + ps[i].Architecture + ".tar"

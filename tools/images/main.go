@@ -19,6 +19,15 @@
 // tree has changes) and org.opencontainers.image.source. Its creation time
 // is HEAD's commit time, so a clean tree gives the same digests every time.
 //
+// With -xpkg it builds Crossplane packages instead (Packages, `make xpkg`):
+// nop's provider package, whose image is provider-nop's (nop/cmd/provider-nop)
+// built as above with one more layer, package.yaml (nop/package/crossplane.yaml
+// followed by the CRDs of nop/crds), annotated io.crossplane.xpkg: base as
+// Crossplane's package format asks (xpkg.go). It writes OUT/provider-nop/, an
+// OCI image layout of both platforms, and OUT/provider-nop-<arch>.xpkg, the
+// image tarball crossplane xpkg build would write. -platforms linux/amd64
+// builds for one platform.
+//
 // It lives in a module of its own so that users of the library never
 // download go-containerregistry.
 package main
@@ -31,12 +40,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
 // Examples are the example controllers that get an image.
@@ -51,14 +62,27 @@ func main() {
 	ca := flag.String("ca-certs", "/etc/ssl/certs/ca-certificates.crt", "the PEM bundle of CA certificates to put into the images")
 	repo := flag.String("repo", "ctrlkit", "repository prefix of the tags of the docker tarballs")
 	tag := flag.String("tag", "dev", "tag of the docker tarballs")
+	xpkg := flag.Bool("xpkg", false, "build the Crossplane packages (Packages: provider-nop) instead of the example images")
+	platforms := flag.String("platforms", "", "comma-separated os/arch to build for (default: linux/amd64,linux/arm64)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *platforms != "" {
+		ps, err := parsePlatforms(*platforms)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "images:", err)
+			os.Exit(2)
+		}
+		Platforms = ps
+	}
 	examples := flag.Args()
-	if len(examples) == 0 {
+	do := run
+	if *xpkg {
+		do = runPackages
+	} else if len(examples) == 0 {
 		examples = Examples
 	}
-	if err := run(ctx, *root, *out, *ca, *repo, *tag, examples); err != nil {
+	if err := do(ctx, *root, *out, *ca, *repo, *tag, examples); err != nil {
 		fmt.Fprintln(os.Stderr, "images:", err)
 		os.Exit(1)
 	}
@@ -93,7 +117,7 @@ func run(ctx context.Context, root, out, caFile, repo, tag string, examples []st
 		im := Image{Name: ex, Revision: rev, Source: Source, Created: created, CACerts: ca}
 		var imgs []v1.Image
 		for _, p := range Platforms {
-			bin, err := BuildBinary(ctx, root, ex, p, tmp)
+			bin, err := BuildBinary(ctx, root, "./examples/"+ex, ex, p, tmp)
 			if err != nil {
 				return err
 			}
@@ -122,6 +146,104 @@ func run(ctx context.Context, root, out, caFile, repo, tag string, examples []st
 		fmt.Printf("images: %s -> %s (%s; docker load -i %s-amd64.tar gives %s)\n", ex, dir, strings.Join(sizes, ", "), dir, ref)
 	}
 	return nil
+}
+
+// runPackages builds each of Packages (all when names is empty) for every
+// platform and writes OUT/<name>/, an OCI image layout whose index holds
+// them (crane push OUT/<name> REF --index), and OUT/<name>-<arch>.xpkg per
+// platform, an image tarball as crossplane xpkg build writes, tagged
+// <repo>/<name>:<tag>.
+func runPackages(ctx context.Context, root, out, caFile, repo, tag string, names []string) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(root, out)
+	}
+	var pkgs []Package
+	for _, pk := range Packages {
+		if len(names) == 0 || slices.Contains(names, pk.Name) {
+			pkgs = append(pkgs, pk)
+		}
+	}
+	if len(pkgs) == 0 {
+		return fmt.Errorf("no package named %s (packages: %s)", strings.Join(names, ", "), Packages[0].Name)
+	}
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		return fmt.Errorf("cannot read CA certificates (-ca-certs; Debian: apt-get install ca-certificates): %w", err)
+	}
+	rev, created, err := Revision(ctx, root)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "ctrlkit-xpkg-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, pk := range pkgs {
+		ref, err := name.NewTag(repo + "/" + pk.Name + ":" + tag)
+		if err != nil {
+			return fmt.Errorf("cannot tag package %s: %w", pk.Name, err)
+		}
+		stream, err := pk.Stream(root)
+		if err != nil {
+			return err
+		}
+		im := Image{Name: pk.Name, Revision: rev, Source: Source, Created: created, CACerts: ca}
+		var imgs []v1.Image
+		for _, p := range Platforms {
+			bin, err := BuildBinary(ctx, root, pk.Binary, pk.Name, p, tmp)
+			if err != nil {
+				return err
+			}
+			b, err := os.ReadFile(bin)
+			if err != nil {
+				return err
+			}
+			img, err := im.Build(b, p)
+			if err != nil {
+				return err
+			}
+			if img, err = pk.Build(img, stream, im); err != nil {
+				return err
+			}
+			imgs = append(imgs, img)
+		}
+		dir := filepath.Join(out, pk.Name)
+		if err := WriteLayout(dir, ref, Index(imgs, Platforms)); err != nil {
+			return err
+		}
+		var sizes []string
+		for i, img := range imgs {
+			file := dir + "-" + Platforms[i].Architecture + ".xpkg"
+			if err := tarball.WriteToFile(file, ref, img); err != nil {
+				return fmt.Errorf("cannot write %s: %w", file, err)
+			}
+			s, err := compressedSize(img)
+			if err != nil {
+				return err
+			}
+			sizes = append(sizes, fmt.Sprintf("%s %.1f MiB", Platforms[i].Architecture, float64(s)/(1<<20)))
+		}
+		fmt.Printf("xpkg: %s -> %s (%s; package.yaml %d bytes; %s-<arch>.xpkg per platform)\n", pk.Name, dir, strings.Join(sizes, ", "), len(stream), dir)
+	}
+	return nil
+}
+
+// parsePlatforms parses a comma-separated list of os/arch.
+func parsePlatforms(s string) ([]v1.Platform, error) {
+	var ps []v1.Platform
+	for _, f := range strings.Split(s, ",") {
+		os, arch, ok := strings.Cut(strings.TrimSpace(f), "/")
+		if !ok || os == "" || arch == "" {
+			return nil, fmt.Errorf("bad platform %q in -platforms: want os/arch", f)
+		}
+		ps = append(ps, v1.Platform{OS: os, Architecture: arch})
+	}
+	return ps, nil
 }
 
 // compressedSize is what pulling img transfers: its manifest's config and
