@@ -12,30 +12,33 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlkit/ctrlkit/e2e/internal/crossplane"
 	"github.com/ctrlkit/ctrlkit/e2e/internal/gc"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
-	"github.com/ctrlkit/ctrlkit/nop"
-	nopcrds "github.com/ctrlkit/ctrlkit/nop/crds"
 	nopv1alpha1 "github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
 func TestMain(m *testing.M) {
 	ctrllog.SetLogger(logr.Discard())
-	testenv.Main(m, testenv.CRDs(nopcrds.FS), testenv.WithScheme(nopv1alpha1.AddToScheme))
+	// nop's CRDs are not installed here: Crossplane's package manager
+	// installs them from nop's package (testProviderPackage).
+	testenv.Main(m, testenv.WithScheme(nopv1alpha1.AddToScheme))
 }
 
 // A suite is Crossplane running against the package's control plane, with
-// nop and a garbage collector beside it.
+// a garbage collector beside it; testProviderPackage adds nop, installed as
+// a Crossplane package.
 type suite struct {
 	env *testenv.Env
 	xp  *crossplane.Crossplane
+	// providerMetrics is the metrics endpoint of nop's provider, once
+	// testProviderPackage runs it.
+	providerMetrics string
 }
 
-// startSuite builds (or finds) Crossplane, starts it, nop's controllers and
-// the garbage collector, all stopped when t ends.
+// startSuite builds (or finds) Crossplane, starts it and the garbage
+// collector, all stopped when t ends.
 func startSuite(t *testing.T) *suite {
 	t.Helper()
 	env := testenv.Get(t)
@@ -61,15 +64,6 @@ func startSuite(t *testing.T) *suite {
 		}
 	})
 	t.Logf("crossplane initialised and healthy in %s", time.Since(start).Round(time.Millisecond))
-
-	mgr, err := manager.New(env.Config, env.ManagerOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := nop.Setup(mgr, nop.Options{MaxConcurrentReconciles: 4}); err != nil {
-		t.Fatal(err)
-	}
-	testenv.StartManager(t, mgr)
 
 	gcCtx, stopGC := context.WithCancel(context.Background())
 	collector := &gc.Collector{

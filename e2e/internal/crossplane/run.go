@@ -38,21 +38,25 @@ const (
 type Crossplane struct {
 	// MetricsURL serves Crossplane's Prometheus metrics.
 	MetricsURL string
-	// Log is the file Crossplane's output goes to.
-	Log string
+	// Log is the file Crossplane's output goes to; RBACLog that of its RBAC
+	// manager.
+	Log, RBACLog string
 
-	client client.Client
-	dir    string
-	cmd    *exec.Cmd
-	exited chan error
+	client     client.Client
+	dir        string
+	cmd        *exec.Cmd
+	exited     chan error
+	rbac       *exec.Cmd
+	rbacExited chan error
 }
 
 // Start initialises Crossplane on the cluster cfg reaches (its CRDs, TLS
 // secrets, lock) and starts its controllers with webhooks off and every
 // package runtime External, so that Crossplane runs no Deployment: the
-// caller serves functions itself (ServeFunction). dir holds the kubeconfig,
-// certificates, caches and the log. Start returns once Crossplane's health
-// probe answers.
+// caller serves functions itself (ServeFunction) and runs providers. It also
+// starts Crossplane's RBAC manager (crossplane rbac start), which creates a
+// provider's ClusterRoles. dir holds the kubeconfig, certificates, caches and
+// the logs. Start returns once Crossplane's health probe answers.
 func Start(ctx context.Context, in Install, cfg *rest.Config, c client.Client, dir string) (*Crossplane, error) {
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if err := writeKubeconfig(cfg, kubeconfig); err != nil {
@@ -144,6 +148,10 @@ func Start(ctx context.Context, in Install, cfg *rest.Config, c client.Client, d
 		if rsp, err := http.Get(health); err == nil {
 			_ = rsp.Body.Close()
 			if rsp.StatusCode == http.StatusOK {
+				if err := x.startRBAC(env); err != nil {
+					_ = x.Stop()
+					return nil, err
+				}
 				return x, nil
 			}
 		}
@@ -158,19 +166,47 @@ func Start(ctx context.Context, in Install, cfg *rest.Config, c client.Client, d
 	}
 }
 
-// Stop ends Crossplane.
-func (x *Crossplane) Stop() error {
-	if x.cmd.Process == nil {
-		return nil
+// startRBAC starts Crossplane's RBAC manager. It has no flag for its
+// metrics address, which is controller-runtime's default (:8080).
+func (x *Crossplane) startRBAC(env []string) error {
+	x.RBACLog = filepath.Join(x.dir, "crossplane-rbac.log")
+	f, err := os.Create(x.RBACLog)
+	if err != nil {
+		return fmt.Errorf("cannot create crossplane's RBAC manager log: %w", err)
 	}
-	_ = x.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-x.exited:
-	case <-time.After(10 * time.Second):
-		_ = x.cmd.Process.Kill()
-		<-x.exited
+	cmd := exec.Command(x.cmd.Path, "rbac", "start", "--debug")
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("cannot start crossplane's RBAC manager: %w", err)
+	}
+	x.rbac, x.rbacExited = cmd, make(chan error, 1)
+	go func() { x.rbacExited <- cmd.Wait(); _ = f.Close() }()
+	return nil
+}
+
+// Stop ends Crossplane and its RBAC manager.
+func (x *Crossplane) Stop() error {
+	if x.rbac != nil {
+		stop(x.rbac, x.rbacExited)
+	}
+	if x.cmd.Process != nil {
+		stop(x.cmd, x.exited)
 	}
 	return nil
+}
+
+// stop ends cmd, which has started, and waits until it has exited.
+func stop(cmd *exec.Cmd, exited chan error) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		exited <- err // for a later Stop
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		exited <- <-exited
+	}
 }
 
 // Metrics returns Crossplane's metrics in Prometheus' text format.

@@ -60,12 +60,14 @@ func (c *Collector) Run(ctx context.Context) {
 
 // Collect makes one pass: it deletes, with background propagation, every
 // object of Kinds that has ownerReferences none of which names an existing
-// object.
+// object. A kind the API server does not serve (yet) has nothing to collect.
 func (c *Collector) Collect(ctx context.Context) error {
 	for _, gvk := range c.Kinds {
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := c.Client.List(ctx, l); err != nil {
+		if err := c.Client.List(ctx, l); meta.IsNoMatchError(err) {
+			continue
+		} else if err != nil {
 			return fmt.Errorf("cannot list %s: %w", gvk, err)
 		}
 		for i := range l.Items {
