@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -190,6 +191,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkPermissions(t, cs)
 	tok, err := cs.CoreV1().ServiceAccounts(crossplane.Namespace).CreateToken(ctx, providerSA, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(3600))},
 	}, metav1.CreateOptions{})
@@ -270,6 +272,52 @@ spec:
 		return nil
 	})
 	t.Logf("provider-nop from the package runs as %s/%s; package pushed, installed and running in %s", crossplane.Namespace, providerSA, time.Since(start).Round(time.Millisecond))
+}
+
+// nopNeeds are the permissions docs/design/nop.md says nop's ServiceAccount
+// needs, but events, as group/resource/subresource: verbs.
+var nopNeeds = []struct {
+	group, resource, sub string
+	verbs                []string
+}{
+	{"nop.ctrlkit.dev", "nopresources", "", []string{"get", "list", "watch", "update", "patch"}},
+	{"nop.ctrlkit.dev", "clusternopresources", "", []string{"get", "list", "watch", "update", "patch"}},
+	{"nop.ctrlkit.dev", "nopresources", "status", []string{"update"}},
+	{"nop.ctrlkit.dev", "clusternopresources", "status", []string{"update"}},
+	{"", "secrets", "", []string{"get", "create", "update", "list", "watch"}},
+}
+
+// checkPermissions checks, with SubjectAccessReviews, that the provider's
+// ServiceAccount may do what nop needs, and logs whether it may create
+// events.k8s.io Events (nop's Warning events): Crossplane's system
+// ClusterRole grants events in the core group only.
+func checkPermissions(t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
+	user := "system:serviceaccount:" + crossplane.Namespace + ":" + providerSA
+	allowed := func(group, resource, sub, verb string) bool {
+		r, err := cs.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{
+				User:   user,
+				Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + crossplane.Namespace, "system:authenticated"},
+				ResourceAttributes: &authorizationv1.ResourceAttributes{
+					Namespace: "default", Verb: verb, Group: group, Resource: resource, Subresource: sub,
+				},
+			},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("cannot review %s's permissions: %v", user, err)
+		}
+		return r.Status.Allowed
+	}
+	for _, n := range nopNeeds {
+		for _, v := range n.verbs {
+			if !allowed(n.group, n.resource, n.sub, v) {
+				t.Errorf("%s may not %s %s/%s %s: Crossplane's system ClusterRole lacks what nop needs", user, v, n.group, n.resource, n.sub)
+			}
+		}
+	}
+	t.Logf("%s may create events.k8s.io Events: %v; core Events: %v", user,
+		allowed("events.k8s.io", "events", "", "create"), allowed("", "events", "", "create"))
 }
 
 // packageCRDs returns the CRDs of a package.yaml by name; its first
