@@ -37,15 +37,17 @@
 // lastTransitionTime is its deadline. Every condition carries the
 // observedGeneration, so `kubectl wait --for=condition=Ready` works.
 //
-// # Invalid input, deletion, connection details, clock skew
+// # Invalid input, deletion, pausing, connection details, clock skew
 //
 // A spec the CRD would refuse (more than 100 entries, a bad time, status,
 // type, reason or message) makes the resource Stalled=True, Synced=False,
 // Ready=False with reason InvalidSpec, a message naming the field, a Warning
 // event and an error wrapping ErrInvalidSpec. Every resource carries the
 // finalizer nop.ctrlkit.dev/finalizer; deletion is held for deleteAfter and
-// fails while deleteError is set. connectionDetails go to the Secret in
-// writeConnectionSecretToRef, which the resource must control. With the real
+// fails while deleteError is set. The annotation crossplane.io/paused: "true"
+// pauses a resource: Synced=False (ReconcilePaused), nothing else written.
+// connectionDetails go to the Secret in writeConnectionSecretToRef, which the
+// resource must control. With the real
 // clock, transitions land by the API server's clock, learned from the
 // reconciler's own status writes (never before the deadline). The details
 // are in docs/design/nop.md.

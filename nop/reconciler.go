@@ -334,6 +334,9 @@ func (r *reconciler) reconcile(ctx context.Context, obj client.Object) (outcome,
 	now := r.clock.Now()
 	p, specErr := parseSpec(obj.GetNamespace(), spec)
 
+	if paused(obj) {
+		return r.pause(ctx, obj, now)
+	}
 	if obj.GetDeletionTimestamp() != nil {
 		return r.delete(ctx, obj, p, specErr, now)
 	}
