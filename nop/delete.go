@@ -93,7 +93,7 @@ func (r *reconciler) release(ctx context.Context, obj client.Object, p parsedSpe
 		return outcome{}, err
 	}
 	log.FromContext(ctx).V(1).Info("finalizer removed")
-	out.next = time.Time{}
+	out.next, out.released = time.Time{}, true
 	return out, nil
 }
 

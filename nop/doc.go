@@ -62,7 +62,9 @@
 // Metrics (controller-runtime's registry, label kind): the lateness of each
 // transition (ctrlkit_nop_transition_lateness_seconds), the transitions
 // (ctrlkit_nop_transitions_total) and the status writes by result
-// (ctrlkit_nop_status_writes_total); docs/guide.md lists them.
+// (ctrlkit_nop_status_writes_total), and crossplane-runtime's managed
+// resource metrics (crossplane_managed_resource_*, label gvk); docs/guide.md
+// lists them.
 //
 // docs/design/nop.md has the full spec, permissions and the porting table.
 package nop

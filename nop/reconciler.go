@@ -171,6 +171,7 @@ type reconciler struct {
 	setter   conditions.Setter
 	opts     Options
 	metrics  kindMetrics
+	managed  *managedMetrics
 
 	// written is the resourceVersion of each object after this reconciler's
 	// last write, so that a reconcile from a cache that has not seen that
@@ -198,6 +199,7 @@ func newReconciler(mgr manager.Manager, k kind, o Options) *reconciler {
 
 func (r *reconciler) init() {
 	r.metrics = metricsOf(r.kind.name)
+	r.managed = newManagedMetrics(r.kind.name)
 	if r.opts.Clock == nil {
 		r.useLocalClock(clock.RealClock{})
 		return
@@ -238,15 +240,24 @@ func (r *reconciler) reconcileRequest(ctx context.Context, req reconcile.Request
 			return err
 		}
 		fresh = true
+		_, status := parts(obj)
+		unsynced := conditions.Get(status.Conditions, conditions.TypeSynced) == nil
 		out, err = r.reconcile(ctx, obj)
 		if err == nil {
 			r.written.Record(req.NamespacedName, obj.GetResourceVersion())
+			if out.released {
+				r.managed.deleted(obj, r.clock.Now())
+				r.managed.forget(req.NamespacedName)
+			} else {
+				r.managed.seen(obj, unsynced, r.clock.Now())
+			}
 		}
 		return err
 	})
 	if apierrors.IsNotFound(err) {
 		r.written.Forget(req.NamespacedName)
 		r.secrets.forget(req.NamespacedName)
+		r.managed.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
 	if stale {
@@ -304,6 +315,7 @@ type outcome struct {
 	transitions []Transition // scheduled changes in that write
 	next        time.Time    // the next deadline; zero for none
 	err         error        // an error the status records, retried after retryAfterError
+	released    bool         // the finalizer was removed: the object goes
 }
 
 // result turns the next deadline into a requeue, measured from the end of the
