@@ -31,11 +31,12 @@
 // An entry is due once the age since metadata.creationTimestamp reaches its
 // time; per condition type the due entry with the greatest time wins (the
 // earlier one in the list on ties, as in provider-nop). Ready (Unknown,
-// AwaitingSchedule) and Synced (True) are there from the first status write. The reconciler requeues at each
-// deadline, writes the status only when it changed (a settled resource takes
-// no write), and never writes the spec. A scheduled condition's
-// lastTransitionTime is its deadline. Every condition carries the
-// observedGeneration, so `kubectl wait --for=condition=Ready` works.
+// AwaitingSchedule) and Synced (True) are there from the first status write.
+// The reconciler requeues at each deadline, writes the status only when it
+// changed (a settled resource takes no write), and never writes the spec. A
+// scheduled condition's lastTransitionTime is its deadline. Every condition
+// carries the observedGeneration, so `kubectl wait --for=condition=Ready`
+// works.
 //
 // # Invalid input, deletion, pausing, connection details, clock skew
 //
@@ -44,13 +45,12 @@
 // Ready=False with reason InvalidSpec, a message naming the field, a Warning
 // event and an error wrapping ErrInvalidSpec. Every resource carries the
 // finalizer nop.ctrlkit.dev/finalizer; deletion is held for deleteAfter and
-// fails while deleteError is set. The annotation crossplane.io/paused: "true"
-// pauses a resource: Synced=False (ReconcilePaused), nothing else written.
+// fails while deleteError is set. crossplane.io/paused: "true" pauses a
+// resource (Synced=False, ReconcilePaused; nothing else is written).
 // connectionDetails go to the Secret in writeConnectionSecretToRef, which the
-// resource must control. With the real
-// clock, transitions land by the API server's clock, learned from the
-// reconciler's own status writes (never before the deadline). The details
-// are in docs/design/nop.md.
+// resource must control. With the real clock, transitions land by the API
+// server's clock, learned from the reconciler's own status writes (never
+// before the deadline). The details are in docs/design/nop.md.
 //
 // Limits:
 //
@@ -62,9 +62,8 @@
 // Metrics (controller-runtime's registry, label kind): the lateness of each
 // transition (ctrlkit_nop_transition_lateness_seconds), the transitions
 // (ctrlkit_nop_transitions_total) and the status writes by result
-// (ctrlkit_nop_status_writes_total), and crossplane-runtime's managed
-// resource metrics (crossplane_managed_resource_*, label gvk); docs/guide.md
-// lists them.
+// (ctrlkit_nop_status_writes_total); crossplane-runtime's managed resource
+// metrics (crossplane_managed_resource_*, label gvk). docs/guide.md lists them.
 //
 // docs/design/nop.md has the full spec, permissions and the porting table.
 package nop
