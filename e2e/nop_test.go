@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -274,6 +276,7 @@ func testNopComposition(t *testing.T, s *suite) {
 		readyAt = append(readyAt, c.LastTransitionTime.Sub(n.CreationTimestamp.Time))
 	}
 	t.Logf("NopResources Ready after (their lastTransitionTime - creation): %v", readyAt)
+	checkProviderMetrics(t, s, nopCount)
 	// The XR waits for its last NopResource, not for the function's TTL
 	// (a minute) or Crossplane's poll: a few seconds beyond 3 s.
 	if readyIn > 20*time.Second {
@@ -336,4 +339,33 @@ func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
 		}
 	}
 	return nil
+}
+
+// checkProviderMetrics reads the metrics of nop's provider (the package's
+// runtime): crossplane-runtime's managed resource gauges must count ready
+// NopResources that are Ready, as a Crossplane provider's would.
+func checkProviderMetrics(t *testing.T, s *suite, ready int) {
+	t.Helper()
+	if s.providerMetrics == "" {
+		t.Fatal("nop's provider serves no metrics")
+	}
+	const gvk = `{gvk="nop.ctrlkit.dev/v1alpha1, Kind=NopResource"}`
+	testenv.Eventually(t, 10*time.Second, "the provider's managed resource gauges count the Ready NopResources", func() error {
+		rsp, err := http.Get(s.providerMetrics)
+		if err != nil {
+			return err
+		}
+		defer rsp.Body.Close()
+		b, err := io.ReadAll(rsp.Body)
+		if err != nil {
+			return err
+		}
+		for _, m := range []string{"crossplane_managed_resource_exists", "crossplane_managed_resource_ready", "crossplane_managed_resource_synced"} {
+			want := fmt.Sprintf("%s%s %d\n", m, gvk, ready)
+			if !strings.Contains(string(b), want) {
+				return fmt.Errorf("no %q in the provider's metrics", strings.TrimSpace(want))
+			}
+		}
+		return nil
+	})
 }
