@@ -26,9 +26,9 @@ test-faults: controlplane ## Fault tests on a local control plane of their own (
 	CTRLKIT_FAULTS=1 go test -race -count=1 -run 'TestFault' ./nop/
 
 .PHONY: test-e2e
-test-e2e: controlplane xpkg ## Crossplane core (tools/crossplane's version, built from the Go module proxy and cached: a cold build takes many minutes; REBUILD=1 rebuilds) installs make xpkg's package from a loopback registry and runs nop and composition functions on a local control plane (e2e/); about a minute warm.
-	cd e2e && $(GO) run ./internal/cmd/crossplane $(if $(REBUILD),-rebuild)
-	cd e2e && CTRLKIT_XPKG=$(BIN)/xpkg/provider-nop $(GO) test -count=1 -timeout $(TIMEOUT) -v ./...
+test-e2e: controlplane xpkg ## Crossplane core (tools/crossplane's version, built from the Go module proxy and cached: a cold build takes many minutes; REBUILD=1 rebuilds) installs make xpkg's package from a loopback registry and runs nop and composition functions on a local control plane (e2e/); about a minute warm. CROSSPLANE_VERSION=v2.4.2 tests another Crossplane core (its own cold build; not in CI).
+	cd e2e && $(GO) run ./internal/cmd/crossplane $(if $(REBUILD),-rebuild) $(if $(CROSSPLANE_VERSION),-version $(CROSSPLANE_VERSION))
+	cd e2e && CTRLKIT_XPKG=$(BIN)/xpkg/provider-nop CROSSPLANE_VERSION=$(CROSSPLANE_VERSION) $(GO) test -count=1 -timeout $(TIMEOUT) -v ./...
 
 .PHONY: test-examples
 test-examples: controlplane ## Every example and the tour, twice, in opposite orders, against one control plane without kube-controller-manager (as make cluster's); about 4 minutes.

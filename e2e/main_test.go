@@ -46,7 +46,8 @@ func startSuite(t *testing.T) *suite {
 	defer cancel()
 
 	start := time.Now()
-	in, err := crossplane.Build(ctx, crossplane.BuildOptions{})
+	// CROSSPLANE_VERSION tests another Crossplane core than the pinned one.
+	in, err := crossplane.Build(ctx, crossplane.BuildOptions{Version: os.Getenv("CROSSPLANE_VERSION")})
 	if err != nil {
 		t.Fatalf("cannot build crossplane: %v", err)
 	}

@@ -18,11 +18,12 @@ import (
 
 func main() {
 	rebuild := flag.Bool("rebuild", false, "discard the cached build and build it again")
+	version := flag.String("version", os.Getenv("CROSSPLANE_VERSION"), "the Crossplane core version to build (default: CROSSPLANE_VERSION, else the one tools/crossplane pins)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	in, err := crossplane.Build(ctx, crossplane.BuildOptions{Rebuild: *rebuild})
+	in, err := crossplane.Build(ctx, crossplane.BuildOptions{Rebuild: *rebuild, Version: *version})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crossplane:", err)
 		os.Exit(1)
