@@ -3,10 +3,10 @@ package nop
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -95,7 +95,7 @@ func gatherManaged(t *testing.T, gvk string) map[string]float64 {
 	require.NoError(t, err)
 	got := map[string]float64{}
 	for _, f := range families {
-		if len(f.GetName()) < len("crossplane_managed_resource_") || f.GetName()[:len("crossplane_managed_resource_")] != "crossplane_managed_resource_" {
+		if !strings.HasPrefix(f.GetName(), "crossplane_managed_resource_") {
 			continue
 		}
 		for _, m := range f.GetMetric() {
@@ -105,13 +105,12 @@ func gatherManaged(t *testing.T, gvk string) map[string]float64 {
 			if m.GetLabel()[0].GetValue() != gvk {
 				continue
 			}
-			switch f.GetType() {
-			case dto.MetricType_HISTOGRAM:
-				got[f.GetName()+"_count"] += float64(m.GetHistogram().GetSampleCount())
-				got[f.GetName()+"_sum"] += m.GetHistogram().GetSampleSum()
-			case dto.MetricType_GAUGE:
-				got[f.GetName()] += m.GetGauge().GetValue()
+			if h := m.GetHistogram(); h != nil {
+				got[f.GetName()+"_count"] += float64(h.GetSampleCount())
+				got[f.GetName()+"_sum"] += h.GetSampleSum()
+				continue
 			}
+			got[f.GetName()] += m.GetGauge().GetValue()
 		}
 	}
 	return got
