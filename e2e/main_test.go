@@ -62,6 +62,7 @@ func startSuite(t *testing.T) *suite {
 		_ = xp.Stop()
 		if t.Failed() {
 			logTail(t, xp.Log, 60)
+			logTail(t, xp.RBACLog, 20)
 		}
 	})
 	t.Logf("crossplane initialised and healthy in %s", time.Since(start).Round(time.Millisecond))
