@@ -31,6 +31,9 @@ import (
 // Module is Crossplane core's module path.
 const Module = "github.com/crossplane/crossplane/v2"
 
+// apisModule holds Crossplane's API types in newer releases.
+const apisModule = "github.com/crossplane/crossplane/apis/v2"
+
 const (
 	binaryName   = "crossplane"
 	crdsDir      = "crds"
@@ -311,10 +314,28 @@ func scratchModule(ctx context.Context, gobin, dir, version string) (string, err
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, gobin, "get", Module+"/cmd/crossplane@"+version)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("cannot resolve crossplane %s's dependencies (go get): %w\n%s", version, err, tail(string(out), 20))
+	get := func(pkg string) error {
+		cmd := exec.CommandContext(ctx, gobin, "get", pkg)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("cannot resolve crossplane %s's dependencies (go get %s): %w\n%s", version, pkg, err, tail(string(out), 20))
+		}
+		return nil
+	}
+	if err := get(Module + "/cmd/crossplane@" + version); err != nil {
+		return "", err
+	}
+	// Since v2.3 Crossplane's API types are a module of their own, which
+	// its go.mod replaces with its own directory: a replace that a module
+	// required by another does not get. The same version stands in for it.
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(string(b), apisModule+" ") {
+		if err := get(apisModule + "@" + version); err != nil {
+			return "", err
+		}
 	}
 	return dir, nil
 }
