@@ -59,11 +59,9 @@
 //   - a transient Secret failure is retried after 10 s, doubling, at most every 5 minutes.
 //   - a cache behind the reconciler's last write is waited for at most 1 s; then the object is read from the API server until the cache catches up.
 //
-// Metrics (controller-runtime's registry, label kind): the lateness of each
-// transition (ctrlkit_nop_transition_lateness_seconds), the transitions
-// (ctrlkit_nop_transitions_total) and the status writes by result
-// (ctrlkit_nop_status_writes_total); crossplane-runtime's managed resource
-// metrics (crossplane_managed_resource_*, label gvk). docs/guide.md lists them.
+// Metrics, in controller-runtime's registry: ctrlkit_nop_* by kind (each
+// transition's lateness, the transitions, the status writes by result) and
+// crossplane-runtime's crossplane_managed_resource_* by gvk; docs/guide.md.
 //
 // docs/design/nop.md has the full spec, permissions and the porting table.
 package nop
