@@ -14,6 +14,12 @@ func TestCrossplane(t *testing.T) {
 		}
 		testNopComposition(t, s)
 	})
+	t.Run("Paused", func(t *testing.T) {
+		if !installed {
+			t.Fatal("nop's package is not installed and running (ProviderPackage failed)")
+		}
+		testPaused(t, s)
+	})
 	t.Run("ClaimConditions", func(t *testing.T) { testClaimConditions(t, s) })
 	t.Run("ClaimFailure", func(t *testing.T) { testClaimFailure(t, s) })
 }

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -33,6 +34,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/e2e/internal/crossplane"
 	"github.com/ctrlkit/ctrlkit/e2e/internal/xpkg"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	nopv1alpha1 "github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
 // The provider package scenario's names.
@@ -373,3 +375,53 @@ func freePort(t *testing.T) int {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// testPaused: the package's runtime honours crossplane.io/paused: a paused
+// NopResource shows Synced=False (ReconcilePaused) and nothing of its
+// schedule; once the annotation is removed its due Ready lands.
+func testPaused(t *testing.T, s *suite) {
+	env := s.env
+	ctx := context.Background()
+	ns := env.Namespace(t, "nop-paused")
+	obj := &nopv1alpha1.NopResource{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "paused", Annotations: map[string]string{"crossplane.io/paused": "true"}},
+		Spec: nopv1alpha1.NopResourceSpec{ForProvider: nopv1alpha1.NopResourceParameters{ConditionAfter: []nopv1alpha1.ConditionAfter{
+			{Time: "1s", ConditionType: "Ready", ConditionStatus: metav1.ConditionTrue},
+		}}},
+	}
+	if err := env.Client.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	got := &nopv1alpha1.NopResource{}
+	synced := func(reason string) func() error {
+		return func() error {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
+				return err
+			}
+			if c := findCondition(got.Status.Conditions, "Synced"); c == nil || c.Reason != reason {
+				return fmt.Errorf("conditions %+v", got.Status.Conditions)
+			}
+			return nil
+		}
+	}
+	testenv.Eventually(t, 30*time.Second, "Synced=False (ReconcilePaused)", synced("ReconcilePaused"))
+	time.Sleep(time.Until(got.CreationTimestamp.Add(2 * time.Second)))
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
+		t.Fatal(err)
+	}
+	if c := findCondition(got.Status.Conditions, "Ready"); c != nil || len(got.Finalizers) > 0 {
+		t.Errorf("a paused NopResource changed: conditions %+v, finalizers %v", got.Status.Conditions, got.Finalizers)
+	}
+	if err := env.Client.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"crossplane.io/paused":null}}}`))); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, "resumed: Synced=True and Ready=True", func() error {
+		if err := synced("ReconcileSuccess")(); err != nil {
+			return err
+		}
+		if c := findCondition(got.Status.Conditions, "Ready"); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("conditions %+v", got.Status.Conditions)
+		}
+		return nil
+	})
+}
