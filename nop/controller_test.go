@@ -211,7 +211,7 @@ func TestDeletion(t *testing.T) {
 	if r := conditions.Get(got.Status.Conditions, "Ready"); r == nil || r.Reason != ReasonDeleting {
 		t.Errorf("Ready: want reason %s while deleting, got %+v", ReasonDeleting, r)
 	}
-	if s := conditions.Get(got.Status.Conditions, TypeStalled); s == nil || s.Status != metav1.ConditionTrue || s.Reason != ReasonDeleteFailed {
+	if s := conditions.Get(got.Status.Conditions, conditions.TypeStalled); s == nil || s.Status != metav1.ConditionTrue || s.Reason != ReasonDeleteFailed {
 		t.Errorf("Stalled: want True (%s) while deleteError is set, got %+v", ReasonDeleteFailed, s)
 	}
 	waitForEvent(t, env.Client, "failing", ReasonDeleteFailed, "cannot delete: the cloud says no")
@@ -507,7 +507,7 @@ func TestInvalidSpec(t *testing.T) {
 	})
 	got := waitForCondition(t, env.Client, n, "Synced", metav1.ConditionFalse, ReasonInvalidSpec)
 	msg := `spec.writeConnectionSecretToRef.namespace: cannot use "kube-system": a namespaced resource writes its Secret in its own namespace "default"`
-	for _, typ := range []string{"Synced", "Ready", TypeStalled} {
+	for _, typ := range []string{"Synced", "Ready", conditions.TypeStalled} {
 		c := conditions.Get(got.Status.Conditions, typ)
 		require.NotNil(t, c, "%s: %s", typ, describe(got.Status))
 		if diff := cmp.Diff(msg, c.Message); diff != "" || c.Reason != ReasonInvalidSpec || c.ObservedGeneration != got.Generation {
@@ -517,8 +517,8 @@ func TestInvalidSpec(t *testing.T) {
 	if !conditions.IsFalse(got.Status.Conditions, "Ready") {
 		t.Errorf("Ready no longer claims True for a generation not reconciled")
 	}
-	if !conditions.IsTrue(got.Status.Conditions, TypeStalled) {
-		t.Errorf("conditions.IsTrue(got.Status.Conditions, TypeStalled): want true, got false")
+	if !conditions.IsTrue(got.Status.Conditions, conditions.TypeStalled) {
+		t.Errorf("conditions.IsTrue(got.Status.Conditions, conditions.TypeStalled): want true, got false")
 	}
 	if diff := cmp.Diff(got.Generation, got.Status.ObservedGeneration); diff != "" {
 		t.Errorf("got.Status.ObservedGeneration: -want, +got:\n%s", diff)
@@ -531,7 +531,7 @@ func TestInvalidSpec(t *testing.T) {
 	got = waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
 	testenv.Eventually(t, 10*time.Second, "Stalled to be removed", func() error {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(n), got))
-		if conditions.Get(got.Status.Conditions, TypeStalled) != nil || !conditionsHave(got.Status.Conditions, "Synced", "True", ReasonReconcileSuccess) {
+		if conditions.Get(got.Status.Conditions, conditions.TypeStalled) != nil || !conditionsHave(got.Status.Conditions, "Synced", "True", ReasonReconcileSuccess) {
 			return errors.New(describe(got.Status))
 		}
 		return nil

@@ -71,7 +71,7 @@ func (r *reconciler) delete(ctx context.Context, obj client.Object, p parsedSpec
 		deleting.Message = msg
 		overrides = append(overrides,
 			metav1.Condition{Type: conditions.TypeSynced, Status: metav1.ConditionFalse, Reason: ReasonDeleteFailed, Message: msg},
-			metav1.Condition{Type: TypeStalled, Status: metav1.ConditionTrue, Reason: ReasonDeleteFailed, Message: msg})
+			metav1.Condition{Type: conditions.TypeStalled, Status: metav1.ConditionTrue, Reason: ReasonDeleteFailed, Message: msg})
 		out, err := r.write(ctx, obj, p, append(overrides, deleting), now, keep)
 		if err == nil && out.wrote {
 			r.event(obj, ReasonDeleteFailed, "Delete", msg)

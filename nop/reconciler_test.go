@@ -429,8 +429,8 @@ func TestStatusSizeLimit(t *testing.T) {
 	if !conditionsHave(at.Status.Conditions, "Synced", "True", ReasonReconcileSuccess) {
 		t.Errorf("conditionsHave(at.Status.Conditions, \"Synced\", \"True\", ReasonReconcileSuccess): want true, got false: %s", describe(at.Status))
 	}
-	if conditions.Get(at.Status.Conditions, TypeStalled) != nil {
-		t.Errorf("conditions.Get(at.Status.Conditions, TypeStalled) = %v, want nil", conditions.Get(at.Status.Conditions, TypeStalled))
+	if conditions.Get(at.Status.Conditions, conditions.TypeStalled) != nil {
+		t.Errorf("conditions.Get(at.Status.Conditions, conditions.TypeStalled) = %v, want nil", conditions.Get(at.Status.Conditions, conditions.TypeStalled))
 	}
 
 	for _, typ := range []string{"Ready", "Synced"} {
@@ -438,10 +438,10 @@ func TestStatusSizeLimit(t *testing.T) {
 			t.Errorf("conditionsHave(past.Status.Conditions, typ, \"False\", ReasonStatusTooLarge): want true, got false: %s", describe(past.Status))
 		}
 	}
-	if !conditionsHave(past.Status.Conditions, TypeStalled, "True", ReasonStatusTooLarge) {
-		t.Errorf("conditionsHave(past.Status.Conditions, TypeStalled, \"True\", ReasonStatusTooLarge): want true, got false: %s", describe(past.Status))
+	if !conditionsHave(past.Status.Conditions, conditions.TypeStalled, "True", ReasonStatusTooLarge) {
+		t.Errorf("conditionsHave(past.Status.Conditions, conditions.TypeStalled, \"True\", ReasonStatusTooLarge): want true, got false: %s", describe(past.Status))
 	}
-	msg := conditions.Get(past.Status.Conditions, TypeStalled).Message
+	msg := conditions.Get(past.Status.Conditions, conditions.TypeStalled).Message
 	if !strings.Contains(msg, fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1)) {
 		t.Errorf("msg = %q, want it to contain %q", msg, fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1))
 	}
@@ -471,8 +471,8 @@ func TestStatusSizeLimit(t *testing.T) {
 	_, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(past)})
 	require.NoError(t, err)
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(past), past))
-	if conditions.Get(past.Status.Conditions, TypeStalled) != nil {
-		t.Errorf("%s: conditions.Get(past.Status.Conditions, TypeStalled) = %v, want nil", describe(past.Status), conditions.Get(past.Status.Conditions, TypeStalled))
+	if conditions.Get(past.Status.Conditions, conditions.TypeStalled) != nil {
+		t.Errorf("%s: conditions.Get(past.Status.Conditions, conditions.TypeStalled) = %v, want nil", describe(past.Status), conditions.Get(past.Status.Conditions, conditions.TypeStalled))
 	}
 	if !conditionsHave(past.Status.Conditions, "Synced", "True", ReasonReconcileSuccess) {
 		t.Errorf("conditionsHave(past.Status.Conditions, \"Synced\", \"True\", ReasonReconcileSuccess): want true, got false: %s", describe(past.Status))
@@ -505,8 +505,8 @@ func TestStatusSizeLimitCountsTheWholeSchedule(t *testing.T) {
 		t.Errorf("no requeue: nothing changes until the spec does: -want, +got:\n%s", diff)
 	}
 	require.NoError(t, c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
-	if !conditionsHave(obj.Status.Conditions, TypeStalled, "True", ReasonStatusTooLarge) {
-		t.Errorf("conditionsHave(obj.Status.Conditions, TypeStalled, \"True\", ReasonStatusTooLarge): want true, got false: %s", describe(obj.Status))
+	if !conditionsHave(obj.Status.Conditions, conditions.TypeStalled, "True", ReasonStatusTooLarge) {
+		t.Errorf("conditionsHave(obj.Status.Conditions, conditions.TypeStalled, \"True\", ReasonStatusTooLarge): want true, got false: %s", describe(obj.Status))
 	}
 	if conditions.Get(obj.Status.Conditions, "T00") != nil {
 		t.Errorf("no scheduled condition is written: conditions.Get(obj.Status.Conditions, \"T00\") = %v, want nil", conditions.Get(obj.Status.Conditions, "T00"))

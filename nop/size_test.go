@@ -64,23 +64,23 @@ func TestStatusTooLargeAPIServer(t *testing.T) {
 	if diff := cmp.Diff(MaxStatusBytes, jsonSize(&got.Status)); diff != "" {
 		t.Errorf("the status at the limit is stored whole: -want, +got:\n%s", diff)
 	}
-	if conditions.Get(got.Status.Conditions, TypeStalled) != nil {
-		t.Errorf("conditions.Get(got.Status.Conditions, TypeStalled) = %v, want nil", conditions.Get(got.Status.Conditions, TypeStalled))
+	if conditions.Get(got.Status.Conditions, conditions.TypeStalled) != nil {
+		t.Errorf("conditions.Get(got.Status.Conditions, conditions.TypeStalled) = %v, want nil", conditions.Get(got.Status.Conditions, conditions.TypeStalled))
 	}
 
 	for _, o := range []*v1alpha1.NopResource{past, hostile, etcd} {
-		got := waitForCondition(t, env.Client, o, TypeStalled, metav1.ConditionTrue, ReasonStatusTooLarge)
+		got := waitForCondition(t, env.Client, o, conditions.TypeStalled, metav1.ConditionTrue, ReasonStatusTooLarge)
 		for _, typ := range []string{"Ready", "Synced"} {
 			if !conditionsHave(got.Status.Conditions, typ, "False", ReasonStatusTooLarge) {
 				t.Errorf("%s: %s", o.Name, describe(got.Status))
 			}
 		}
-		t.Logf("%s: %s", o.Name, conditions.Get(got.Status.Conditions, TypeStalled).Message)
+		t.Logf("%s: %s", o.Name, conditions.Get(got.Status.Conditions, conditions.TypeStalled).Message)
 	}
 	msg := func(o *v1alpha1.NopResource) string {
 		got := &v1alpha1.NopResource{}
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(o), got))
-		return conditions.Get(got.Status.Conditions, TypeStalled).Message
+		return conditions.Get(got.Status.Conditions, conditions.TypeStalled).Message
 	}
 	if !strings.Contains(msg(past), fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1)) {
 		t.Errorf("msg(past) = %q, want it to contain %q", msg(past), fmt.Sprintf("it takes %d bytes", MaxStatusBytes+1))
@@ -101,7 +101,7 @@ func TestStatusTooLargeAPIServer(t *testing.T) {
 	etcd.Spec.ForProvider.Fields = &runtime.RawExtension{Raw: []byte(`{"pad":"small"}`)}
 	require.NoError(t, env.Client.Update(ctx, etcd))
 	got = waitForCondition(t, env.Client, etcd, "Ready", metav1.ConditionTrue, ReasonScheduled)
-	if conditions.Get(got.Status.Conditions, TypeStalled) != nil {
-		t.Errorf("%s: conditions.Get(got.Status.Conditions, TypeStalled) = %v, want nil", describe(got.Status), conditions.Get(got.Status.Conditions, TypeStalled))
+	if conditions.Get(got.Status.Conditions, conditions.TypeStalled) != nil {
+		t.Errorf("%s: conditions.Get(got.Status.Conditions, conditions.TypeStalled) = %v, want nil", describe(got.Status), conditions.Get(got.Status.Conditions, conditions.TypeStalled))
 	}
 }

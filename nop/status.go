@@ -18,11 +18,6 @@ import (
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
-// TypeStalled is the condition a resource has, True, while it cannot make
-// progress until its spec changes (kstatus's and Flux's abnormal-true
-// convention); it is removed, not set False, when that ends.
-const TypeStalled = "Stalled"
-
 // Reasons of the conditions the reconciler sets itself.
 const (
 	// ReasonReconcileSuccess: Synced=True, the default when the schedule
@@ -155,7 +150,7 @@ func desired(current []metav1.Condition, created time.Time, due []entry, default
 func withReconciling(out []metav1.Condition, generation int64) []metav1.Condition {
 	ready := conditions.Get(out, conditions.TypeReady)
 	if ready == nil || ready.Status != metav1.ConditionUnknown ||
-		conditions.Get(out, conditions.TypeReconciling) != nil || conditions.IsTrue(out, TypeStalled) {
+		conditions.Get(out, conditions.TypeReconciling) != nil || conditions.IsTrue(out, conditions.TypeStalled) {
 		return out
 	}
 	return append(out, metav1.Condition{
@@ -188,7 +183,7 @@ func stalled(reason, msg string) []metav1.Condition {
 	return []metav1.Condition{
 		{Type: conditions.TypeSynced, Status: metav1.ConditionFalse, Reason: reason, Message: msg},
 		{Type: conditions.TypeReady, Status: metav1.ConditionFalse, Reason: reason, Message: msg},
-		{Type: TypeStalled, Status: metav1.ConditionTrue, Reason: reason, Message: msg},
+		{Type: conditions.TypeStalled, Status: metav1.ConditionTrue, Reason: reason, Message: msg},
 	}
 }
 

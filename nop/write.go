@@ -25,7 +25,7 @@ func (r *reconciler) write(ctx context.Context, obj client.Object, p parsedSpec,
 	created := obj.GetCreationTimestamp().Time
 	gen := obj.GetGeneration()
 	var out outcome
-	if tooLarge(status, gen) && !p.schedule.sets(TypeStalled, ReasonStatusTooLarge) {
+	if tooLarge(status, gen) && !p.schedule.sets(conditions.TypeStalled, ReasonStatusTooLarge) {
 		return out, nil // until the spec changes
 	}
 
@@ -134,7 +134,7 @@ func (r *reconciler) tooLarge(ctx context.Context, obj client.Object, old *v1alp
 // tooLarge says whether status records that the status generation asks for
 // cannot be stored.
 func tooLarge(status *v1alpha1.NopResourceStatus, generation int64) bool {
-	c := conditions.Get(status.Conditions, TypeStalled)
+	c := conditions.Get(status.Conditions, conditions.TypeStalled)
 	return c != nil && c.Reason == ReasonStatusTooLarge && c.ObservedGeneration == generation && status.ObservedGeneration == generation
 }
 
@@ -160,7 +160,7 @@ func unobserved(s *v1alpha1.NopResourceStatus) bool {
 func othersKept(s schedule, old *v1alpha1.NopResourceStatus, generation int64) func(string) bool {
 	return func(t string) bool {
 		switch t {
-		case conditions.TypeReady, conditions.TypeSynced, conditions.TypeReconciling, TypeStalled:
+		case conditions.TypeReady, conditions.TypeSynced, conditions.TypeReconciling, conditions.TypeStalled:
 			return false
 		}
 		if slices.ContainsFunc(s, func(e entry) bool { return e.cond.Type == t }) {
