@@ -33,12 +33,23 @@ func TestOneReconcilePerTransition(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	reconciles := map[types.NamespacedName]int{}
+	// A reconcile that finds the cache behind the reconciler's own last
+	// write skips and retries (staleRetry): on a loaded machine a deadline
+	// can come before the watch event of the previous write. Those are
+	// counted apart; they compute and write nothing.
+	staleSkips := map[types.NamespacedName]int{}
+	requeues := map[types.NamespacedName][]time.Duration{} // each reconcile's RequeueAfter, for the failure message
 	count := func(r *reconciler) reconcile.Reconciler {
 		return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			res, err := r.Reconcile(ctx, req)
 			mu.Lock()
 			reconciles[req.NamespacedName]++
+			requeues[req.NamespacedName] = append(requeues[req.NamespacedName], res.RequeueAfter)
+			if err == nil && res.RequeueAfter == staleRetry {
+				staleSkips[req.NamespacedName]++
+			}
 			mu.Unlock()
-			return r.Reconcile(ctx, req)
+			return res, err
 		})
 	}
 	_, requests := startManagerWith(t, test, Options{MaxConcurrentReconciles: 4}, count)
@@ -73,8 +84,11 @@ func TestOneReconcilePerTransition(t *testing.T) {
 	mu.Lock()
 	for _, o := range objs {
 		k := client.ObjectKeyFromObject(o)
-		if got, most := reconciles[k], 1+len(schedule); got > most {
-			t.Errorf("%s took %d reconciles, want at most %d: creation and one per transition", k, got, most)
+		if got, most := reconciles[k]-staleSkips[k], 1+len(schedule); got > most {
+			t.Errorf("%s took %d reconciles (and %d skipped from a stale cache), want at most %d: creation and one per transition; their requeues: %v", k, got, staleSkips[k], most, requeues[k])
+		}
+		if staleSkips[k] > 0 {
+			t.Logf("%s: %d reconciles skipped from a stale cache", k, staleSkips[k])
 		}
 	}
 	mu.Unlock()
