@@ -41,8 +41,8 @@ floor() {
 	go_version=$(godirective)
 	scratch=$(mktemp -d)
 	trap 'rm -rf "$scratch"' RETURN
-	# Every library package: what a user may import.
-	pkgs=$(go list -f '{{if .GoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v -E '/(internal|examples|docs)(/|$)')
+	# Every library package: what a user may import (commands are not).
+	pkgs=$(go list -f '{{if and .GoFiles (ne .Name "main")}}{{.ImportPath}}{{end}}' ./... | grep -v -E '/(internal|examples|docs)(/|$)')
 	{
 		echo "module example.com/floor"
 		echo
