@@ -283,8 +283,10 @@ func TestFieldpathAgainstCrossplaneRuntime(t *testing.T) {
 
 // documented reports whether op on obj is an input on which
 // docs/design/fieldpath.md says ours and crossplane-runtime differ: a path
-// that passes through null, or a merge that appends arrays (crossplane-runtime
-// fails when it meets a value of another type, at any depth).
+// that passes through null, a merge that appends arrays (crossplane-runtime
+// fails when it meets a value of another type, at any depth), or a name
+// that begins or ends with a quote outside brackets (crossplane-runtime
+// trims quotes from every name; ours keeps them).
 func documented(obj map[string]any, op operation) bool {
 	if op.appendSlice {
 		return true
@@ -293,7 +295,18 @@ func documented(obj map[string]any, op operation) bool {
 	if err != nil {
 		return false
 	}
-	return throughNull(obj, segs)
+	return quotedName(segs) || throughNull(obj, segs)
+}
+
+// quotedName reports whether a field name of segs begins or ends with a
+// quote, which crossplane-runtime trims.
+func quotedName(segs fieldpath.Segments) bool {
+	for _, s := range segs {
+		if s.Type == fieldpath.SegmentField && s.Field != strings.Trim(s.Field, `'"`) {
+			return true
+		}
+	}
+	return false
 }
 
 // throughNull reports whether a walk of segs from v meets null before its
@@ -339,6 +352,11 @@ var parseDifferences = map[string]string{
 	"a[4294967296]": "the index limit applies to Parse",
 }
 
+// quoteDifferences are paths both parse, to different names:
+// crossplane-runtime trims quotes from every name; ours keeps a quote that
+// is not around a name in brackets (docs/design/fieldpath.md).
+var quoteDifferences = []string{`a"`, `'a'.b`, `"`}
+
 // TestParseAgainstCrossplaneRuntime: every path the generator draws, and a
 // few hand-picked odd ones, parse to the same segments, or fail on both,
 // except the documented differences, which must still differ.
@@ -353,6 +371,13 @@ func TestParseAgainstCrossplaneRuntime(t *testing.T) {
 		_, gerr := fieldpath.Parse(path)
 		if werr != nil || gerr == nil {
 			t.Errorf("Parse(%q): crossplane-runtime error %v, ctrlkit error %v; documented: %s", path, werr, gerr, why)
+		}
+	}
+	for _, path := range quoteDifferences {
+		want, werr := xpfp1.Parse(path)
+		got, gerr := fieldpath.Parse(path)
+		if werr != nil || gerr != nil || want.String() == got.String() {
+			t.Errorf("Parse(%q): crossplane-runtime %q (%v), ctrlkit %q (%v); documented: ours keeps the quotes", path, want.String(), werr, got.String(), gerr)
 		}
 	}
 	for _, path := range paths {
