@@ -3,6 +3,7 @@ package extref
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -195,7 +196,7 @@ func (e *entry) size() int {
 		n += 2*word + len(name)
 	}
 	for _, t := range e.transforms {
-		n += int(unsafe.Sizeof(t)) + t.format.Size() + t.table.size()
+		n += int(unsafe.Sizeof(t)) + t.format.Size() + t.table.size() + t.str.size()
 	}
 	return n
 }
@@ -574,7 +575,8 @@ var (
 	refFields           = []string{"group", "version", "resource", "name", "namespace", "fieldPath", "secretData"}
 	variableFields      = []string{"name", "fromRef"}
 	policyFields        = []string{"resolve", "resolution"}
-	transformFields     = []string{"type", "format", "map", "toType"}
+	transformFields     = []string{"type", "format", "map", "toType", "string"}
+	stringFieldNames    = []string{"type", "fmt", "convert", "trim", "regexp", "join", "replace"}
 )
 
 // decodeExternalValue decodes external value i of the list at base.
@@ -698,5 +700,56 @@ func (d *decoder) transform(v any) v1alpha1.Transform {
 		}
 		d.pop()
 	}
+	if sv := m["string"]; sv != nil {
+		d.field("string")
+		t.String = d.stringTransform(sv)
+		d.pop()
+	}
 	return t
+}
+
+// stringTransform decodes the string field of a transform.
+func (d *decoder) stringTransform(v any) *v1alpha1.StringTransform {
+	m := d.object(v, stringFieldNames)
+	if m == nil {
+		return &v1alpha1.StringTransform{}
+	}
+	s := &v1alpha1.StringTransform{
+		Type:    v1alpha1.StringTransformType(d.str(m, "type")),
+		Fmt:     d.str(m, "fmt"),
+		Convert: v1alpha1.StringConversion(d.str(m, "convert")),
+		Trim:    d.str(m, "trim"),
+	}
+	if rv := m["regexp"]; rv != nil {
+		d.field("regexp")
+		if rm := d.object(rv, []string{"match", "group"}); rm != nil {
+			s.Regexp = &v1alpha1.StringTransformRegexp{Match: d.str(rm, "match")}
+			if g, ok := rm["group"]; ok && g != nil {
+				d.field("group")
+				i, ok := jsonvalue.WholeInt64(g)
+				if !ok || i < 0 || i > math.MaxInt32 {
+					d.fail("want a group number, got %s", jsonvalue.Describe(g))
+				}
+				n := int32(i)
+				s.Regexp.Group = &n
+				d.pop()
+			}
+		}
+		d.pop()
+	}
+	if jv := m["join"]; jv != nil {
+		d.field("join")
+		if jm := d.object(jv, []string{"separator"}); jm != nil {
+			s.Join = &v1alpha1.StringTransformJoin{Separator: d.str(jm, "separator")}
+		}
+		d.pop()
+	}
+	if rv := m["replace"]; rv != nil {
+		d.field("replace")
+		if rm := d.object(rv, []string{"search", "replace"}); rm != nil {
+			s.Replace = &v1alpha1.StringTransformReplace{Search: d.str(rm, "search"), Replace: d.str(rm, "replace")}
+		}
+		d.pop()
+	}
+	return s
 }

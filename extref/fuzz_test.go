@@ -27,6 +27,17 @@ func FuzzTransform(f *testing.F) {
 	f.Add("Convert", "", "float64", `"1e999"`)
 	f.Add("Convert", "", "bool", `1.5`)
 	f.Add("Convert", "", "string", `{"a":1}`)
+	// A String transform's string field is the JSON in format.
+	f.Add("String", `{"type":"Format","fmt":"%s-x"}`, "", `"main"`)
+	f.Add("String", `{"type":"Convert","convert":"ToUpper"}`, "", `"ß"`)
+	f.Add("String", `{"type":"Convert","convert":"FromBase64"}`, "", `"Q3Jvc3NQbGFuZQ=="`)
+	f.Add("String", `{"type":"Convert","convert":"ToSha512"}`, "", `{"a":[1,2.5,null]}`)
+	f.Add("String", `{"type":"Convert","convert":"ToJson"}`, "", `"<a&b>"`)
+	f.Add("String", `{"type":"TrimPrefix","trim":"https://"}`, "", `"https://x"`)
+	f.Add("String", `{"type":"Regexp","regexp":{"match":"a(b)?(c*)","group":2}}`, "", `"xabccc"`)
+	f.Add("String", `{"type":"Regexp","regexp":{"match":"(x{1000}){2}"}}`, "", `"x"`)
+	f.Add("String", `{"type":"Join","join":{"separator":", "}}`, "", `[1,"a",{"b":[]}]`)
+	f.Add("String", `{"type":"Replace","replace":{"search":"a","replace":"aaaa"}}`, "", `"aaaa"`)
 	f.Fuzz(func(t *testing.T, typ, format, toType, in string) {
 		var v any
 		if err := json.Unmarshal([]byte(in), &v); err != nil {
@@ -34,8 +45,14 @@ func FuzzTransform(f *testing.F) {
 		}
 		v = jsonNumbers(v)
 		tr := v1alpha1.Transform{Type: v1alpha1.TransformType(typ), Format: format, ToType: v1alpha1.ConvertType(toType)}
-		if typ == "Map" {
+		switch typ {
+		case "Map":
 			tr.Map = map[string]string{"a": format}
+		case "String":
+			if json.Unmarshal([]byte(format), &tr.String) != nil {
+				return
+			}
+			tr.Format = ""
 		}
 		ct, err := compileTransform(tr)
 		if err != nil {

@@ -183,7 +183,7 @@ type Policy struct {
 }
 
 // TransformType names a transform.
-// +kubebuilder:validation:Enum=Base64Decode;Base64Encode;Format;Map;Convert
+// +kubebuilder:validation:Enum=Base64Decode;Base64Encode;Format;Map;Convert;String
 type TransformType string
 
 // Transform types.
@@ -200,7 +200,137 @@ const (
 	TransformMap TransformType = "Map"
 	// TransformConvert converts the value to another JSON type.
 	TransformConvert TransformType = "Convert"
+	// TransformString changes a string as its string field says: formats,
+	// converts, trims, matches a regexp, joins or replaces, as
+	// patch-and-transform's string transform does.
+	TransformString TransformType = "String"
 )
+
+// StringTransformType names the operation of a String transform.
+// +kubebuilder:validation:Enum=Format;Convert;TrimPrefix;TrimSuffix;Regexp;Join;Replace
+type StringTransformType string
+
+// String transform types.
+const (
+	// StringFormat formats the value with fmt, a format of one verb.
+	StringFormat StringTransformType = "Format"
+	// StringConvert converts the value as convert says.
+	StringConvert StringTransformType = "Convert"
+	// StringTrimPrefix removes trim from the start of the value, if there.
+	StringTrimPrefix StringTransformType = "TrimPrefix"
+	// StringTrimSuffix removes trim from the end of the value, if there.
+	StringTrimSuffix StringTransformType = "TrimSuffix"
+	// StringRegexp gives the first match of regexp in the value, or one of
+	// its groups.
+	StringRegexp StringTransformType = "Regexp"
+	// StringJoin joins the items of an array with join's separator.
+	StringJoin StringTransformType = "Join"
+	// StringReplace replaces every search of the value with replace.
+	StringReplace StringTransformType = "Replace"
+)
+
+// StringConversion names a conversion of a String transform of type
+// Convert.
+// +kubebuilder:validation:Enum=ToUpper;ToLower;ToBase64;FromBase64;ToJson;ToSha1;ToSha256;ToSha512;ToAdler32
+type StringConversion string
+
+// String conversions. A conversion of a string takes the string; of any
+// other value, its %v text (ToUpper, ToLower, ToBase64, FromBase64) or its
+// JSON (ToJson and the hashes).
+const (
+	StringToUpper    StringConversion = "ToUpper"
+	StringToLower    StringConversion = "ToLower"
+	StringToBase64   StringConversion = "ToBase64"
+	StringFromBase64 StringConversion = "FromBase64"
+	// StringToJSON gives the value as JSON text.
+	StringToJSON StringConversion = "ToJson"
+	// StringToSha1, StringToSha256 and StringToSha512 give the hash in
+	// lower-case hex.
+	StringToSha1   StringConversion = "ToSha1"
+	StringToSha256 StringConversion = "ToSha256"
+	StringToSha512 StringConversion = "ToSha512"
+	// StringToAdler32 gives the Adler-32 checksum in decimal.
+	StringToAdler32 StringConversion = "ToAdler32"
+)
+
+// A StringTransform is the operation of a String transform: its type, and
+// the one field that type takes.
+//
+// +kubebuilder:validation:XValidation:rule="self.type != 'Format' || has(self.fmt)",message="a string transform of type Format needs fmt"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Convert' || has(self.convert)",message="a string transform of type Convert needs convert"
+// +kubebuilder:validation:XValidation:rule="!(self.type in ['TrimPrefix', 'TrimSuffix']) || has(self.trim)",message="a string transform of type TrimPrefix or TrimSuffix needs trim"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Regexp' || has(self.regexp)",message="a string transform of type Regexp needs regexp"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Join' || has(self.join)",message="a string transform of type Join needs join"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Replace' || has(self.replace)",message="a string transform of type Replace needs replace"
+type StringTransform struct {
+	// Type of the operation: Format, Convert, TrimPrefix, TrimSuffix,
+	// Regexp, Join or Replace.
+	Type StringTransformType `json:"type"`
+
+	// Fmt is the fmt format of type Format, with exactly one verb, e.g.
+	// "%s-subnet".
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Fmt string `json:"fmt,omitempty"`
+
+	// Convert is the conversion of type Convert.
+	// +optional
+	Convert StringConversion `json:"convert,omitempty"`
+
+	// Trim is the prefix or suffix of type TrimPrefix or TrimSuffix.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Trim string `json:"trim,omitempty"`
+
+	// Regexp is the regular expression of type Regexp.
+	// +optional
+	Regexp *StringTransformRegexp `json:"regexp,omitempty"`
+
+	// Join is the separator of type Join.
+	// +optional
+	Join *StringTransformJoin `json:"join,omitempty"`
+
+	// Replace is what type Replace replaces, and with what.
+	// +optional
+	Replace *StringTransformReplace `json:"replace,omitempty"`
+}
+
+// A StringTransformRegexp is the regular expression of a String transform of type
+// Regexp.
+type StringTransformRegexp struct {
+	// Match is the regular expression, in Go's RE2 syntax: the value must
+	// match it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Match string `json:"match"`
+
+	// Group is the capture group of the first match to give: 0, the
+	// default, gives the whole match.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Group *int32 `json:"group,omitempty"`
+}
+
+// A StringTransformJoin is the separator of a String transform of type Join.
+type StringTransformJoin struct {
+	// Separator goes between the items; it may be empty.
+	// +kubebuilder:validation:MaxLength=4096
+	Separator string `json:"separator"`
+}
+
+// A StringTransformReplace is what a String transform of type Replace replaces.
+type StringTransformReplace struct {
+	// Search is the text to replace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Search string `json:"search"`
+
+	// Replace is the text that replaces it; it may be empty.
+	// +kubebuilder:validation:MaxLength=4096
+	Replace string `json:"replace"`
+}
 
 // ConvertType is the type a Convert transform converts to.
 // +kubebuilder:validation:Enum=string;int64;float64;bool
@@ -219,9 +349,10 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.type != 'Format' || has(self.format)",message="a Format transform needs format"
 // +kubebuilder:validation:XValidation:rule="self.type != 'Map' || has(self.map)",message="a Map transform needs map"
 // +kubebuilder:validation:XValidation:rule="self.type != 'Convert' || has(self.toType)",message="a Convert transform needs toType"
+// +kubebuilder:validation:XValidation:rule="self.type != 'String' || has(self.string)",message="a String transform needs string"
 type Transform struct {
-	// Type of the transform: Base64Decode, Base64Encode, Format, Map or
-	// Convert.
+	// Type of the transform: Base64Decode, Base64Encode, Format, Map,
+	// Convert or String.
 	Type TransformType `json:"type"`
 
 	// Format is the fmt format of a Format transform, with exactly one
@@ -241,4 +372,8 @@ type Transform struct {
 	// float64 or bool.
 	// +optional
 	ToType ConvertType `json:"toType,omitempty"`
+
+	// String is the operation of a String transform.
+	// +optional
+	String *StringTransform `json:"string,omitempty"`
 }
