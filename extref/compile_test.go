@@ -46,6 +46,31 @@ func TestResolveInvalid(t *testing.T) {
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Map, map: {a: 1}}]",
 			want:   `cannot resolve spec.externalValues[0].transforms[0].map[a]: invalid external value: want a string, got a number (1)`,
 		},
+		"StringUnknownField": {
+			reason: "A String transform's fields are checked like any other.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: String, string: {type: Regexp, regexp: {match: x, grup: 1}}}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0].string.regexp: invalid external value: unknown field "grup"`,
+		},
+		"StringGroupNotANumber": {
+			reason: "A regexp group is a whole number.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: String, string: {type: Regexp, regexp: {match: x, group: 1.5}}}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0].string.regexp.group: invalid external value: want a group number, got a number (1.5)`,
+		},
+		"StringJoinNotAnObject": {
+			reason: "join is an object.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: String, string: {type: Join, join: ','}}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0].string.join: invalid external value: want an object, got a string (",")`,
+		},
+		"StringWithoutString": {
+			reason: "A String transform needs string.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: String}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: type String needs string`,
+		},
+		"StringBadRegexp": {
+			reason: "A regexp that does not compile is refused, with the path.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: String, string: {type: Regexp, regexp: {match: '(a'}}}]",
+			want:   "cannot resolve spec.externalValues[0].transforms[0]: invalid external value: string: regexp.match: error parsing regexp: missing closing ): `(a`",
+		},
 		"SourcesNotAList": {
 			reason: "Combine sources are a list.",
 			spec:   "externalValues:\n- combine: {a: b}\n  fmt: x\n  toFieldPath: spec.a",
@@ -191,7 +216,7 @@ func TestResolveInvalid(t *testing.T) {
 		"UnknownTransform": {
 			reason: "Transform types are checked.",
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Upper}]",
-			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported type "Upper" (want Base64Decode, Base64Encode, Format, Map or Convert)`,
+			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported type "Upper" (want Base64Decode, Base64Encode, Format, Map, Convert or String)`,
 		},
 		"FormatWithoutFormat": {
 			reason: "A Format transform needs a format.",
