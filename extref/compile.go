@@ -1,6 +1,7 @@
 package extref
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -196,7 +197,7 @@ func (e *entry) size() int {
 		n += 2*word + len(name)
 	}
 	for _, t := range e.transforms {
-		n += int(unsafe.Sizeof(t)) + t.format.Size() + t.table.size() + t.str.size()
+		n += int(unsafe.Sizeof(t)) + t.format.Size() + t.table.size() + t.str.size() + t.match.size()
 	}
 	return n
 }
@@ -575,7 +576,7 @@ var (
 	refFields           = []string{"group", "version", "resource", "name", "namespace", "fieldPath", "secretData"}
 	variableFields      = []string{"name", "fromRef"}
 	policyFields        = []string{"resolve", "resolution"}
-	transformFields     = []string{"type", "format", "map", "toType", "string"}
+	transformFields     = []string{"type", "format", "map", "toType", "string", "match"}
 	stringFieldNames    = []string{"type", "fmt", "convert", "trim", "regexp", "join", "replace"}
 )
 
@@ -705,7 +706,58 @@ func (d *decoder) transform(v any) v1alpha1.Transform {
 		t.String = d.stringTransform(sv)
 		d.pop()
 	}
+	if mv := m["match"]; mv != nil {
+		d.field("match")
+		t.Match = d.matchTransform(mv)
+		d.pop()
+	}
 	return t
+}
+
+// matchTransform decodes the match field of a transform.
+func (d *decoder) matchTransform(v any) *v1alpha1.MatchTransform {
+	m := d.object(v, []string{"patterns", "fallbackValue", "fallbackTo"})
+	if m == nil {
+		return &v1alpha1.MatchTransform{}
+	}
+	out := &v1alpha1.MatchTransform{FallbackTo: v1alpha1.MatchFallbackTo(d.str(m, "fallbackTo"))}
+	if fv := m["fallbackValue"]; fv != nil {
+		d.field("fallbackValue")
+		out.FallbackValue = d.json(fv)
+		d.pop()
+	}
+	out.Patterns = decodeList(d, m, "patterns", maxMatchPatterns, func(pv any) v1alpha1.MatchPattern {
+		pm := d.object(pv, []string{"type", "literal", "regexp", "result"})
+		if pm == nil {
+			return v1alpha1.MatchPattern{}
+		}
+		p := v1alpha1.MatchPattern{Type: v1alpha1.MatchPatternType(d.str(pm, "type"))}
+		if _, ok := pm["literal"]; ok && pm["literal"] != nil {
+			s := d.str(pm, "literal")
+			p.Literal = &s
+		}
+		if _, ok := pm["regexp"]; ok && pm["regexp"] != nil {
+			s := d.str(pm, "regexp")
+			p.Regexp = &s
+		}
+		if rv := pm["result"]; rv != nil {
+			d.field("result")
+			p.Result = *d.json(rv)
+			d.pop()
+		}
+		return p
+	})
+	return out
+}
+
+// json encodes a JSON value of a spec as its text.
+func (d *decoder) json(v any) *v1alpha1.JSON {
+	b, err := json.Marshal(v)
+	if err != nil {
+		d.fail("not a JSON value")
+		return &v1alpha1.JSON{}
+	}
+	return &v1alpha1.JSON{Raw: b}
 }
 
 // stringTransform decodes the string field of a transform.

@@ -71,6 +71,21 @@ func TestResolveInvalid(t *testing.T) {
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: String, string: {type: Regexp, regexp: {match: '(a'}}}]",
 			want:   "cannot resolve spec.externalValues[0].transforms[0]: invalid external value: string: regexp.match: error parsing regexp: missing closing ): `(a`",
 		},
+		"MatchUnknownPatternField": {
+			reason: "A Match transform's patterns are checked like any other field.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Match, match: {patterns: [{type: Literal, literal: a, reslt: 1}]}}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0].match.patterns[0]: invalid external value: unknown field "reslt"`,
+		},
+		"MatchLiteralNotAString": {
+			reason: "A literal is a string.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Match, match: {patterns: [{type: Literal, literal: 1, result: 1}]}}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0].match.patterns[0].literal: invalid external value: want a string, got a number (1)`,
+		},
+		"MatchBadRegexp": {
+			reason: "A pattern's regexp that does not compile is refused, with the path.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Match, match: {patterns: [{type: Regexp, regexp: '(', result: 1}]}}]",
+			want:   "cannot resolve spec.externalValues[0].transforms[0]: invalid external value: match: patterns[0]: regexp: error parsing regexp: missing closing ): `(`",
+		},
 		"SourcesNotAList": {
 			reason: "Combine sources are a list.",
 			spec:   "externalValues:\n- combine: {a: b}\n  fmt: x\n  toFieldPath: spec.a",
@@ -216,7 +231,7 @@ func TestResolveInvalid(t *testing.T) {
 		"UnknownTransform": {
 			reason: "Transform types are checked.",
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Upper}]",
-			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported type "Upper" (want Base64Decode, Base64Encode, Format, Map, Convert or String)`,
+			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported type "Upper" (want Base64Decode, Base64Encode, Format, Map, Convert, String or Match)`,
 		},
 		"FormatWithoutFormat": {
 			reason: "A Format transform needs a format.",

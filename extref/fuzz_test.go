@@ -38,6 +38,10 @@ func FuzzTransform(f *testing.F) {
 	f.Add("String", `{"type":"Regexp","regexp":{"match":"(x{1000}){2}"}}`, "", `"x"`)
 	f.Add("String", `{"type":"Join","join":{"separator":", "}}`, "", `[1,"a",{"b":[]}]`)
 	f.Add("String", `{"type":"Replace","replace":{"search":"a","replace":"aaaa"}}`, "", `"aaaa"`)
+	// A Match transform's match field is the JSON in format.
+	f.Add("Match", `{"patterns":[{"type":"Literal","literal":"a","result":{"b":[1]}}],"fallbackValue":2}`, "", `"a"`)
+	f.Add("Match", `{"patterns":[{"type":"Regexp","regexp":"^a+$","result":null}],"fallbackTo":"Input"}`, "", `"aaa"`)
+	f.Add("Match", `{"patterns":[{"type":"Regexp","regexp":"(","result":1}]}`, "", `1`)
 	f.Fuzz(func(t *testing.T, typ, format, toType, in string) {
 		var v any
 		if err := json.Unmarshal([]byte(in), &v); err != nil {
@@ -50,6 +54,11 @@ func FuzzTransform(f *testing.F) {
 			tr.Map = map[string]string{"a": format}
 		case "String":
 			if json.Unmarshal([]byte(format), &tr.String) != nil {
+				return
+			}
+			tr.Format = ""
+		case "Match":
+			if json.Unmarshal([]byte(format), &tr.Match) != nil {
 				return
 			}
 			tr.Format = ""

@@ -17,7 +17,7 @@ import (
 
 // transforms is the table of transforms, in the order errors list them. A
 // row says which field of v1alpha1.Transform its type takes besides type
-// (format, map, toType or string), how that field is checked and compiled, and how
+// (format, map, toType, string or match), how that field is checked and compiled, and how
 // the transform applies to a value. To add a transform, add its
 // TransformType to extref/v1alpha1 (and to the type's kubebuilder enum), and
 // a row here.
@@ -28,6 +28,7 @@ var transforms = []transformKind{
 	{typ: v1alpha1.TransformMap, takes: "map", compile: compileMap, apply: applyMap},
 	{typ: v1alpha1.TransformConvert, takes: "toType", need: needConvertType, compile: compileConvert, apply: applyConvert},
 	{typ: v1alpha1.TransformString, takes: "string", compile: compileString, apply: applyString},
+	{typ: v1alpha1.TransformMatch, takes: "match", compile: compileMatch, apply: applyMatch},
 }
 
 // A transformKind is a row of transforms.
@@ -50,7 +51,7 @@ type transformKind struct {
 
 // transformFieldsTaken are the fields of v1alpha1.Transform one type or
 // another takes, in the order a transform is checked for them.
-var transformFieldsTaken = []string{"format", "map", "toType", "string"}
+var transformFieldsTaken = []string{"format", "map", "toType", "string", "match"}
 
 // given reports whether t has field f of transformFieldsTaken.
 func given(t v1alpha1.Transform, f string) bool {
@@ -63,6 +64,8 @@ func given(t v1alpha1.Transform, f string) bool {
 		return t.ToType != ""
 	case "string":
 		return t.String != nil
+	case "match":
+		return t.Match != nil
 	}
 	return false
 }
@@ -74,6 +77,7 @@ type transform struct {
 	table  mapTable
 	to     v1alpha1.ConvertType
 	str    *stringOp
+	match  *matchOp
 }
 
 // compileTransform checks t; the error names the offending field.

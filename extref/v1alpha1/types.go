@@ -183,7 +183,7 @@ type Policy struct {
 }
 
 // TransformType names a transform.
-// +kubebuilder:validation:Enum=Base64Decode;Base64Encode;Format;Map;Convert;String
+// +kubebuilder:validation:Enum=Base64Decode;Base64Encode;Format;Map;Convert;String;Match
 type TransformType string
 
 // Transform types.
@@ -204,7 +204,110 @@ const (
 	// converts, trims, matches a regexp, joins or replaces, as
 	// patch-and-transform's string transform does.
 	TransformString TransformType = "String"
+	// TransformMatch gives the result of the first of match's patterns the
+	// value matches, or its fallback, as patch-and-transform's match
+	// transform does.
+	TransformMatch TransformType = "Match"
 )
+
+// MatchPatternType names the kind of a Match transform's pattern.
+// +kubebuilder:validation:Enum=Literal;Regexp
+type MatchPatternType string
+
+// Match pattern types.
+const (
+	// MatchLiteral matches a string equal to literal.
+	MatchLiteral MatchPatternType = "Literal"
+	// MatchRegexp matches a string in which regexp finds a match.
+	MatchRegexp MatchPatternType = "Regexp"
+)
+
+// MatchFallbackTo says what a Match transform gives when no pattern
+// matches.
+// +kubebuilder:validation:Enum=Value;Input
+type MatchFallbackTo string
+
+// Match fallbacks.
+const (
+	// MatchFallbackToValue gives fallbackValue (null when it is not
+	// given); the default.
+	MatchFallbackToValue MatchFallbackTo = "Value"
+	// MatchFallbackToInput gives the value unchanged.
+	MatchFallbackToInput MatchFallbackTo = "Input"
+)
+
+// A MatchTransform is the patterns of a Match transform and its fallback.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.fallbackTo) || self.fallbackTo != 'Input' || !has(self.fallbackValue)",message="fallbackValue and fallbackTo Input are exclusive"
+type MatchTransform struct {
+	// Patterns are tried in order; the first that matches gives its
+	// result.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	Patterns []MatchPattern `json:"patterns,omitempty"`
+
+	// FallbackValue is the result when no pattern matches, with
+	// fallbackTo Value.
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
+	FallbackValue *JSON `json:"fallbackValue,omitempty"`
+
+	// FallbackTo is Value (the default: fallbackValue, or null) or Input
+	// (the value unchanged).
+	// +optional
+	FallbackTo MatchFallbackTo `json:"fallbackTo,omitempty"`
+}
+
+// A MatchPattern is a pattern of a Match transform and its result.
+//
+// +kubebuilder:validation:XValidation:rule="self.type != 'Literal' || has(self.literal)",message="a Literal pattern needs literal"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Regexp' || has(self.regexp)",message="a Regexp pattern needs regexp"
+type MatchPattern struct {
+	// Type of the pattern: Literal or Regexp.
+	Type MatchPatternType `json:"type"`
+
+	// Literal is the string a Literal pattern matches.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Literal *string `json:"literal,omitempty"`
+
+	// Regexp is the regular expression, in Go's RE2 syntax, of a Regexp
+	// pattern: it matches a string in which it finds a match.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Regexp *string `json:"regexp,omitempty"`
+
+	// Result is the value the transform gives when this pattern is the
+	// first to match: any JSON value.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Result JSON `json:"result"`
+}
+
+// JSON is any JSON value, kept as its text.
+type JSON struct {
+	Raw []byte `json:"-"`
+}
+
+// MarshalJSON returns the value's text, or null when it has none.
+func (j JSON) MarshalJSON() ([]byte, error) {
+	if len(j.Raw) == 0 {
+		return []byte("null"), nil
+	}
+	return j.Raw, nil
+}
+
+// UnmarshalJSON keeps a copy of the text; null is no value, as absent.
+func (j *JSON) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		j.Raw = nil
+		return nil
+	}
+	j.Raw = append(j.Raw[:0], b...)
+	return nil
+}
 
 // StringTransformType names the operation of a String transform.
 // +kubebuilder:validation:Enum=Format;Convert;TrimPrefix;TrimSuffix;Regexp;Join;Replace
@@ -350,9 +453,10 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.type != 'Map' || has(self.map)",message="a Map transform needs map"
 // +kubebuilder:validation:XValidation:rule="self.type != 'Convert' || has(self.toType)",message="a Convert transform needs toType"
 // +kubebuilder:validation:XValidation:rule="self.type != 'String' || has(self.string)",message="a String transform needs string"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Match' || has(self.match)",message="a Match transform needs match"
 type Transform struct {
 	// Type of the transform: Base64Decode, Base64Encode, Format, Map,
-	// Convert or String.
+	// Convert, String or Match.
 	Type TransformType `json:"type"`
 
 	// Format is the fmt format of a Format transform, with exactly one
@@ -376,4 +480,8 @@ type Transform struct {
 	// String is the operation of a String transform.
 	// +optional
 	String *StringTransform `json:"string,omitempty"`
+
+	// Match is the patterns of a Match transform.
+	// +optional
+	Match *MatchTransform `json:"match,omitempty"`
 }
