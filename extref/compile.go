@@ -197,7 +197,7 @@ func (e *entry) size() int {
 		n += 2*word + len(name)
 	}
 	for _, t := range e.transforms {
-		n += int(unsafe.Sizeof(t)) + t.format.Size() + t.table.size() + t.str.size() + t.match.size()
+		n += int(unsafe.Sizeof(t)) + t.format.Size() + t.table.size() + t.str.size() + t.match.size() + t.math.size()
 	}
 	return n
 }
@@ -576,7 +576,7 @@ var (
 	refFields           = []string{"group", "version", "resource", "name", "namespace", "fieldPath", "secretData"}
 	variableFields      = []string{"name", "fromRef"}
 	policyFields        = []string{"resolve", "resolution"}
-	transformFields     = []string{"type", "format", "map", "toType", "string", "match"}
+	transformFields     = []string{"type", "format", "map", "toType", "string", "match", "math"}
 	stringFieldNames    = []string{"type", "fmt", "convert", "trim", "regexp", "join", "replace"}
 )
 
@@ -711,7 +711,36 @@ func (d *decoder) transform(v any) v1alpha1.Transform {
 		t.Match = d.matchTransform(mv)
 		d.pop()
 	}
+	if mv := m["math"]; mv != nil {
+		d.field("math")
+		t.Math = d.mathTransform(mv)
+		d.pop()
+	}
 	return t
+}
+
+// mathTransform decodes the math field of a transform.
+func (d *decoder) mathTransform(v any) *v1alpha1.MathTransform {
+	m := d.object(v, []string{"type", "multiply", "clampMin", "clampMax"})
+	if m == nil {
+		return &v1alpha1.MathTransform{}
+	}
+	out := &v1alpha1.MathTransform{Type: v1alpha1.MathTransformType(d.str(m, "type"))}
+	for _, f := range []struct {
+		name string
+		to   **int64
+	}{{"multiply", &out.Multiply}, {"clampMin", &out.ClampMin}, {"clampMax", &out.ClampMax}} {
+		if fv := m[f.name]; fv != nil {
+			d.field(f.name)
+			i, ok := jsonvalue.WholeInt64(fv)
+			if !ok {
+				d.fail("want an integer, got %s", jsonvalue.Describe(fv))
+			}
+			*f.to = &i
+			d.pop()
+		}
+	}
+	return out
 }
 
 // matchTransform decodes the match field of a transform.

@@ -86,6 +86,11 @@ func TestResolveInvalid(t *testing.T) {
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Match, match: {patterns: [{type: Regexp, regexp: '(', result: 1}]}}]",
 			want:   "cannot resolve spec.externalValues[0].transforms[0]: invalid external value: match: patterns[0]: regexp: error parsing regexp: missing closing ): `(`",
 		},
+		"MathNotAnInteger": {
+			reason: "A Math transform's numbers are integers.",
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Math, math: {type: Multiply, multiply: 1.5}}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0].math.multiply: invalid external value: want an integer, got a number (1.5)`,
+		},
 		"SourcesNotAList": {
 			reason: "Combine sources are a list.",
 			spec:   "externalValues:\n- combine: {a: b}\n  fmt: x\n  toFieldPath: spec.a",
@@ -231,7 +236,7 @@ func TestResolveInvalid(t *testing.T) {
 		"UnknownTransform": {
 			reason: "Transform types are checked.",
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Upper}]",
-			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported type "Upper" (want Base64Decode, Base64Encode, Format, Map, Convert, String or Match)`,
+			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported type "Upper" (want Base64Decode, Base64Encode, Format, Map, Convert, String, Match or Math)`,
 		},
 		"FormatWithoutFormat": {
 			reason: "A Format transform needs a format.",

@@ -42,6 +42,9 @@ func FuzzTransform(f *testing.F) {
 	f.Add("Match", `{"patterns":[{"type":"Literal","literal":"a","result":{"b":[1]}}],"fallbackValue":2}`, "", `"a"`)
 	f.Add("Match", `{"patterns":[{"type":"Regexp","regexp":"^a+$","result":null}],"fallbackTo":"Input"}`, "", `"aaa"`)
 	f.Add("Match", `{"patterns":[{"type":"Regexp","regexp":"(","result":1}]}`, "", `1`)
+	// A Math transform's math field is the JSON in format.
+	f.Add("Math", `{"type":"Multiply","multiply":-1}`, "", `-9223372036854775808`)
+	f.Add("Math", `{"type":"ClampMax","clampMax":2}`, "", `2.5`)
 	f.Fuzz(func(t *testing.T, typ, format, toType, in string) {
 		var v any
 		if err := json.Unmarshal([]byte(in), &v); err != nil {
@@ -59,6 +62,11 @@ func FuzzTransform(f *testing.F) {
 			tr.Format = ""
 		case "Match":
 			if json.Unmarshal([]byte(format), &tr.Match) != nil {
+				return
+			}
+			tr.Format = ""
+		case "Math":
+			if json.Unmarshal([]byte(format), &tr.Math) != nil {
 				return
 			}
 			tr.Format = ""

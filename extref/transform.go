@@ -17,7 +17,7 @@ import (
 
 // transforms is the table of transforms, in the order errors list them. A
 // row says which field of v1alpha1.Transform its type takes besides type
-// (format, map, toType, string or match), how that field is checked and compiled, and how
+// (format, map, toType, string, match or math), how that field is checked and compiled, and how
 // the transform applies to a value. To add a transform, add its
 // TransformType to extref/v1alpha1 (and to the type's kubebuilder enum), and
 // a row here.
@@ -29,6 +29,7 @@ var transforms = []transformKind{
 	{typ: v1alpha1.TransformConvert, takes: "toType", need: needConvertType, compile: compileConvert, apply: applyConvert},
 	{typ: v1alpha1.TransformString, takes: "string", compile: compileString, apply: applyString},
 	{typ: v1alpha1.TransformMatch, takes: "match", compile: compileMatch, apply: applyMatch},
+	{typ: v1alpha1.TransformMath, takes: "math", compile: compileMath, apply: applyMath},
 }
 
 // A transformKind is a row of transforms.
@@ -51,7 +52,7 @@ type transformKind struct {
 
 // transformFieldsTaken are the fields of v1alpha1.Transform one type or
 // another takes, in the order a transform is checked for them.
-var transformFieldsTaken = []string{"format", "map", "toType", "string", "match"}
+var transformFieldsTaken = []string{"format", "map", "toType", "string", "match", "math"}
 
 // given reports whether t has field f of transformFieldsTaken.
 func given(t v1alpha1.Transform, f string) bool {
@@ -66,6 +67,8 @@ func given(t v1alpha1.Transform, f string) bool {
 		return t.String != nil
 	case "match":
 		return t.Match != nil
+	case "math":
+		return t.Math != nil
 	}
 	return false
 }
@@ -78,6 +81,7 @@ type transform struct {
 	to     v1alpha1.ConvertType
 	str    *stringOp
 	match  *matchOp
+	math   *mathOp
 }
 
 // compileTransform checks t; the error names the offending field.

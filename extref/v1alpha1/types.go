@@ -183,7 +183,7 @@ type Policy struct {
 }
 
 // TransformType names a transform.
-// +kubebuilder:validation:Enum=Base64Decode;Base64Encode;Format;Map;Convert;String;Match
+// +kubebuilder:validation:Enum=Base64Decode;Base64Encode;Format;Map;Convert;String;Match;Math
 type TransformType string
 
 // Transform types.
@@ -208,7 +208,49 @@ const (
 	// value matches, or its fallback, as patch-and-transform's match
 	// transform does.
 	TransformMatch TransformType = "Match"
+	// TransformMath multiplies a number, or clamps it, as math says, as
+	// patch-and-transform's math transform does.
+	TransformMath TransformType = "Math"
 )
+
+// MathTransformType names the operation of a Math transform.
+// +kubebuilder:validation:Enum=Multiply;ClampMin;ClampMax
+type MathTransformType string
+
+// Math transform types.
+const (
+	// MathMultiply multiplies the value by multiply: an integer stays an
+	// integer (overflow is an error), a fraction stays one.
+	MathMultiply MathTransformType = "Multiply"
+	// MathClampMin gives clampMin when the value is less, else the value.
+	MathClampMin MathTransformType = "ClampMin"
+	// MathClampMax gives clampMax when the value is greater, else the
+	// value.
+	MathClampMax MathTransformType = "ClampMax"
+)
+
+// A MathTransform is the operation of a Math transform: its type, and the
+// one field that type takes.
+//
+// +kubebuilder:validation:XValidation:rule="self.type != 'Multiply' || has(self.multiply)",message="a math transform of type Multiply needs multiply"
+// +kubebuilder:validation:XValidation:rule="self.type != 'ClampMin' || has(self.clampMin)",message="a math transform of type ClampMin needs clampMin"
+// +kubebuilder:validation:XValidation:rule="self.type != 'ClampMax' || has(self.clampMax)",message="a math transform of type ClampMax needs clampMax"
+type MathTransform struct {
+	// Type of the operation: Multiply, ClampMin or ClampMax.
+	Type MathTransformType `json:"type"`
+
+	// Multiply is the factor of type Multiply.
+	// +optional
+	Multiply *int64 `json:"multiply,omitempty"`
+
+	// ClampMin is the least value of type ClampMin.
+	// +optional
+	ClampMin *int64 `json:"clampMin,omitempty"`
+
+	// ClampMax is the greatest value of type ClampMax.
+	// +optional
+	ClampMax *int64 `json:"clampMax,omitempty"`
+}
 
 // MatchPatternType names the kind of a Match transform's pattern.
 // +kubebuilder:validation:Enum=Literal;Regexp
@@ -454,9 +496,10 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.type != 'Convert' || has(self.toType)",message="a Convert transform needs toType"
 // +kubebuilder:validation:XValidation:rule="self.type != 'String' || has(self.string)",message="a String transform needs string"
 // +kubebuilder:validation:XValidation:rule="self.type != 'Match' || has(self.match)",message="a Match transform needs match"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Math' || has(self.math)",message="a Math transform needs math"
 type Transform struct {
 	// Type of the transform: Base64Decode, Base64Encode, Format, Map,
-	// Convert, String or Match.
+	// Convert, String, Match or Math.
 	Type TransformType `json:"type"`
 
 	// Format is the fmt format of a Format transform, with exactly one
@@ -484,4 +527,8 @@ type Transform struct {
 	// Match is the patterns of a Match transform.
 	// +optional
 	Match *MatchTransform `json:"match,omitempty"`
+
+	// Math is the operation of a Math transform.
+	// +optional
+	Math *MathTransform `json:"math,omitempty"`
 }
