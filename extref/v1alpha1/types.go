@@ -279,8 +279,8 @@ const (
 )
 
 // A MatchTransform is the patterns of a Match transform and its fallback.
-//
-// +kubebuilder:validation:XValidation:rule="!has(self.fallbackTo) || self.fallbackTo != 'Input' || !has(self.fallbackValue)",message="fallbackValue and fallbackTo Input are exclusive"
+// fallbackValue and fallbackTo Input are exclusive (checked at resolution:
+// CEL cannot see a field without a schema).
 type MatchTransform struct {
 	// Patterns are tried in order; the first that matches gives its
 	// result.
