@@ -14,7 +14,8 @@ import (
 )
 
 // TestAPIServerStringMatchMath resolves the String, Match and Math
-// transforms under SetupReconciler on the real API server: the CRD's
+// transforms, and Convert with formats quantity and json, under
+// SetupReconciler on the real API server: the CRD's
 // schema takes them (Match's results of any JSON type included), the
 // values written are patch-and-transform's, and a failing one on a Secret's
 // value says why without the value.
@@ -22,7 +23,7 @@ func TestAPIServerStringMatchMath(t *testing.T) {
 	logs := testenv.NewLogs(10)
 	h := start(t, testapi.WidgetKind, Options{Policy: SourcePolicy{OwnNamespaceSecrets: true}}, logs.Logger)
 	h.create(t,
-		configMap("pt-transforms", "settings", map[string]any{"url": "https://eu-west-1.example.org", "size": "3", "tier": "gold", "names": "a,b"}),
+		configMap("pt-transforms", "settings", map[string]any{"url": "https://eu-west-1.example.org", "tier": "gold", "mem": "2Ki", "zones": `["a", "b", 3]`}),
 		secret("pt-transforms", "vault", map[string]string{"pw": planted}),
 	)
 	w := widget(t, "pt-transforms", "w", `
@@ -33,11 +34,12 @@ externalValues:
   - {type: String, string: {type: Regexp, regexp: {match: '^([a-z0-9-]+)\.', group: 1}}}
   - {type: String, string: {type: Convert, convert: ToUpper}}
   toFieldPath: spec.forProvider.region
-- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.size}
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.mem}
   transforms:
-  - {type: Convert, toType: int64}
-  - {type: Math, math: {type: Multiply, multiply: 4}}
-  - {type: Math, math: {type: ClampMax, clampMax: 10}}
+  - {type: Convert, toType: float64, format: quantity}
+  - {type: Convert, toType: int}
+  - {type: Math, math: {type: Multiply, multiply: 2}}
+  - {type: Math, math: {type: ClampMax, clampMax: 4000}}
   toFieldPath: spec.forProvider.size
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.tier}
   transforms:
@@ -51,17 +53,25 @@ externalValues:
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.tier}
   transforms:
   - {type: String, string: {type: Convert, convert: ToSha256}}
-  toFieldPath: "metadata.annotations[example.org/tier-sha256]"`)
+  toFieldPath: "metadata.annotations[example.org/tier-sha256]"
+- fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.zones}
+  transforms:
+  - {type: Convert, toType: array, format: json}
+  - {type: String, string: {type: Join, join: {separator: ", "}}}
+  toFieldPath: "metadata.annotations[example.org/zones]"`)
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "EU-WEST-1" {
 		t.Errorf("spec.forProvider.region: got %q, want %q", v, "EU-WEST-1")
 	}
-	if v, _, _ := unstructured.NestedInt64(got.Object, "spec", "forProvider", "size"); v != 10 {
-		t.Errorf("spec.forProvider.size: got %d, want 10", v)
+	if v, _, _ := unstructured.NestedInt64(got.Object, "spec", "forProvider", "size"); v != 4000 {
+		t.Errorf("spec.forProvider.size: got %d, want 4000", v)
 	}
 	if v, _, _ := unstructured.NestedStringMap(got.Object, "spec", "forProvider", "tags"); v["tier"] != "1" || v["support"] != "24x7" || len(v) != 2 {
 		t.Errorf("spec.forProvider.tags: got %v, want tier 1, support 24x7", v)
+	}
+	if v := got.GetAnnotations()["example.org/zones"]; v != "a, b, 3" {
+		t.Errorf("annotation example.org/zones: got %q, want %q", v, "a, b, 3")
 	}
 	sum := sha256.Sum256([]byte("gold"))
 	if v, want := got.GetAnnotations()["example.org/tier-sha256"], hex.EncodeToString(sum[:]); v != want {

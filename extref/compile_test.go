@@ -250,8 +250,8 @@ func TestResolveInvalid(t *testing.T) {
 		},
 		"BadConvert": {
 			reason: "Convert types are checked.",
-			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Convert, toType: int}]",
-			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported toType "int" (want string, int64, float64 or bool)`,
+			spec:   "externalValues:\n- fromObject: " + cm + "\n  toFieldPath: spec.a\n  transforms: [{type: Convert, toType: uint32}]",
+			want:   `cannot resolve spec.externalValues[0].transforms[0]: invalid external value: unsupported toType "uint32" (want string, int, int64, float64, bool, object or array)`,
 		},
 		"LongName": {
 			reason: "A source's name is bounded as the API's schema bounds it, whatever the referencer's schema says: caches keep it.",

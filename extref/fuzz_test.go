@@ -27,6 +27,11 @@ func FuzzTransform(f *testing.F) {
 	f.Add("Convert", "", "float64", `"1e999"`)
 	f.Add("Convert", "", "bool", `1.5`)
 	f.Add("Convert", "", "string", `{"a":1}`)
+	f.Add("Convert", "quantity", "float64", `"1000m"`)
+	f.Add("Convert", "quantity", "float64", `"9e18Ei"`)
+	f.Add("Convert", "json", "object", `"{\"a\":[1,2.5]}"`)
+	f.Add("Convert", "json", "array", `"[[[]]]"`)
+	f.Add("Convert", "", "int", `true`)
 	// A String transform's string field is the JSON in format.
 	f.Add("String", `{"type":"Format","fmt":"%s-x"}`, "", `"main"`)
 	f.Add("String", `{"type":"Convert","convert":"ToUpper"}`, "", `"ß"`)

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
 	"github.com/ctrlkit/ctrlkit/extref/internal/render"
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
@@ -26,7 +29,7 @@ var transforms = []transformKind{
 	{typ: v1alpha1.TransformBase64Encode, apply: base64Encode},
 	{typ: v1alpha1.TransformFormat, takes: "format", compile: compileFormat, apply: applyFormat},
 	{typ: v1alpha1.TransformMap, takes: "map", compile: compileMap, apply: applyMap},
-	{typ: v1alpha1.TransformConvert, takes: "toType", need: needConvertType, compile: compileConvert, apply: applyConvert},
+	{typ: v1alpha1.TransformConvert, takes: "toType", also: "format", need: needConvertType, compile: compileConvert, apply: applyConvert},
 	{typ: v1alpha1.TransformString, takes: "string", compile: compileString, apply: applyString},
 	{typ: v1alpha1.TransformMatch, takes: "match", compile: compileMatch, apply: applyMatch},
 	{typ: v1alpha1.TransformMath, takes: "math", compile: compileMath, apply: applyMath},
@@ -38,6 +41,8 @@ type transformKind struct {
 	// takes is the field the type takes besides type, if any; another
 	// field given is an error.
 	takes string
+	// also is a field the type may take besides, if any.
+	also string
 	// need checks the field the type takes before the others are
 	// checked; nil: the field must be given.
 	need func(t v1alpha1.Transform) error
@@ -79,9 +84,12 @@ type transform struct {
 	format *render.Format
 	table  mapTable
 	to     v1alpha1.ConvertType
-	str    *stringOp
-	match  *matchOp
-	math   *mathOp
+	// convFormat is a Convert transform's format: 0 (none),
+	// convertQuantity or convertJSON.
+	convFormat int
+	str        *stringOp
+	match      *matchOp
+	math       *mathOp
 }
 
 // compileTransform checks t; the error names the offending field.
@@ -106,7 +114,7 @@ func compileTransform(t v1alpha1.Transform) (transform, error) {
 		}
 	}
 	for _, f := range transformFieldsTaken {
-		if f != k.takes && given(t, f) {
+		if f != k.takes && f != k.also && given(t, f) {
 			return out, fmt.Errorf("type %s does not take %s", t.Type, f)
 		}
 	}
@@ -192,20 +200,103 @@ func applyMap(t transform, v render.Value) (any, error) {
 
 func needConvertType(t v1alpha1.Transform) error {
 	switch t.ToType {
-	case v1alpha1.ConvertString, v1alpha1.ConvertInt64, v1alpha1.ConvertFloat64, v1alpha1.ConvertBool:
+	case v1alpha1.ConvertString, v1alpha1.ConvertInt, v1alpha1.ConvertInt64, v1alpha1.ConvertFloat64, v1alpha1.ConvertBool,
+		v1alpha1.ConvertObject, v1alpha1.ConvertArray:
 		return nil
 	case "":
 		return errors.New("type Convert needs toType")
 	}
-	return fmt.Errorf("unsupported toType %q (want string, int64, float64 or bool)", t.ToType)
+	return fmt.Errorf("unsupported toType %q (want string, int, int64, float64, bool, object or array)", t.ToType)
 }
 
 func compileConvert(t v1alpha1.Transform, out *transform) error {
 	out.to = t.ToType
+	if out.to == v1alpha1.ConvertInt {
+		out.to = v1alpha1.ConvertInt64
+	}
+	switch t.Format {
+	case "", v1alpha1.ConvertFormatNone:
+		if out.to == v1alpha1.ConvertObject || out.to == v1alpha1.ConvertArray {
+			return fmt.Errorf("toType %s needs format json", t.ToType)
+		}
+	case v1alpha1.ConvertFormatQuantity:
+		if out.to != v1alpha1.ConvertFloat64 {
+			return fmt.Errorf("format quantity converts to float64, not %s", t.ToType)
+		}
+		out.convFormat = convertQuantity
+	case v1alpha1.ConvertFormatJSON:
+		if out.to != v1alpha1.ConvertObject && out.to != v1alpha1.ConvertArray {
+			return fmt.Errorf("format json converts to object or array, not %s", t.ToType)
+		}
+		out.convFormat = convertJSON
+	default:
+		return fmt.Errorf("unsupported format %q of a Convert transform (want none, quantity or json)", t.Format)
+	}
 	return nil
 }
 
-func applyConvert(t transform, v render.Value) (any, error) { return convert(v, t.to) }
+// Convert formats other than none.
+const (
+	convertQuantity = 1 + iota
+	convertJSON
+)
+
+func applyConvert(t transform, v render.Value) (any, error) {
+	switch t.convFormat {
+	case convertQuantity:
+		return convertFromQuantity(v)
+	case convertJSON:
+		return convertFromJSON(v, t.to)
+	}
+	return convert(v, t.to)
+}
+
+// convertFromQuantity reads a Kubernetes quantity to float64; a number is
+// one already.
+func convertFromQuantity(v render.Value) (any, error) {
+	switch x := v.V.(type) {
+	case float64:
+		return x, nil
+	case string:
+		q, err := resource.ParseQuantity(x)
+		if err != nil {
+			return nil, render.Failf(err, "cannot convert %v to float64: not a quantity", v)
+		}
+		f := q.AsApproximateFloat64()
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, render.Failf(nil, "cannot convert %v to float64: out of range", v)
+		}
+		return f, nil
+	}
+	return nil, render.Failf(nil, "cannot convert %v to float64 with format quantity", v)
+}
+
+// convertFromJSON reads JSON text to an object or array; an object or
+// array is one already.
+func convertFromJSON(v render.Value, to v1alpha1.ConvertType) (any, error) {
+	out := v.V
+	if s, ok := v.V.(string); ok {
+		out = nil
+		// utiljson reads integers as int64, as every value extref reads.
+		if err := utiljson.Unmarshal([]byte(s), &out); err != nil {
+			return nil, render.Failf(err, "cannot convert %v to %s: not JSON", v, to)
+		}
+	}
+	switch out.(type) {
+	case map[string]any:
+		if to == v1alpha1.ConvertObject {
+			return out, nil
+		}
+	case []any:
+		if to == v1alpha1.ConvertArray {
+			return out, nil
+		}
+	}
+	if _, ok := v.V.(string); ok {
+		return nil, render.Failf(nil, "cannot convert %v to %s: the JSON is %s", v, to, render.KindOf(out))
+	}
+	return nil, render.Failf(nil, "cannot convert %v to %s", v, to)
+}
 
 // convert converts a JSON scalar to another JSON type.
 func convert(v render.Value, to v1alpha1.ConvertType) (any, error) {

@@ -478,7 +478,7 @@ type StringTransformReplace struct {
 }
 
 // ConvertType is the type a Convert transform converts to.
-// +kubebuilder:validation:Enum=string;int64;float64;bool
+// +kubebuilder:validation:Enum=string;int;int64;float64;bool;object;array
 type ConvertType string
 
 // Convert types.
@@ -487,6 +487,23 @@ const (
 	ConvertInt64   ConvertType = "int64"
 	ConvertFloat64 ConvertType = "float64"
 	ConvertBool    ConvertType = "bool"
+	// ConvertInt is int64, as patch-and-transform spells it too.
+	ConvertInt ConvertType = "int"
+	// ConvertObject and ConvertArray take format json: a string of JSON
+	// text to the object or array it holds.
+	ConvertObject ConvertType = "object"
+	ConvertArray  ConvertType = "array"
+)
+
+// Convert formats: how a Convert transform reads a string.
+const (
+	// ConvertFormatNone reads a string in strconv's syntax; the default.
+	ConvertFormatNone = "none"
+	// ConvertFormatQuantity reads a Kubernetes quantity ("1000m", "2Gi")
+	// to float64.
+	ConvertFormatQuantity = "quantity"
+	// ConvertFormatJSON reads JSON text to an object or array.
+	ConvertFormatJSON = "json"
 )
 
 // A Transform changes a value.
@@ -503,7 +520,9 @@ type Transform struct {
 	Type TransformType `json:"type"`
 
 	// Format is the fmt format of a Format transform, with exactly one
-	// verb, e.g. "%s-subnet".
+	// verb, e.g. "%s-subnet"; or how a Convert transform reads a string:
+	// none (the default), quantity (to float64) or json (to object or
+	// array).
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
@@ -515,8 +534,8 @@ type Transform struct {
 	// +kubebuilder:validation:MaxProperties=256
 	Map map[string]string `json:"map,omitempty"`
 
-	// ToType is the type a Convert transform converts to: string, int64,
-	// float64 or bool.
+	// ToType is the type a Convert transform converts to: string, int
+	// (int64), int64, float64, bool, or with format json object or array.
 	// +optional
 	ToType ConvertType `json:"toType,omitempty"`
 
