@@ -103,6 +103,8 @@ func FuzzResolve(f *testing.F) {
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.size"},"toFieldPath":"spec.a[3].b","transforms":[{"type":"Convert","toType":"int64"}]}]`)
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec.a.b","policy":{"resolve":"Always"}},{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data"},"toFieldPath":"spec.a","policy":{"resolve":"Always"}}]`)
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec[resourceRefs][0].name"}]`)
+	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec.a","transforms":[{"type":"String","string":{"type":"Regexp","regexp":{"match":"^([a-z]+)-","group":1}}},{"type":"Match","match":{"patterns":[{"type":"Literal","literal":"eu","result":{"r":[1]}}],"fallbackTo":"Input"}}]}]`)
+	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.size"},"toFieldPath":"spec.a","transforms":[{"type":"Convert","toType":"float64","format":"quantity"},{"type":"Math","math":{"type":"ClampMin","clampMin":5}}]}]`)
 	f.Fuzz(func(t *testing.T, list string) {
 		var evs any
 		if err := json.Unmarshal([]byte(list), &evs); err != nil {
