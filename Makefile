@@ -22,7 +22,7 @@ test: fmt-check vet lint verify test-floor controlplane test-go test-newest fuzz
 	@echo "make test: all checks passed"
 
 .PHONY: test-faults
-test-faults: controlplane ## Fault tests on a local control plane of their own (kube-apiserver killed and restarted with etcd kept); about 2 minutes.
+test-faults: controlplane ## Fault tests on local control planes of their own (kube-apiserver killed and restarted with etcd kept, the provider-nop process killed and restarted, a leader released and crashed); about 3 minutes.
 	CTRLKIT_FAULTS=1 go test -race -count=1 -run 'TestFault' ./nop/
 
 .PHONY: test-e2e
