@@ -20,6 +20,12 @@ func TestCrossplane(t *testing.T) {
 		}
 		testPaused(t, s)
 	})
+	t.Run("WarningEvents", func(t *testing.T) {
+		if !installed {
+			t.Fatal("nop's package is not installed and running (ProviderPackage failed)")
+		}
+		testWarningEvents(t, s)
+	})
 	t.Run("ClaimConditions", func(t *testing.T) { testClaimConditions(t, s) })
 	t.Run("ClaimFailure", func(t *testing.T) { testClaimFailure(t, s) })
 }

@@ -276,8 +276,9 @@ spec:
 	t.Logf("provider-nop from the package runs as %s/%s; package pushed, installed and running in %s", crossplane.Namespace, providerSA, time.Since(start).Round(time.Millisecond))
 }
 
-// nopNeeds are the permissions docs/design/nop.md says nop's ServiceAccount
-// needs, but events, as group/resource/subresource: verbs.
+// nopNeeds are the permissions docs/design/nop.md says provider-nop's
+// ServiceAccount needs, as group/resource/subresource: verbs; provider-nop
+// records core Events.
 var nopNeeds = []struct {
 	group, resource, sub string
 	verbs                []string
@@ -287,12 +288,13 @@ var nopNeeds = []struct {
 	{"nop.ctrlkit.dev", "nopresources", "status", []string{"update"}},
 	{"nop.ctrlkit.dev", "clusternopresources", "status", []string{"update"}},
 	{"", "secrets", "", []string{"get", "create", "update", "list", "watch"}},
+	{"", "events", "", []string{"create", "patch"}},
 }
 
 // checkPermissions checks, with SubjectAccessReviews, that the provider's
 // ServiceAccount may do what nop needs, and logs whether it may create
-// events.k8s.io Events (nop's Warning events): Crossplane's system
-// ClusterRole grants events in the core group only.
+// events.k8s.io Events (which the library records by default): Crossplane's
+// system ClusterRole grants events in the core group only.
 func checkPermissions(t *testing.T, cs kubernetes.Interface) {
 	t.Helper()
 	user := "system:serviceaccount:" + crossplane.Namespace + ":" + providerSA
@@ -423,5 +425,42 @@ func testPaused(t *testing.T, s *suite) {
 			return fmt.Errorf("conditions %+v", got.Status.Conditions)
 		}
 		return nil
+	})
+}
+
+// testWarningEvents: the package's runtime, under the ClusterRole Crossplane
+// created for it, records a Warning Event when a NopResource names a Secret
+// it does not own: a core Event, which that role grants.
+func testWarningEvents(t *testing.T, s *suite) {
+	env := s.env
+	ctx := context.Background()
+	ns := env.Namespace(t, "nop-events")
+	taken := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taken"}}
+	if err := env.Client.Create(ctx, taken); err != nil {
+		t.Fatal(err)
+	}
+	obj := &nopv1alpha1.NopResource{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "foreign-secret"},
+		Spec: nopv1alpha1.NopResourceSpec{
+			ForProvider: nopv1alpha1.NopResourceParameters{
+				ConnectionDetails: []nopv1alpha1.ConnectionDetail{{Name: "user", Value: "nop"}},
+			},
+			WriteConnectionSecretToRef: &nopv1alpha1.SecretReference{Name: taken.Name},
+		},
+	}
+	if err := env.Client.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, "a core Warning Event about the NopResource", func() error {
+		list := &corev1.EventList{}
+		if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, ev := range list.Items {
+			if ev.InvolvedObject.Name == obj.Name && ev.Type == corev1.EventTypeWarning && ev.Reason == "ConnectionSecretFailed" {
+				return nil
+			}
+		}
+		return fmt.Errorf("%d Events in %s, none a Warning about %s", len(list.Items), ns, obj.Name)
 	})
 }

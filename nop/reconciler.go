@@ -49,6 +49,12 @@ type Options struct {
 	// OnTransition, if set, is called after each scheduled condition change
 	// has been written, e.g. to print it. It must not block.
 	OnTransition func(Transition)
+
+	// Recorder records the reconciler's Warning events. Nil means the
+	// manager's recorder, which writes events.k8s.io/v1 Events; a Crossplane
+	// provider, whose ClusterRole grants core Events only, passes one that
+	// writes core Events (cmd/provider-nop does).
+	Recorder events.EventRecorder
 }
 
 // A Transition is a scheduled condition change that has landed: the status
@@ -190,8 +196,11 @@ func newReconciler(mgr manager.Manager, k kind, o Options) *reconciler {
 		reader:   mgr.GetAPIReader(),
 		cache:    mgr.GetCache(),
 		scheme:   mgr.GetScheme(),
-		recorder: mgr.GetEventRecorder("nop.ctrlkit.dev"),
+		recorder: o.Recorder,
 		opts:     o,
+	}
+	if r.recorder == nil {
+		r.recorder = mgr.GetEventRecorder("nop.ctrlkit.dev")
 	}
 	r.init()
 	return r

@@ -30,6 +30,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -92,6 +93,8 @@ func run(ctx context.Context, kubeconfig string, mo manager.Options, no nop.Opti
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
 	}
+	//lint:ignore SA1019 Crossplane's provider role grants core Events only
+	no.Recorder = coreEvents{mgr.GetEventRecorderFor("nop.ctrlkit.dev")}
 	if err := nop.Setup(mgr, no); err != nil {
 		return err
 	}
@@ -135,3 +138,11 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// coreEvents records through the core Events API what nop records through
+// events.k8s.io's: the related object and the action have no place there.
+type coreEvents struct{ r record.EventRecorder }
+
+func (c coreEvents) Eventf(regarding, _ runtime.Object, eventtype, reason, _, note string, args ...any) {
+	c.r.Eventf(regarding, eventtype, reason, note, args...)
+}
