@@ -89,61 +89,29 @@ func main() {
 }
 
 func run(ctx context.Context, root, out, caFile, repo, tag string, examples []string) error {
-	root, err := filepath.Abs(root)
+	b, err := prepare(ctx, root, out, caFile, "ctrlkit-images-")
 	if err != nil {
 		return err
 	}
-	if !filepath.IsAbs(out) {
-		out = filepath.Join(root, out)
-	}
-	ca, err := os.ReadFile(caFile)
-	if err != nil {
-		return fmt.Errorf("cannot read CA certificates (-ca-certs; Debian: apt-get install ca-certificates): %w", err)
-	}
-	rev, created, err := Revision(ctx, root)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "ctrlkit-images-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
+	defer b.close()
 	for _, ex := range examples {
 		ref, err := name.NewTag(repo + "/" + ex + ":" + tag)
 		if err != nil {
 			return fmt.Errorf("cannot tag the image of %s: %w", ex, err)
 		}
-		im := Image{Name: ex, Revision: rev, Source: Source, Created: created, CACerts: ca}
-		var imgs []v1.Image
-		for _, p := range Platforms {
-			bin, err := BuildBinary(ctx, root, "./examples/"+ex, ex, p, tmp)
-			if err != nil {
-				return err
-			}
-			b, err := os.ReadFile(bin)
-			if err != nil {
-				return err
-			}
-			img, err := im.Build(b, p)
-			if err != nil {
-				return err
-			}
-			imgs = append(imgs, img)
+		imgs, err := b.images(ctx, "./examples/"+ex, ex, nil)
+		if err != nil {
+			return err
 		}
-		dir := filepath.Join(out, ex)
+		dir := filepath.Join(b.out, ex)
 		if err := Write(dir, ref, Index(imgs, Platforms), imgs, Platforms); err != nil {
 			return err
 		}
-		var sizes []string
-		for i, img := range imgs {
-			s, err := compressedSize(img)
-			if err != nil {
-				return err
-			}
-			sizes = append(sizes, fmt.Sprintf("%s %.1f MiB", Platforms[i].Architecture, float64(s)/(1<<20)))
+		sizes, err := sizes(imgs)
+		if err != nil {
+			return err
 		}
-		fmt.Printf("images: %s -> %s (%s; docker load -i %s-amd64.tar gives %s)\n", ex, dir, strings.Join(sizes, ", "), dir, ref)
+		fmt.Printf("images: %s -> %s (%s; docker load -i %s-amd64.tar gives %s)\n", ex, dir, sizes, dir, ref)
 	}
 	return nil
 }
@@ -154,13 +122,6 @@ func run(ctx context.Context, root, out, caFile, repo, tag string, examples []st
 // platform, an image tarball as crossplane xpkg build writes, tagged
 // <repo>/<name>:<tag>.
 func runPackages(ctx context.Context, root, out, caFile, repo, tag string, names []string) error {
-	root, err := filepath.Abs(root)
-	if err != nil {
-		return err
-	}
-	if !filepath.IsAbs(out) {
-		out = filepath.Join(root, out)
-	}
 	var pkgs []Package
 	for _, pk := range Packages {
 		if len(names) == 0 || slices.Contains(names, pk.Name) {
@@ -170,67 +131,119 @@ func runPackages(ctx context.Context, root, out, caFile, repo, tag string, names
 	if len(pkgs) == 0 {
 		return fmt.Errorf("no package named %s (packages: %s)", strings.Join(names, ", "), Packages[0].Name)
 	}
-	ca, err := os.ReadFile(caFile)
-	if err != nil {
-		return fmt.Errorf("cannot read CA certificates (-ca-certs; Debian: apt-get install ca-certificates): %w", err)
-	}
-	rev, created, err := Revision(ctx, root)
+	b, err := prepare(ctx, root, out, caFile, "ctrlkit-xpkg-")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "ctrlkit-xpkg-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
+	defer b.close()
 	for _, pk := range pkgs {
 		ref, err := name.NewTag(repo + "/" + pk.Name + ":" + tag)
 		if err != nil {
 			return fmt.Errorf("cannot tag package %s: %w", pk.Name, err)
 		}
-		stream, err := pk.Stream(root)
+		stream, err := pk.Stream(b.root)
 		if err != nil {
 			return err
 		}
-		im := Image{Name: pk.Name, Revision: rev, Source: Source, Created: created, CACerts: ca}
-		var imgs []v1.Image
-		for _, p := range Platforms {
-			bin, err := BuildBinary(ctx, root, pk.Binary, pk.Name, p, tmp)
-			if err != nil {
-				return err
-			}
-			b, err := os.ReadFile(bin)
-			if err != nil {
-				return err
-			}
-			img, err := im.Build(b, p)
-			if err != nil {
-				return err
-			}
-			if img, err = pk.Build(img, stream, im); err != nil {
-				return err
-			}
-			imgs = append(imgs, img)
+		imgs, err := b.images(ctx, pk.Binary, pk.Name, func(img v1.Image, im Image) (v1.Image, error) {
+			return pk.Build(img, stream, im)
+		})
+		if err != nil {
+			return err
 		}
-		dir := filepath.Join(out, pk.Name)
+		dir := filepath.Join(b.out, pk.Name)
 		if err := WriteLayout(dir, ref, Index(imgs, Platforms)); err != nil {
 			return err
 		}
-		var sizes []string
 		for i, img := range imgs {
 			file := dir + "-" + Platforms[i].Architecture + ".xpkg"
 			if err := tarball.WriteToFile(file, ref, img); err != nil {
 				return fmt.Errorf("cannot write %s: %w", file, err)
 			}
-			s, err := compressedSize(img)
-			if err != nil {
-				return err
-			}
-			sizes = append(sizes, fmt.Sprintf("%s %.1f MiB", Platforms[i].Architecture, float64(s)/(1<<20)))
 		}
-		fmt.Printf("xpkg: %s -> %s (%s; package.yaml %d bytes; %s-<arch>.xpkg per platform)\n", pk.Name, dir, strings.Join(sizes, ", "), len(stream), dir)
+		sizes, err := sizes(imgs)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("xpkg: %s -> %s (%s; package.yaml %d bytes; %s-<arch>.xpkg per platform)\n", pk.Name, dir, sizes, len(stream), dir)
 	}
 	return nil
+}
+
+// builds holds what every image of one run shares: the repository root, the
+// output directory, the CA bundle, the revision and a directory for the
+// binaries, removed by close.
+type builds struct {
+	root, out, tmp string
+	ca             []byte
+	rev            string
+	created        time.Time
+}
+
+func prepare(ctx context.Context, root, out, caFile, tmpPrefix string) (*builds, error) {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(root, out)
+	}
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read CA certificates (-ca-certs; Debian: apt-get install ca-certificates): %w", err)
+	}
+	rev, created, err := Revision(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", tmpPrefix)
+	if err != nil {
+		return nil, err
+	}
+	return &builds{root: root, out: out, tmp: tmp, ca: ca, rev: rev, created: created}, nil
+}
+
+func (b *builds) close() { os.RemoveAll(b.tmp) }
+
+// images builds the Go package pkg for every platform and puts each binary
+// into an image named name; finish, when set, adds to each image.
+func (b *builds) images(ctx context.Context, pkg, name string, finish func(v1.Image, Image) (v1.Image, error)) ([]v1.Image, error) {
+	im := Image{Name: name, Revision: b.rev, Source: Source, Created: b.created, CACerts: b.ca}
+	var imgs []v1.Image
+	for _, p := range Platforms {
+		bin, err := BuildBinary(ctx, b.root, pkg, name, p, b.tmp)
+		if err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(bin)
+		if err != nil {
+			return nil, err
+		}
+		img, err := im.Build(data, p)
+		if err != nil {
+			return nil, err
+		}
+		if finish != nil {
+			if img, err = finish(img, im); err != nil {
+				return nil, err
+			}
+		}
+		imgs = append(imgs, img)
+	}
+	return imgs, nil
+}
+
+// sizes lists the compressed size of each platform's image.
+func sizes(imgs []v1.Image) (string, error) {
+	var out []string
+	for i, img := range imgs {
+		s, err := compressedSize(img)
+		if err != nil {
+			return "", err
+		}
+		out = append(out, fmt.Sprintf("%s %.1f MiB", Platforms[i].Architecture, float64(s)/(1<<20)))
+	}
+	return strings.Join(out, ", "), nil
 }
 
 // parsePlatforms parses a comma-separated list of os/arch.
