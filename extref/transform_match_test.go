@@ -25,14 +25,7 @@ func TestMatchTransform(t *testing.T) {
 	re := func(r, result string) v1alpha1.MatchPattern {
 		return v1alpha1.MatchPattern{Type: v1alpha1.MatchRegexp, Regexp: &r, Result: *js(result)}
 	}
-	cases := map[string]struct {
-		reason  string
-		t       v1alpha1.Transform
-		in      any
-		secret  bool
-		want    any
-		wantErr string
-	}{
+	cases := map[string]transformCase{
 		"ErrNonStringInput": {reason: "Patterns match strings only.", t: match(v1alpha1.MatchTransform{Patterns: []v1alpha1.MatchPattern{lit("5", `"x"`)}}), in: int64(5),
 			wantErr: "takes a string, not a number (5)"},
 		"ErrFallbackValueAndToInput": {reason: "fallbackValue and fallbackTo Input are exclusive.", t: match(v1alpha1.MatchTransform{FallbackValue: js(`"foo"`), FallbackTo: v1alpha1.MatchFallbackToInput}), in: "foo",
@@ -67,30 +60,7 @@ func TestMatchTransform(t *testing.T) {
 		"ErrSecretNotAString":  {reason: "A secret value's type only.", t: match(v1alpha1.MatchTransform{Patterns: []v1alpha1.MatchPattern{lit("a", `1`)}}), in: []any{"s3cret"}, secret: true, wantErr: "takes a string, not an array of 1 item"},
 		"SecretLiteralMatches": {reason: "A secret value matches, and the result is secret.", t: match(v1alpha1.MatchTransform{Patterns: []v1alpha1.MatchPattern{lit("s3cret", `"yes"`)}}), in: "s3cret", secret: true, want: "yes"},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var got any
-			gotErr := ""
-			ct, err := compileTransform(tc.t)
-			if err == nil {
-				var out render.Value
-				out, err = ct.apply(render.Value{V: tc.in, Secret: tc.secret})
-				got = out.V
-				if err == nil && out.Secret != tc.secret {
-					t.Errorf("%s\nthe result's secret is %v, want %v", tc.reason, out.Secret, tc.secret)
-				}
-			}
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
-				t.Errorf("%s\n-want, +got error:\n%s", tc.reason, diff)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
+	runTransformCases(t, cases)
 }
 
 // TestMatchResultNotShared: a result given once is not changed by what

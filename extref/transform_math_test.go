@@ -4,9 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/ctrlkit/ctrlkit/extref/internal/render"
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 )
 
@@ -20,14 +17,7 @@ func TestMathTransform(t *testing.T) {
 	m := func(typ v1alpha1.MathTransformType, multiply, clampMin, clampMax *int64) v1alpha1.Transform {
 		return v1alpha1.Transform{Type: v1alpha1.TransformMath, Math: &v1alpha1.MathTransform{Type: typ, Multiply: multiply, ClampMin: clampMin, ClampMax: clampMax}}
 	}
-	cases := map[string]struct {
-		reason  string
-		t       v1alpha1.Transform
-		in      any
-		secret  bool
-		want    any
-		wantErr string
-	}{
+	cases := map[string]transformCase{
 		"InvalidType":                  {reason: "An unknown type is refused.", t: m("bad", nil, nil, nil), in: int64(25), wantErr: `math: unsupported type "bad" (want Multiply, ClampMin or ClampMax)`},
 		"NoType":                       {reason: "The type is required.", t: m("", nil, nil, nil), in: int64(25), wantErr: "math: type is required (Multiply, ClampMin or ClampMax)"},
 		"NonNumberInput":               {reason: "Only numbers.", t: m(v1alpha1.MathMultiply, &two, nil, nil), in: "ola", wantErr: `takes a number, not a string ("ola")`},
@@ -54,25 +44,5 @@ func TestMathTransform(t *testing.T) {
 		"ClampMaxFloatAbove":           {reason: "A fraction above the bound is clamped, compared exactly (theirs compares its integer part).", t: m(v1alpha1.MathClampMax, nil, nil, &two), in: 2.5, want: int64(2)},
 		"ClampMaxFloatBelow":           {reason: "A fraction below it: the fraction.", t: m(v1alpha1.MathClampMax, nil, nil, &two), in: 1.5, want: 1.5},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var got any
-			gotErr := ""
-			ct, err := compileTransform(tc.t)
-			if err == nil {
-				var out render.Value
-				out, err = ct.apply(render.Value{V: tc.in, Secret: tc.secret})
-				got = out.V
-			}
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
-				t.Errorf("%s\n-want, +got error:\n%s", tc.reason, diff)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
+	runTransformCases(t, cases)
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/ctrlkit/ctrlkit/extref/internal/render"
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 )
@@ -23,14 +21,7 @@ func TestStringTransform(t *testing.T) {
 		return str(v1alpha1.StringTransform{Type: v1alpha1.StringConvert, Convert: c})
 	}
 	group := func(g int32) *int32 { return &g }
-	cases := map[string]struct {
-		reason  string
-		t       v1alpha1.Transform
-		in      any
-		secret  bool
-		want    any
-		wantErr string
-	}{
+	cases := map[string]transformCase{
 		"NotSupportedType": {reason: "An unknown type is refused.", t: str(v1alpha1.StringTransform{Type: "Something"}), in: "value",
 			wantErr: `string: unsupported type "Something" (want Format, Convert, TrimPrefix, TrimSuffix, Regexp, Join or Replace)`},
 		"NoType":        {reason: "The type is required.", t: str(v1alpha1.StringTransform{}), in: "value", wantErr: "string: type is required (Format, Convert, TrimPrefix, TrimSuffix, Regexp, Join or Replace)"},
@@ -98,30 +89,7 @@ func TestStringTransform(t *testing.T) {
 		"ReplaceTooLarge": {reason: "An output over MaxOutputSize is refused.", t: str(v1alpha1.StringTransform{Type: v1alpha1.StringReplace, Replace: &v1alpha1.StringTransformReplace{Search: "a", Replace: "aa"}}), in: strings.Repeat("a", 600<<10), secret: true,
 			wantErr: "a string of 614400 bytes would give more than 1048576 bytes"},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var got any
-			gotErr := ""
-			ct, err := compileTransform(tc.t)
-			if err == nil {
-				var out render.Value
-				out, err = ct.apply(render.Value{V: tc.in, Secret: tc.secret})
-				got = out.V
-				if err == nil && out.Secret != tc.secret {
-					t.Errorf("%s\nthe result's secret is %v, want %v", tc.reason, out.Secret, tc.secret)
-				}
-			}
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
-				t.Errorf("%s\n-want, +got error:\n%s", tc.reason, diff)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
+	runTransformCases(t, cases)
 }
 
 // TestRegexpWorkBound: a match at the bound of maxRegexpWork, of the

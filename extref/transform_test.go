@@ -37,26 +37,35 @@ func TestTransform(t *testing.T) {
 	for name, tc := range convertCases() {
 		cases[name] = tc
 	}
+	runTransformCases(t, cases)
+}
+
+// runTransformCases runs each case: compile the transform, apply it to the
+// value, and compare the result, or the error of either step, and whether
+// the result is secret as the value was.
+func runTransformCases(t *testing.T, cases map[string]transformCase) {
+	t.Helper()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			ct, err := compileTransform(tc.t)
-			if err != nil {
-				if tc.wantErr != "" && err.Error() == tc.wantErr {
-					return
-				}
-				t.Fatalf("%s\ncompileTransform(...): %v", tc.reason, err)
-			}
-			gotValue, err := ct.apply(render.Value{V: tc.in, Secret: tc.secret})
-			got := gotValue.V
+			var got any
 			gotErr := ""
+			ct, err := compileTransform(tc.t)
+			if err == nil {
+				var out render.Value
+				out, err = ct.apply(render.Value{V: tc.in, Secret: tc.secret})
+				got = out.V
+				if err == nil && out.Secret != tc.secret {
+					t.Errorf("%s\nthe result's secret is %v, want %v", tc.reason, out.Secret, tc.secret)
+				}
+			}
 			if err != nil {
 				gotErr = err.Error()
 			}
 			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
-				t.Errorf("%s\napply(%v): -want, +got error:\n%s", tc.reason, tc.in, diff)
+				t.Errorf("%s\n-want, +got error:\n%s", tc.reason, diff)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s\napply(%v): -want, +got:\n%s", tc.reason, tc.in, diff)
+				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
