@@ -19,7 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
@@ -142,7 +144,7 @@ func newReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) 
 func (r *reconciler) controller(mgr manager.Manager) *builder.Builder {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(r.gvk)
-	return builder.ControllerManagedBy(mgr).Named(r.name).For(u).WatchesRawSource(r.watcher).
+	return builder.ControllerManagedBy(mgr).Named(r.name).For(u, builder.WithPredicates(r.unreconciled())).WatchesRawSource(r.watcher).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.workers})
 }
 
@@ -175,7 +177,36 @@ const maxEventNote = 1024
 // the retry after lastwrite.MaxBehind reads from the API server.
 const staleRetry = time.Second
 
+// unreconciled lets through every event of a referencer but an update to a
+// version that a reconcile has already read or written
+// (lastwrite.Tracker.Reconciled): the watch events of the reconciler's own
+// writes, which would otherwise cost a reconcile each that finds nothing to
+// do. An update by anyone else makes a newer version and passes, or, when it
+// comes during a reconcile of the referencer, makes Reconcile requeue at
+// once. Every event passes while a reconcile waits for the cache to catch
+// up, and so does a resync (the same version twice). A referencer that reads
+// its own fields is woken by the Watcher, which this filter does not touch.
+func (r *reconciler) unreconciled() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		rv := e.ObjectNew.GetResourceVersion()
+		return rv == e.ObjectOld.GetResourceVersion() || !r.written.Reconciled(client.ObjectKeyFromObject(e.ObjectNew), rv)
+	}}
+}
+
+// Reconcile resolves one referencer, noting which versions of it the
+// reconcile saw, for unreconciled.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	r.written.Begin(req.NamespacedName)
+	res, err := r.reconcileRequest(ctx, req)
+	if r.written.End(req.NamespacedName) && err == nil {
+		// An update came meanwhile that this reconcile did not see, and
+		// unreconciled dropped its event.
+		res.RequeueAfter, res.Priority = time.Nanosecond, nil
+	}
+	return res, err
+}
+
+func (r *reconciler) reconcileRequest(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var (
 		out          Outcome
 		resolveErr   error
@@ -195,6 +226,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return err
 		}
 		fresh = true
+		r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 		if obj.GetDeletionTimestamp() != nil {
 			return nil
 		}
