@@ -48,8 +48,10 @@ import (
 // each affected referencer's target as soon as its ConfigMap's update has
 // returned (a spec update, as the controller sends), with as many writes at
 // once as the controller has workers (EXTREF_BENCH_WORKERS, default
-// DefaultWorkers). The controller mode reports its p99 as a multiple of the
-// floor's. Each mode runs on a control plane of its own:
+// DefaultWorkers). The floor-status mode sends, like the controller, the
+// condition's new observedGeneration through the status subresource after
+// each value, in the same slot. The controller mode reports its p99 as a
+// multiple of the floor's. Each mode runs on a control plane of its own:
 //
 //	go test -run '^$' -bench BenchmarkAPIServerSourceChange -benchtime 1x ./extref
 func BenchmarkAPIServerSourceChange(b *testing.B) {
@@ -62,10 +64,10 @@ func BenchmarkAPIServerSourceChange(b *testing.B) {
 	require.Positive(b, sc.sources)
 	require.LessOrEqual(b, sc.changed, sc.sources)
 	var floor sourceChangeResult
-	for _, mode := range []string{"floor", "controller"} {
+	for _, mode := range []string{"floor", "floor-status", "controller"} {
 		b.Run(mode, func(b *testing.B) {
 			for b.Loop() {
-				r := sc.run(b, mode == "floor")
+				r := sc.run(b, mode)
 				if mode == "floor" {
 					floor = r
 				}
@@ -122,7 +124,7 @@ func (r sourceChangeResult) report(b *testing.B, sc sourceChange, mode string, f
 	b.ReportMetric(float64(referencerWrites)/float64(r.affected), "writes/affected")
 	b.ReportMetric(float64(total)/float64(sc.changed), "requests/change")
 	b.ReportMetric(r.cpu.Seconds(), "cpu-s")
-	if mode != "floor" {
+	if !strings.HasPrefix(mode, "floor") {
 		b.ReportMetric(float64(r.reconcilesAffected)/float64(r.affected), "reconciles/affected")
 		b.ReportMetric(float64(r.reconcilesUnaffected), "reconciles-unaffected")
 		b.ReportMetric(float64(r.reconcilesAffected+r.reconcilesUnaffected)/float64(sc.changed), "reconciles/change")
@@ -134,7 +136,7 @@ func (r sourceChangeResult) report(b *testing.B, sc sourceChange, mode string, f
 		mode, sc.referencers, sc.sources, sc.changed, r.affected, sc.workers, p(50), p(99), p(100),
 		r.reconcilesAffected, float64(r.reconcilesAffected)/float64(r.affected), r.reconcilesUnaffected,
 		total, r.window.Round(time.Millisecond), strings.Join(keys, ", "), r.cpu.Round(time.Millisecond))
-	if mode != "floor" {
+	if !strings.HasPrefix(mode, "floor") {
 		b.Logf("%s: live heap %.0f bytes per referencer held (the manager's cache, the source cache, the Resolver and the Watcher)", mode, r.heapPerReferencer)
 	}
 	if mode != "floor" && floor.late != nil {
@@ -213,7 +215,8 @@ func resourceOf(path string) string {
 	return parts[0] + "/" + parts[2]
 }
 
-func (sc sourceChange) run(b *testing.B, floorMode bool) sourceChangeResult {
+func (sc sourceChange) run(b *testing.B, mode string) sourceChangeResult {
+	floorMode := strings.HasPrefix(mode, "floor")
 	env := testenv.Fresh(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -307,7 +310,7 @@ forProvider: {region: %s}`, s, old(s)))
 	var heapBefore uint64
 	var write func(i int)
 	if floorMode {
-		write = sc.floorWriter(ctx, b, env, requests, watcher, now)
+		write = sc.floorWriter(ctx, b, env, requests, watcher, now, mode == "floor-status")
 	} else {
 		heapBefore = liveHeap()
 		mo := env.ManagerOptions()
@@ -411,11 +414,13 @@ forProvider: {region: %s}`, s, old(s)))
 
 // floorWriter returns what stands in for the controller in the floor mode:
 // given an affected referencer, it writes the new value to its target, from
-// the copy watcher holds, with at most workers writes at once.
-func (sc sourceChange) floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *verbCounter, watcher cache.Cache, value func(int) string) func(int) {
+// the copy watcher holds, and with status its condition after it, with at
+// most workers referencers written at once.
+func (sc sourceChange) floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *verbCounter, watcher cache.Cache, value func(int) string, status bool) func(int) {
 	c, err := client.New(requests.wrap(env.Config), client.Options{Scheme: env.Scheme})
 	require.NoError(b, err)
 	sem := make(chan struct{}, sc.workers)
+	setter := conditions.NewSetter()
 	var wg sync.WaitGroup
 	return func(i int) {
 		wg.Go(func() {
@@ -431,8 +436,21 @@ func (sc sourceChange) floorWriter(ctx context.Context, b *testing.B, env *teste
 				b.Errorf("w%d: %v", i, err)
 				return
 			}
-			if err := c.Update(ctx, w); err != nil && ctx.Err() == nil {
-				b.Errorf("cannot write w%d: %v", i, err)
+			if err := c.Update(ctx, w); err != nil {
+				if ctx.Err() == nil {
+					b.Errorf("cannot write w%d: %v", i, err)
+				}
+				return
+			}
+			if !status {
+				return
+			}
+			if _, err := setter.SetUnstructured(w, Condition(Outcome{}, nil, w.GetGeneration())); err != nil {
+				b.Errorf("w%d: %v", i, err)
+				return
+			}
+			if err := c.Status().Update(ctx, w); err != nil && ctx.Err() == nil {
+				b.Errorf("cannot write the status of w%d: %v", i, err)
 			}
 		})
 	}
