@@ -48,7 +48,8 @@ import (
 // each affected referencer's target as soon as its ConfigMap's update has
 // returned (a spec update, as the controller sends), with as many writes at
 // once as the controller has workers (EXTREF_BENCH_WORKERS, default
-// DefaultWorkers). The floor-status mode sends, like the controller, the
+// DefaultWorkers). With EXTREF_BENCH_CACHE=stripped the manager's cache
+// drops managedFields (cache.TransformStripManagedFields). The floor-status mode sends, like the controller, the
 // condition's new observedGeneration through the status subresource after
 // each value, in the same slot. The controller mode reports its p99 as a
 // multiple of the floor's. Each mode runs on a control plane of its own:
@@ -59,6 +60,7 @@ func BenchmarkAPIServerSourceChange(b *testing.B) {
 		referencers: benchEnv(b, "EXTREF_BENCH_REFERENCERS", 1000),
 		sources:     benchEnv(b, "EXTREF_BENCH_SOURCES", 100),
 		workers:     benchEnv(b, "EXTREF_BENCH_WORKERS", DefaultWorkers),
+		strip:       os.Getenv("EXTREF_BENCH_CACHE") == "stripped",
 	}
 	sc.changed = benchEnv(b, "EXTREF_BENCH_CHANGED", max(sc.sources/10, 1))
 	require.Positive(b, sc.sources)
@@ -90,6 +92,7 @@ func benchEnv(b *testing.B, name string, def int) int {
 // sourceChange is the size of one run of BenchmarkAPIServerSourceChange.
 type sourceChange struct {
 	referencers, sources, changed, workers int
+	strip                                  bool // the manager's cache drops managedFields
 }
 
 // affected reports whether referencer i reads one of the changed sources.
@@ -317,6 +320,9 @@ forProvider: {region: %s}`, s, old(s)))
 		referencers := &unstructured.Unstructured{}
 		referencers.SetGroupVersionKind(testapi.WidgetKind)
 		mo.Cache = cache.Options{SyncPeriod: ptr.To(10 * time.Hour), ByObject: map[client.Object]cache.ByObject{referencers: {Label: labels.SelectorFromSet(labels.Set{testLabel: label})}}}
+		if sc.strip {
+			mo.Cache.DefaultTransform = cache.TransformStripManagedFields()
+		}
 		mgr, err := manager.New(requests.wrap(env.Config), mo)
 		require.NoError(b, err)
 		r, err := newReconciler(mgr, testapi.WidgetKind, Options{Name: "extref-bench", Workers: sc.workers})

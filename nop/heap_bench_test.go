@@ -133,22 +133,7 @@ func BenchmarkAPIServerHeap(b *testing.B) {
 // reconciled n objects and gone quiet.
 func heapManager(b *testing.B, env *testenv.Env, label string, transform toolscache.TransformFunc, n int) (stop func(), requests *requestCounter) {
 	b.Helper()
-	requests = &requestCounter{}
-	cfg := requests.wrap(env.Config)
-	cfg.QPS = -1
-	mo := env.ManagerOptions()
-	mo.Cache = cache.Options{DefaultLabelSelector: labels.SelectorFromSet(labels.Set{testLabel: label}), DefaultTransform: transform}
-	mgr, err := ctrl.NewManager(cfg, mo)
-	require.NoError(b, err)
-	var reconciles atomic.Int64
-	for _, k := range kinds {
-		r := newReconciler(mgr, k, Options{})
-		require.NoError(b, setup(mgr, r, reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-			reconciles.Add(1)
-			return r.Reconcile(ctx, req)
-		})))
-	}
-	stop = testenv.StartManager(b, mgr)
+	stop, requests, reconciles := managerWithCache(b, env, label, transform, nil)
 	testenv.Eventually(b, 5*time.Minute, "every object reconciled", func() error {
 		if got := reconciles.Load(); got < int64(n) {
 			return fmt.Errorf("%d of %d", got, n)
@@ -160,6 +145,32 @@ func heapManager(b *testing.B, env *testenv.Env, label string, transform toolsca
 		time.Sleep(time.Second)
 	}
 	return stop, requests
+}
+
+// managerWithCache runs the nop controllers on the objects labelled label,
+// with transform on the manager's cache, counting their reconciles; tweak,
+// when not nil, is called with each kind's reconciler before it is set up.
+func managerWithCache(t testing.TB, env *testenv.Env, label string, transform toolscache.TransformFunc, tweak func(*reconciler)) (stop func(), requests *requestCounter, reconciles *atomic.Int64) {
+	t.Helper()
+	requests = &requestCounter{}
+	cfg := requests.wrap(env.Config)
+	cfg.QPS = -1
+	mo := env.ManagerOptions()
+	mo.Cache = cache.Options{DefaultLabelSelector: labels.SelectorFromSet(labels.Set{testLabel: label}), DefaultTransform: transform}
+	mgr, err := ctrl.NewManager(cfg, mo)
+	require.NoError(t, err)
+	reconciles = &atomic.Int64{}
+	for _, k := range kinds {
+		r := newReconciler(mgr, k, Options{})
+		if tweak != nil {
+			tweak(r)
+		}
+		require.NoError(t, setup(mgr, r, reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			reconciles.Add(1)
+			return r.Reconcile(ctx, req)
+		})))
+	}
+	return testenv.StartManager(t, mgr), requests, reconciles
 }
 
 // liveHeap returns the bytes of live heap objects after a full collection.
