@@ -66,7 +66,10 @@
 // (connecting, installing CRDs) exits 1. Any other error is printed as
 // "<name>: <error>" and Main exits 1.
 //
-// Decisions: the CRDs come from the binary (go:embed), so that an example
+// Decisions: the manager's cache drops managedFields
+// (cache.TransformStripManagedFields), which no example reads, and keeps the
+// last-applied-configuration annotation, which an update sent from a cached
+// object would otherwise delete; the CRDs come from the binary (go:embed), so that an example
 // runs from any directory and with go run <module>/examples/<name>@<version>;
 // the manager's own client is cached, so Env.Client, an uncached client, is
 // what a demo script uses to read what it just wrote; a kubeconfig without a

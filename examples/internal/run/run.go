@@ -286,6 +286,14 @@ func (ex Example) managerOptions(s *settings, scheme *runtime.Scheme, stopping f
 	if len(ex.Objects.Kinds) > 0 {
 		o.NewClient = ex.Objects.NewClient
 	}
+	// The cache drops each object's managedFields, which no example
+	// reads (nop learns the API server's clock from its writes' responses,
+	// not from the cache): a fifth of a settled NopResource's heap
+	// (docs/benchmarks.md). An update sent from a cached object without
+	// them leaves the stored ones as they are. The last-applied-configuration
+	// annotation is kept: an update from a cached object without it would
+	// delete it.
+	o.Cache.DefaultTransform = cache.TransformStripManagedFields()
 	if ex.Cache != nil {
 		ex.Cache(&o.Cache)
 	}
