@@ -257,7 +257,7 @@ func (r *reconciler) reconcileRequest(ctx context.Context, req reconcile.Request
 			return fmt.Errorf("cannot set the %s condition: %w", TypeReferencesResolved, err)
 		}
 		if condChanged {
-			if err := r.client.Status().Update(ctx, obj); err != nil {
+			if err := r.updateStatus(ctx, obj); err != nil {
 				return withheld(out, err)
 			}
 			r.written.Record(req.NamespacedName, obj.GetResourceVersion())
@@ -330,7 +330,7 @@ func (r *reconciler) admit(ctx context.Context, obj *unstructured.Unstructured, 
 		return v, fmt.Errorf("cannot set the %s condition: %w", TypeReferencesResolved, err)
 	}
 	if changed {
-		if err := r.client.Status().Update(ctx, obj); err != nil {
+		if err := r.updateStatus(ctx, obj); err != nil {
 			return v, withheld(out, err)
 		}
 		r.written.Record(key, obj.GetResourceVersion())
@@ -338,6 +338,26 @@ func (r *reconciler) admit(ctx context.Context, obj *unstructured.Unstructured, 
 	}
 	r.guard.reported(key)
 	return v, nil
+}
+
+// updateStatus writes obj's status through the status subresource with a
+// body that holds only what such a write reads: the referencer's identity,
+// its resourceVersion (the optimistic lock) and its status. The API server
+// takes every other field from the stored object, so sending the spec, the
+// metadata and the managedFields would only cost their encoding here and
+// their decoding there. obj takes the new resourceVersion.
+func (r *reconciler) updateStatus(ctx context.Context, obj *unstructured.Unstructured) error {
+	body := &unstructured.Unstructured{Object: map[string]any{"status": obj.Object["status"]}}
+	body.SetGroupVersionKind(obj.GroupVersionKind())
+	body.SetNamespace(obj.GetNamespace())
+	body.SetName(obj.GetName())
+	body.SetUID(obj.GetUID())
+	body.SetResourceVersion(obj.GetResourceVersion())
+	if err := r.client.Status().Update(ctx, body); err != nil {
+		return err
+	}
+	obj.SetResourceVersion(body.GetResourceVersion())
+	return nil
 }
 
 // withheld returns err, from a write of a referencer that holds the values
