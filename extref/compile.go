@@ -205,7 +205,8 @@ func (e *entry) size() int {
 // size estimates the bytes k keeps.
 func (k *sourceKind) size() int {
 	r := k.ref
-	return int(unsafe.Sizeof(*k)) + len(r.Group) + len(r.Version) + len(r.Resource) + len(r.Namespace) + len(r.FieldPath)*4
+	return int(unsafe.Sizeof(*k)) + len(r.Group) + len(r.Version) + len(r.Resource) + len(r.Namespace) + len(r.FieldPath)*4 +
+		len(r.NameFromFieldPath)*4 + len(r.NamespaceFromFieldPath)*4 + k.sel.size()
 }
 
 // A sourceRef is an object field an external value reads: its name, and
@@ -220,6 +221,12 @@ type sourceRef struct {
 type sourceKind struct {
 	ref  v1alpha1.ObjectFieldRef // Name is ""
 	path *fieldpath.Path
+
+	// Where the name and namespace come from, when from the referencer,
+	// or the selector that chooses the objects; nil for a source named in
+	// the spec.
+	nameFrom, namespaceFrom *fieldpath.Path
+	sel                     *selector
 }
 
 // ref returns the sourceRef as the API has it.
@@ -247,7 +254,7 @@ type sharedFormat struct {
 func (sh *sharing) source(ref v1alpha1.ObjectFieldRef) (sourceRef, *compileError) {
 	key := ref
 	key.Name = ""
-	if k := sh.kinds[key]; k != nil && ref.Name != "" {
+	if k := sh.kinds[key]; k != nil && (ref.Name != "" || ref.NameFromFieldPath != "") {
 		return sourceRef{name: ref.Name, kind: k}, nil
 	}
 	p, err := checkRef(ref)
@@ -255,6 +262,9 @@ func (sh *sharing) source(ref v1alpha1.ObjectFieldRef) (sourceRef, *compileError
 		return sourceRef{}, err
 	}
 	k := &sourceKind{ref: key, path: p}
+	if k.nameFrom, k.namespaceFrom, k.sel, err = compileFrom(ref); err != nil {
+		return sourceRef{}, err
+	}
 	if sh.kinds == nil {
 		sh.kinds = make(map[v1alpha1.ObjectFieldRef]*sourceKind)
 	}
@@ -287,7 +297,7 @@ func checkRef(ref v1alpha1.ObjectFieldRef) (*fieldpath.Path, *compileError) {
 		return nil, invalid(".version", "version is required")
 	case ref.Resource == "":
 		return nil, invalid(".resource", "resource is required")
-	case ref.Name == "":
+	case ref.Name == "" && ref.NameFromFieldPath == "" && ref.Selector == nil:
 		return nil, invalid(".name", "name is required")
 	case ref.FieldPath == "":
 		return nil, invalid(".fieldPath", "fieldPath is required")
@@ -573,7 +583,7 @@ func (d *decoder) list(m map[string]any, f string) ([]any, bool) {
 
 var (
 	externalValueFields = []string{"fromObject", "combine", "fmt", "variables", "template", "toFieldPath", "makeAvailableAs", "policy", "transforms"}
-	refFields           = []string{"group", "version", "resource", "name", "namespace", "fieldPath", "secretData"}
+	refFields           = []string{"group", "version", "resource", "name", "namespace", "fieldPath", "secretData", "nameFromFieldPath", "namespaceFromFieldPath", "selector"}
 	variableFields      = []string{"name", "fromRef"}
 	policyFields        = []string{"resolve", "resolution"}
 	transformFields     = []string{"type", "format", "map", "toType", "string", "match", "math"}
@@ -657,15 +667,23 @@ func (d *decoder) ref(v any) v1alpha1.ObjectFieldRef {
 	if m == nil {
 		return v1alpha1.ObjectFieldRef{}
 	}
-	return v1alpha1.ObjectFieldRef{
-		Group:      d.str(m, "group"),
-		Version:    d.str(m, "version"),
-		Resource:   d.str(m, "resource"),
-		Name:       d.str(m, "name"),
-		Namespace:  d.str(m, "namespace"),
-		FieldPath:  d.str(m, "fieldPath"),
-		SecretData: v1alpha1.SecretDataEncoding(d.str(m, "secretData")),
+	ref := v1alpha1.ObjectFieldRef{
+		Group:                  d.str(m, "group"),
+		Version:                d.str(m, "version"),
+		Resource:               d.str(m, "resource"),
+		Name:                   d.str(m, "name"),
+		Namespace:              d.str(m, "namespace"),
+		FieldPath:              d.str(m, "fieldPath"),
+		SecretData:             v1alpha1.SecretDataEncoding(d.str(m, "secretData")),
+		NameFromFieldPath:      d.str(m, "nameFromFieldPath"),
+		NamespaceFromFieldPath: d.str(m, "namespaceFromFieldPath"),
 	}
+	if sv := m["selector"]; sv != nil {
+		d.field("selector")
+		ref.Selector = d.selector(sv)
+		d.pop()
+	}
+	return ref
 }
 
 func (d *decoder) transform(v any) v1alpha1.Transform {

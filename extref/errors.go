@@ -24,12 +24,18 @@ var (
 	ErrSourceNotFound = errors.New("source not found")
 
 	// ErrFieldNotFound is wrapped when the source object has no value (or
-	// null) at the field path, or a value of the wrong type on the way.
+	// null) at the field path, or a value of the wrong type on the way; or
+	// when the referencer has no usable string at a field a source's name,
+	// namespace or label value is taken from.
 	ErrFieldNotFound = errors.New("field not found")
 
 	// ErrDenied is wrapped when the source policy, or a SubjectAccessReview,
 	// does not allow the referencer to read the source.
 	ErrDenied = errors.New("denied")
+
+	// ErrAmbiguous is wrapped when a selector matches more objects than it
+	// may take: more than one in mode Single, or more than 256.
+	ErrAmbiguous = errors.New("ambiguous selection")
 
 	// ErrTransform is wrapped when a transform, a format or a template
 	// fails on the value it was given, or would produce more than
@@ -49,6 +55,10 @@ type Source struct {
 	Namespace string // after defaulting to the referencer's namespace
 	Name      string
 	FieldPath string
+	// Selector is the label selector of a source chosen by labels, as the
+	// spec gives it (a value taken from the referencer shows as its field:
+	// team=(spec.team)), with Name empty unless one object is at fault.
+	Selector string
 }
 
 // String formats a source as resource.group namespace/name, fieldPath:
@@ -66,6 +76,13 @@ func (s Source) String() string {
 		b.WriteByte('/')
 	}
 	b.WriteString(s.Name)
+	if s.Selector != "" {
+		if s.Name != "" {
+			b.WriteByte(' ')
+		}
+		b.WriteString("selected by ")
+		b.WriteString(s.Selector)
+	}
 	b.WriteString(", ")
 	b.WriteString(s.FieldPath)
 	return b.String()

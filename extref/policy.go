@@ -283,6 +283,7 @@ func WithAccessReview(a *AccessReview) ResolverOption { return accessReviewOptio
 type reviewKey struct {
 	user string
 	src  Source
+	verb string
 }
 
 type decision struct {
@@ -328,6 +329,18 @@ func (a *AccessReview) now() time.Time {
 // check reviews a read of s by the service account of a referencer in
 // namespace ns.
 func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
+	return a.checkVerb(ctx, ns, s, "get")
+}
+
+// checkList reviews a list of the objects of s's group, resource and
+// namespace, which a selector makes: the service account must be allowed
+// to list them, as it would to select them itself.
+func (a *AccessReview) checkList(ctx context.Context, ns string, s Source) error {
+	s.Name, s.Selector = "", ""
+	return a.checkVerb(ctx, ns, s, "list")
+}
+
+func (a *AccessReview) checkVerb(ctx context.Context, ns string, s Source, verb string) error {
 	a.init()
 	saNamespace := a.Namespace
 	if saNamespace == "" {
@@ -337,7 +350,7 @@ func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
 		return fmt.Errorf("%w by the access review: a cluster-scoped referencer has no service account (set AccessReview.Namespace)", ErrDenied)
 	}
 	user := "system:serviceaccount:" + saNamespace + ":" + a.ServiceAccount
-	key := reviewKey{user: user, src: s}
+	key := reviewKey{user: user, src: s, verb: verb}
 	key.src.FieldPath = ""
 	ttl := a.TTL
 	if ttl == 0 {
@@ -346,23 +359,23 @@ func (a *AccessReview) check(ctx context.Context, ns string, s Source) error {
 	now := a.now()
 	if ttl > 0 {
 		if d, ok := a.decisions.getAt(key, now); ok {
-			return d.err(user)
+			return d.err(user, verb)
 		}
 	}
 	if !take(a.reviews, now, 0) {
 		return fmt.Errorf("cannot review access for %s: %w", user, errReviewsLimited)
 	}
-	d, err := a.review(ctx, user, saNamespace, s)
+	d, err := a.review(ctx, user, saNamespace, s, verb)
 	if err != nil {
 		return err
 	}
 	if ttl > 0 {
 		a.decisions.putUntil(key, d, now.Add(ttl))
 	}
-	return d.err(user)
+	return d.err(user, verb)
 }
 
-func (d decision) err(user string) error {
+func (d decision) err(user, verb string) error {
 	if d.allowed {
 		return nil
 	}
@@ -370,15 +383,18 @@ func (d decision) err(user string) error {
 	if reason == "" {
 		reason = "no RBAC rule allows it"
 	}
+	if verb == "list" {
+		return fmt.Errorf("%w by a SubjectAccessReview: %s may not list them: %s", ErrDenied, user, reason)
+	}
 	return fmt.Errorf("%w by a SubjectAccessReview: %s may not get it: %s", ErrDenied, user, reason)
 }
 
-func (a *AccessReview) review(ctx context.Context, user, saNamespace string, s Source) (decision, error) {
+func (a *AccessReview) review(ctx context.Context, user, saNamespace string, s Source, verb string) (decision, error) {
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User:   user,
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + saNamespace, "system:authenticated"},
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Verb: "get", Group: s.Group, Version: s.Version, Resource: s.Resource, Namespace: s.Namespace, Name: s.Name,
+			Verb: verb, Group: s.Group, Version: s.Version, Resource: s.Resource, Namespace: s.Namespace, Name: s.Name,
 		},
 	}}
 	if err := a.Client.Create(ctx, sar); err != nil {

@@ -374,7 +374,7 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 	secret := e.key != "" // an obscure value is secret whatever its sources
 	var failed []*ReferenceError
 	for j, src := range e.sources {
-		v, fromSecret, rerr := rs.read(src.ref(), src.kind.path)
+		v, fromSecret, rerr := rs.source(src)
 		secret = secret || fromSecret
 		if rerr != nil {
 			switch {
@@ -686,26 +686,36 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef, path *fieldpath.Path) (v
 	if res.err != nil {
 		return fail(res.err)
 	}
-	v, err := path.Get(res.content)
+	v, err := fieldValue(res.content, ref, src, path, m, secret)
+	if err != nil {
+		return fail(err)
+	}
+	return v, secret, nil
+}
+
+// fieldValue returns the value of source src's field (path) in content, an
+// object of mapping m read for ref, or why it has none.
+func fieldValue(content map[string]any, ref v1alpha1.ObjectFieldRef, src Source, path *fieldpath.Path, m mapping, secret bool) (any, error) {
+	v, err := path.Get(content)
 	if err != nil {
 		if secret {
 			// fieldpath's errors quote the values on the way.
-			return fail(render.Failf(ErrFieldNotFound, "%s: %s has no such field, or a value on the way is not an object or an array", ErrFieldNotFound, src.FieldPath))
+			return nil, render.Failf(ErrFieldNotFound, "%s: %s has no such field, or a value on the way is not an object or an array", ErrFieldNotFound, src.FieldPath)
 		}
-		return fail(fmt.Errorf("%w: %w", ErrFieldNotFound, err))
+		return nil, fmt.Errorf("%w: %w", ErrFieldNotFound, err)
 	}
 	if v == nil {
-		return fail(fmt.Errorf("%w: %s is null", ErrFieldNotFound, src.FieldPath))
+		return nil, fmt.Errorf("%w: %s is null", ErrFieldNotFound, src.FieldPath)
 	}
 	switch data := m.resource == secretsResource && isData(src.FieldPath); {
 	case data && ref.SecretData != v1alpha1.SecretDataBase64:
 		if v, err = decodeSecretData(v); err != nil {
-			return fail(fmt.Errorf("%w: %s of the Secret: %w", ErrFieldNotFound, src.FieldPath, err))
+			return nil, fmt.Errorf("%w: %s of the Secret: %w", ErrFieldNotFound, src.FieldPath, err)
 		}
 	case !data && ref.SecretData != "":
-		return fail(fmt.Errorf("%w: secretData applies to a Secret's data only", ErrInvalid))
+		return nil, fmt.Errorf("%w: secretData applies to a Secret's data only", ErrInvalid)
 	}
-	return v, secret, nil
+	return v, nil
 }
 
 var secretsResource = schema.GroupResource{Resource: "secrets"}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -64,6 +66,7 @@ type Watcher struct {
 	seed         maphash.Seed
 	bySource     map[uint64]*sourceEntry // by the hash of their sourceID
 	byReferencer map[types.NamespacedName]*tracked
+	selections   map[sourceID]map[*sourceEntry]struct{} // selector entries by group, kind and namespace
 	woken        map[types.NamespacedName]time.Time // when changed last enqueued each referencer
 	queue        workqueue.TypedRateLimitingInterface[reconcile.Request]
 }
@@ -114,6 +117,7 @@ type watchKey struct {
 	namespace string
 	name      string
 	crd       schema.GroupResource
+	sel       *selectorWatch // the objects of namespace that a label selector matches; name is ""
 }
 
 // A sourceID identifies an entry of the Watcher's index: a source object
@@ -123,11 +127,15 @@ type watchKey struct {
 type sourceID struct {
 	group, kind, namespace, name string
 	crd                          bool
+	selector                     bool // name is a label selector's text
 }
 
 func (k watchKey) id() sourceID {
 	if k.crd != (schema.GroupResource{}) {
 		return sourceID{group: k.crd.Group, kind: k.crd.Resource, crd: true}
+	}
+	if k.sel != nil {
+		return sourceID{group: k.gk.Group, kind: k.gk.Kind, namespace: k.namespace, name: k.sel.text, selector: true}
 	}
 	return sourceID{group: k.gk.Group, kind: k.gk.Kind, namespace: k.namespace, name: k.name}
 }
@@ -142,6 +150,7 @@ type sourceEntry struct {
 	one       *tracked // nil: none
 	oneFields fieldSet
 	more      map[*tracked]fieldSet
+	sel       labels.Selector // of a selector's entry
 }
 
 // tracked is what one referencer depends on: a slot per watchKey, in the
@@ -251,6 +260,9 @@ func (w *Watcher) hash(id sourceID) uint64 {
 	if id.crd {
 		h.WriteByte(1)
 	}
+	if id.selector {
+		h.WriteByte(2)
+	}
 	return h.Sum64()
 }
 
@@ -278,8 +290,30 @@ func (w *Watcher) sourceOf(id sourceID) *sourceEntry {
 	return s
 }
 
+// entryOf returns the index's entry of k, adding an empty one, and a
+// selector's entry to the selections of its kind and namespace. Called with
+// w.mu held.
+func (w *Watcher) entryOf(k watchKey) *sourceEntry {
+	s := w.sourceOf(k.id())
+	if k.sel != nil && s.sel == nil {
+		s.sel = k.sel.selector
+		scope := sourceID{group: s.group, kind: s.kind, namespace: s.namespace}
+		if w.selections[scope] == nil {
+			w.selections[scope] = make(map[*sourceEntry]struct{})
+		}
+		w.selections[scope][s] = struct{}{}
+	}
+	return s
+}
+
 // drop removes entry s from the index. Called with w.mu held.
 func (w *Watcher) drop(s *sourceEntry) {
+	if s.sel != nil {
+		scope := sourceID{group: s.group, kind: s.kind, namespace: s.namespace}
+		if delete(w.selections[scope], s); len(w.selections[scope]) == 0 {
+			delete(w.selections, scope)
+		}
+	}
 	h := w.hash(s.sourceID)
 	head := w.bySource[h]
 	switch {
@@ -382,6 +416,7 @@ func NewWatcher(c cache.Informers, opts ...WatcherOption) *Watcher {
 		seed:         maphash.MakeSeed(),
 		bySource:     make(map[uint64]*sourceEntry),
 		byReferencer: make(map[types.NamespacedName]*tracked),
+		selections:   make(map[sourceID]map[*sourceEntry]struct{}),
 		woken:        make(map[types.NamespacedName]time.Time),
 		wakeEvery:    wakeInterval,
 	}
@@ -438,7 +473,7 @@ func (w *Watcher) expect(ref types.NamespacedName, k watchKey) {
 	// for a while.
 	w.informers.Touch(k.informer())
 	w.mu.Lock()
-	w.sourceOf(k.id()).add(w.trackedOf(ref), k.field)
+	w.entryOf(k).add(w.trackedOf(ref), k.field)
 	w.mu.Unlock()
 }
 
@@ -466,7 +501,7 @@ func (w *Watcher) track(ref types.NamespacedName, keys []watchKey) {
 		slots = make([]slot, len(keys))
 	}
 	for i, k := range keys {
-		s := w.sourceOf(k.id())
+		s := w.entryOf(k)
 		s.add(t, k.field)
 		slots[i] = slot{src: s, field: k.field, kind: which[i]}
 	}
@@ -560,7 +595,7 @@ func (w *Watcher) changed(k informers.Kind, old, obj any) {
 	}
 	set := w.find(id)
 	wakes := make([]wake, 0, set.len())
-	set.each(func(r types.NamespacedName, fs fieldSet) {
+	wakeOf := func(r types.NamespacedName, fs fieldSet) {
 		if !fields.changed(fs) {
 			return
 		}
@@ -571,7 +606,11 @@ func (w *Watcher) changed(k informers.Kind, old, obj any) {
 			w.woken[r] = now
 		}
 		wakes = append(wakes, wake{r, after})
-	})
+	}
+	set.each(wakeOf)
+	if !k.Metadata {
+		w.selected(id, old, m, wakeOf)
+	}
 	q := w.queue
 	w.mu.Unlock()
 	if q == nil {
@@ -653,3 +692,38 @@ func (c *fieldChanges) fieldChanged(f *fieldpath.Path) bool {
 // crdRecheck are the delays after a CRD event at which its referencers are
 // reconciled again.
 var crdRecheck = []time.Duration{time.Second, 3 * time.Second, 10 * time.Second}
+
+// selected calls wake for the referencers whose selectors of the object's
+// kind and namespace (id) select it now or selected it before, old (nil
+// for an add or a delete): every referencer of a selector whose match
+// changed, and, of one that matched both before and now, each whose fields
+// changed, as wake tells. Called with w.mu held.
+func (w *Watcher) selected(id sourceID, old any, now metav1.Object, wake func(types.NamespacedName, fieldSet)) {
+	entries := w.selections[sourceID{group: id.group, kind: id.kind, namespace: id.namespace}]
+	if len(entries) == 0 {
+		return
+	}
+	nowLabels := labels.Set(now.GetLabels())
+	var oldLabels labels.Set
+	if old != nil {
+		if o, err := meta.Accessor(old); err == nil {
+			oldLabels = labels.Set(o.GetLabels())
+		}
+	}
+	for s := range entries {
+		matchesNow := s.sel.Matches(nowLabels)
+		if old == nil {
+			if matchesNow {
+				s.each(func(r types.NamespacedName, _ fieldSet) { wake(r, fieldSet{first: anyField}) })
+			}
+			continue
+		}
+		matchedBefore := s.sel.Matches(oldLabels)
+		switch {
+		case matchesNow != matchedBefore:
+			s.each(func(r types.NamespacedName, _ fieldSet) { wake(r, fieldSet{first: anyField}) })
+		case matchesNow:
+			s.each(wake)
+		}
+	}
+}

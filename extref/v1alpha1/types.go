@@ -77,7 +77,12 @@ type ExternalValue struct {
 }
 
 // An ObjectFieldRef names a field of an object by the object's group,
-// version, resource, namespace and name, and the field's path.
+// version, resource, namespace and name, and the field's path. The name
+// may instead be taken from a field of the referencer (nameFromFieldPath),
+// or the objects chosen by their labels (selector).
+//
+// +kubebuilder:validation:XValidation:rule="(has(self.name) ? 1 : 0) + (has(self.nameFromFieldPath) ? 1 : 0) + (has(self.selector) ? 1 : 0) == 1",message="exactly one of name, nameFromFieldPath and selector must be set"
+// +kubebuilder:validation:XValidation:rule="!(has(self.namespace) && has(self.namespaceFromFieldPath))",message="namespace and namespaceFromFieldPath are exclusive"
 type ObjectFieldRef struct {
 	// Group is the API group of the object; empty for the core group
 	// (ConfigMaps, Secrets).
@@ -95,16 +100,38 @@ type ObjectFieldRef struct {
 	// +kubebuilder:validation:MaxLength=253
 	Resource string `json:"resource"`
 
-	// Name of the object.
+	// Name of the object. Exactly one of name, nameFromFieldPath and
+	// selector is set.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
+
+	// NameFromFieldPath takes the object's name from this field of the
+	// referencer, which must hold a non-empty string, e.g. spec.tenant: one
+	// template of referencers then serves many tenants.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	NameFromFieldPath string `json:"nameFromFieldPath,omitempty"`
+
+	// Selector chooses the objects by their labels instead of by name.
+	// +optional
+	Selector *SourceSelector `json:"selector,omitempty"`
 
 	// Namespace of the object, for a namespaced resource. Defaults to the
 	// namespace of a namespaced referencer.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	Namespace string `json:"namespace,omitempty"`
+
+	// NamespaceFromFieldPath takes the object's namespace from this field
+	// of the referencer, which must hold a non-empty string. The source
+	// policy applies to it as to a namespace written here.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	NamespaceFromFieldPath string `json:"namespaceFromFieldPath,omitempty"`
 
 	// FieldPath is the path of the field in the object, e.g. data.region.
 	// +kubebuilder:validation:MinLength=1
@@ -117,6 +144,149 @@ type ObjectFieldRef struct {
 	// stored. It is for a Secret's data only.
 	// +optional
 	SecretData SecretDataEncoding `json:"secretData,omitempty"`
+}
+
+// SelectorMode says how many objects a selector takes.
+// +kubebuilder:validation:Enum=Single;Multiple
+type SelectorMode string
+
+// Selector modes.
+const (
+	// SelectorSingle takes exactly one object: the value is its field's,
+	// as for a source named by name; more than one match is an error. The
+	// default.
+	SelectorSingle SelectorMode = "Single"
+	// SelectorMultiple takes between minMatch and maxMatch objects, sorted
+	// by sortByFieldPath: the value is an array of their fields' values, in
+	// that order.
+	SelectorMultiple SelectorMode = "Multiple"
+)
+
+// A SourceSelector chooses source objects, in the source's namespace, by
+// their labels: every label matcher and every expression must match.
+//
+// +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'Multiple') || (!has(self.minMatch) && !has(self.maxMatch))",message="minMatch and maxMatch need mode Multiple"
+type SourceSelector struct {
+	// Mode is Single (the default: exactly one object) or Multiple (an
+	// array of the values of the objects matched).
+	// +optional
+	// +kubebuilder:default=Single
+	Mode SelectorMode `json:"mode,omitempty"`
+
+	// MatchLabels are labels the objects must have, each with a value
+	// given here or taken from a field of the referencer.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	MatchLabels []LabelMatcher `json:"matchLabels,omitempty"`
+
+	// MatchExpressions are requirements on the objects' labels, as a
+	// Kubernetes label selector's: In, NotIn, Exists, DoesNotExist.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty"`
+
+	// MinMatch is the fewest objects mode Multiple takes; fewer is an
+	// error, as a missing source is. It defaults to 1; 0 lets no match
+	// give an empty array.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=256
+	MinMatch *int64 `json:"minMatch,omitempty"`
+
+	// MaxMatch is the most objects mode Multiple takes: the first ones in
+	// sort order. Without it every match is taken.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	MaxMatch *int64 `json:"maxMatch,omitempty"`
+
+	// SortByFieldPath is the field of the objects they are sorted by: a
+	// string or a number (a missing one sorts as "" or 0); objects whose
+	// fields are equal are sorted by name. It defaults to metadata.name.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	SortByFieldPath string `json:"sortByFieldPath,omitempty"`
+}
+
+// LabelMatcherType says where a label matcher's value comes from.
+// +kubebuilder:validation:Enum=Value;FromFieldPath
+type LabelMatcherType string
+
+// Label matcher types.
+const (
+	// LabelMatcherValue takes the value given in value.
+	LabelMatcherValue LabelMatcherType = "Value"
+	// LabelMatcherFromFieldPath takes the value from the referencer's field
+	// valueFromFieldPath.
+	LabelMatcherFromFieldPath LabelMatcherType = "FromFieldPath"
+)
+
+// FromFieldPathPolicy says what a label matcher does when the referencer
+// has no value at its valueFromFieldPath.
+// +kubebuilder:validation:Enum=Required;Optional
+type FromFieldPathPolicy string
+
+// From-field-path policies.
+const (
+	// FromFieldPathRequired fails the source. The default.
+	FromFieldPathRequired FromFieldPathPolicy = "Required"
+	// FromFieldPathOptional leaves the label out of the selector.
+	FromFieldPathOptional FromFieldPathPolicy = "Optional"
+)
+
+// A LabelMatcher is a label the selected objects must have: its key, and
+// its value, given (value) or taken from a field of the referencer
+// (valueFromFieldPath).
+//
+// +kubebuilder:validation:XValidation:rule="has(self.value) != has(self.valueFromFieldPath)",message="exactly one of value and valueFromFieldPath must be set"
+type LabelMatcher struct {
+	// Type is Value or FromFieldPath; by default, the one whose field is
+	// set.
+	// +optional
+	Type LabelMatcherType `json:"type,omitempty"`
+
+	// Key of the label.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	Key string `json:"key"`
+
+	// Value of the label.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Value *string `json:"value,omitempty"`
+
+	// ValueFromFieldPath is the field of the referencer that holds the
+	// value, a string, e.g. spec.tenant.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	ValueFromFieldPath *string `json:"valueFromFieldPath,omitempty"`
+
+	// FromFieldPathPolicy is Required (the default: a missing field fails
+	// the source) or Optional (a missing field leaves the label out).
+	// +optional
+	FromFieldPathPolicy FromFieldPathPolicy `json:"fromFieldPathPolicy,omitempty"`
+}
+
+// A LabelSelectorRequirement is a requirement on a label, as in a
+// Kubernetes label selector.
+type LabelSelectorRequirement struct {
+	// Key of the label.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	Key string `json:"key"`
+
+	// Operator is In, NotIn, Exists or DoesNotExist.
+	// +kubebuilder:validation:Enum=In;NotIn;Exists;DoesNotExist
+	Operator string `json:"operator"`
+
+	// Values of In and NotIn (at least one); none for Exists and
+	// DoesNotExist.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=63
+	Values []string `json:"values,omitempty"`
 }
 
 // SecretDataEncoding says how a value read from a Secret's data is given.
