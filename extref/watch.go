@@ -67,7 +67,7 @@ type Watcher struct {
 	bySource     map[uint64]*sourceEntry // by the hash of their sourceID
 	byReferencer map[types.NamespacedName]*tracked
 	selections   map[sourceID]map[*sourceEntry]struct{} // selector entries by group, kind and namespace
-	woken        map[types.NamespacedName]time.Time // when changed last enqueued each referencer
+	woken        map[types.NamespacedName]time.Time     // when changed last enqueued each referencer
 	queue        workqueue.TypedRateLimitingInterface[reconcile.Request]
 }
 
