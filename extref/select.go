@@ -403,11 +403,11 @@ func (rs *resolution) selectRead(ref v1alpha1.ObjectFieldRef, k *sourceKind) (v 
 	case n == 0 && sel.min > 0:
 		return fail(fmt.Errorf("%w: no %s matches the selector", ErrSourceNotFound, m.gvk.Kind))
 	case n < sel.min:
-		return fail(fmt.Errorf("%w: %d objects match the selector, fewer than minMatch %d", ErrSourceNotFound, n, sel.min))
+		return fail(fmt.Errorf("%w: %s the selector, fewer than minMatch %d", ErrSourceNotFound, objectsMatch(n), sel.min))
 	case !sel.multiple && n > 1:
-		return fail(fmt.Errorf("%w: %d objects match the selector, and mode Single takes one", ErrAmbiguous, n))
+		return fail(fmt.Errorf("%w: %s the selector, and mode Single takes one", ErrAmbiguous, objectsMatch(n)))
 	case n > maxSelected:
-		return fail(fmt.Errorf("%w: %d objects match the selector, more than %d", ErrAmbiguous, n, maxSelected))
+		return fail(fmt.Errorf("%w: %s the selector, more than %d", ErrAmbiguous, objectsMatch(n), maxSelected))
 	}
 	if err := sortSelected(matched, sel.sort); err != nil {
 		return fail(err)
@@ -430,6 +430,14 @@ func (rs *resolution) selectRead(ref v1alpha1.ObjectFieldRef, k *sourceKind) (v 
 		return values[0], secret, nil
 	}
 	return values, secret, nil
+}
+
+// objectsMatch says how many objects match.
+func objectsMatch(n int) string {
+	if n == 1 {
+		return "1 object matches"
+	}
+	return strconv.Itoa(n) + " objects match"
 }
 
 // sortSelected sorts objects by the field at path (nil: by name), then by
