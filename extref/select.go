@@ -274,6 +274,13 @@ func (rs *resolution) source(src sourceRef) (any, bool, *ReferenceError) {
 		if k.sel != nil {
 			s.Selector = k.sel.text
 		}
+		// What is not known yet shows as the field it comes from.
+		if s.Name == "" && k.nameFrom != nil {
+			s.Name = "(" + ref.NameFromFieldPath + ")"
+		}
+		if s.Namespace == "" && k.namespaceFrom != nil {
+			s.Namespace = "(" + ref.NamespaceFromFieldPath + ")"
+		}
 		return nil, false, &ReferenceError{Source: &s, Err: err}
 	}
 	if k.nameFrom != nil {
