@@ -160,9 +160,9 @@ func TestAPIServerSelectorSchema(t *testing.T) {
 	env := testenv.Get(t)
 	for spec, want := range map[string]string{
 		`{version: v1, resource: configmaps, name: a, selector: {matchLabels: [{key: app, value: web}]}, fieldPath: data.region}`: "exactly one of name, nameFromFieldPath and selector must be set",
-		`{version: v1, resource: configmaps, selector: {minMatch: 2}, fieldPath: data.region}`:                                  "minMatch and maxMatch need mode Multiple",
+		`{version: v1, resource: configmaps, selector: {minMatch: 2}, fieldPath: data.region}`:                                    "minMatch and maxMatch need mode Multiple",
 		`{version: v1, resource: configmaps, name: a, namespace: b, namespaceFromFieldPath: spec.x, fieldPath: data.region}`:      "namespace and namespaceFromFieldPath are exclusive",
-		`{version: v1, resource: configmaps, selector: {matchLabels: [{key: app}]}, fieldPath: data.region}`:                     "exactly one of value and valueFromFieldPath must be set",
+		`{version: v1, resource: configmaps, selector: {matchLabels: [{key: app}]}, fieldPath: data.region}`:                      "exactly one of value and valueFromFieldPath must be set",
 	} {
 		w := widget(t, "default", "selectors-schema", "externalValues:\n- fromObject: "+spec+"\n  toFieldPath: spec.forProvider.region")
 		err := env.Client.Create(context.Background(), w)

@@ -78,7 +78,9 @@ externalValues:
 		want []string
 	}{
 		{"a read field of a match", func() {
-			update("team-a/a", func(u *unstructured.Unstructured) { _ = unstructured.SetNestedField(u.Object, "eu-central-1", "data", "region") })
+			update("team-a/a", func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(u.Object, "eu-central-1", "data", "region")
+			})
 		}, []string{"team-a/web"}},
 		{"a field nobody reads", func() {
 			update("team-a/a", func(u *unstructured.Unstructured) { _ = unstructured.SetNestedField(u.Object, "x", "data", "other") })
