@@ -105,6 +105,8 @@ func FuzzResolve(f *testing.F) {
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec[resourceRefs][0].name"}]`)
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec.a","transforms":[{"type":"String","string":{"type":"Regexp","regexp":{"match":"^([a-z]+)-","group":1}}},{"type":"Match","match":{"patterns":[{"type":"Literal","literal":"eu","result":{"r":[1]}}],"fallbackTo":"Input"}}]}]`)
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.size"},"toFieldPath":"spec.a","transforms":[{"type":"Convert","toType":"float64","format":"quantity"},{"type":"Math","math":{"type":"ClampMin","clampMin":5}}]}]`)
+	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","nameFromFieldPath":"spec.forProvider.region","namespaceFromFieldPath":"metadata.namespace","fieldPath":"data.region"},"toFieldPath":"spec.a"}]`)
+	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","selector":{"mode":"Multiple","minMatch":0,"maxMatch":2,"sortByFieldPath":"data.size","matchLabels":[{"key":"a","valueFromFieldPath":"spec.x","fromFieldPathPolicy":"Optional"},{"key":"b","type":"Value","value":"c"}],"matchExpressions":[{"key":"d","operator":"NotIn","values":["e"]}]},"fieldPath":"data.region"},"toFieldPath":"spec.a"}]`)
 	f.Fuzz(func(t *testing.T, list string) {
 		var evs any
 		if err := json.Unmarshal([]byte(list), &evs); err != nil {
