@@ -4,7 +4,9 @@
 // it, and the resolver copies the value found there (transformed, or
 // combined with others by a format or a template) into a field of the
 // referencer, or hands it to the controller without writing it
-// (makeAvailableAs). It implements Crossplane's Generic Resource References
+// (makeAvailableAs). A source's name and namespace may come from fields of
+// the referencer (nameFromFieldPath), or its objects be chosen by labels
+// (selector). It implements Crossplane's Generic Resource References
 // design; the API types are in extref/v1alpha1.
 //
 // A controller for a kind with references (here a namespaced Widget):
@@ -33,7 +35,7 @@
 // target's changes nothing, so a settled referencer takes no write. When a
 // Required value (the default) fails nothing is written, and the error names
 // each failing value and its source, wrapping ErrSourceNotFound,
-// ErrFieldNotFound, ErrDenied, ErrUnknownResource, ErrTransform, ErrTarget or
+// ErrFieldNotFound, ErrAmbiguous, ErrDenied, ErrUnknownResource, ErrTransform, ErrTarget or
 // ErrInvalid; a failing Optional value is listed in Outcome.Skipped. Source
 // paths may not reach fields that change on every write (resourceVersion,
 // generation, managedFields, observedGeneration); targets lie under spec or
@@ -48,7 +50,9 @@
 // A namespaced referencer may read namespaced sources in its own namespace,
 // except Secrets; a cluster-scoped one nothing. A SourcePolicy widens that,
 // and an AccessReview checks each allowed read with a SubjectAccessReview. A
-// denied read touches neither the cache nor the API server.
+// denied read touches neither the cache nor the API server. A selector
+// lists only where the policy could allow a read (an AccessReview checks
+// list), and counts only the objects it allows.
 //
 // # Watches and status
 //
@@ -56,6 +60,7 @@
 // their CRD is installed. Condition reports ReferencesResolved. Limits:
 //
 //   - spec: at most 256 external values, each with at most 32 sources or variables, 16 transforms, Map transforms of 256 entries, field paths of 1024 bytes, and a source's group, resource and name of 253 bytes, version and namespace of 63 (ErrInvalid), whatever the referencer's schema allows.
+//   - selectors: a source chosen by labels (selector) reads at most 256 objects after the policy, whatever maxMatch says (ErrAmbiguous), with at most 16 matchLabels and 16 matchExpressions of 64 values each (ErrInvalid).
 //   - output: no transform, format or template gives more than MaxOutputSize bytes; a call, or a render's function results and output, take at most twice that.
 //   - regexps: a String transform's regexp, or a Match transform's (at most 64 patterns), has at most 1024 bytes and compiles to at most 2000 instructions (ErrInvalid); it matches a value of at most 4 Mi ÷ its instructions bytes (ErrTransform).
 //   - values: what one Resolve writes and hands over takes at most 4 MiB as JSON, counting the nulls a target's indexes may add (ErrTarget).
