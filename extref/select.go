@@ -48,6 +48,7 @@ type selector struct {
 	fixed    labels.Requirements
 	from     []labelFrom     // matchers whose values come from the referencer
 	static   labels.Selector // the selector when from is empty
+	watch    *selectorWatch  // static's, made once
 	text     string          // the spec's selector, values from the referencer shown as their fields
 }
 
@@ -226,6 +227,7 @@ func compileSelector(s *v1alpha1.SourceSelector) (*selector, *compileError) {
 	}
 	if len(sel.from) == 0 {
 		sel.static = labels.NewSelector().Add(sel.fixed...)
+		sel.watch = &selectorWatch{selector: sel.static, text: sel.static.String()}
 	}
 	sel.text = strings.Join(text, ",")
 	return sel, nil
@@ -236,7 +238,7 @@ func (s *selector) size() int {
 	if s == nil {
 		return 0
 	}
-	n := 128 + 2*len(s.text)
+	n := 128 + 3*len(s.text)
 	for _, f := range s.from {
 		n += 64 + len(f.key) + len(f.at) + 4*len(f.path.String())
 	}
@@ -388,7 +390,10 @@ func (rs *resolution) selectRead(ref v1alpha1.ObjectFieldRef, k *sourceKind) (v 
 			return fail(err)
 		}
 	}
-	w := &selectorWatch{selector: ls, text: ls.String()}
+	w := sel.watch
+	if w == nil {
+		w = &selectorWatch{selector: ls, text: ls.String()}
+	}
 	rs.watch(watchKey{gk: m.gvk.GroupKind(), gvk: m.gvk, namespace: src.Namespace, sel: w, field: k.path})
 	if sel.sort != nil {
 		rs.watch(watchKey{gk: m.gvk.GroupKind(), gvk: m.gvk, namespace: src.Namespace, sel: w, field: sel.sort})
