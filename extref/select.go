@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -49,6 +50,7 @@ type selector struct {
 	from     []labelFrom     // matchers whose values come from the referencer
 	static   labels.Selector // the selector when from is empty
 	watch    *selectorWatch  // static's, made once
+	last     atomic.Pointer[builtSelector] // the selector built last, from the referencer's values
 	text     string          // the spec's selector, values from the referencer shown as their fields
 }
 
@@ -311,10 +313,32 @@ func (rs *resolution) source(src sourceRef) (any, bool, *ReferenceError) {
 	return rs.selectRead(ref, k)
 }
 
-// labelSelector returns the selector's label selector for the referencer.
-func (s *selector) labelSelector(content map[string]any) (labels.Selector, error) {
+// A builtSelector is a selector built from values of the referencer ("" for
+// a label left out), kept so that a referencer whose values did not change
+// reuses it.
+type builtSelector struct {
+	values []string
+	watch  *selectorWatch
+}
+
+// labelSelector returns the selector's label selector for the referencer,
+// and its watch key.
+func (s *selector) labelSelector(content map[string]any) (*selectorWatch, error) {
 	if s.static != nil {
-		return s.static, nil
+		return s.watch, nil
+	}
+	var buf [4]string
+	values := buf[:0]
+	for _, f := range s.from {
+		cur, err := f.path.Get(content)
+		str, ok := cur.(string)
+		if err != nil || !ok {
+			str = ""
+		}
+		values = append(values, str)
+	}
+	if last := s.last.Load(); last != nil && slices.Equal(last.values, values) && !slices.Contains(values, "") {
+		return last.watch, nil
 	}
 	reqs := make(labels.Requirements, len(s.fixed), len(s.fixed)+len(s.from))
 	copy(reqs, s.fixed)
@@ -335,7 +359,10 @@ func (s *selector) labelSelector(content map[string]any) (labels.Selector, error
 		}
 		reqs = append(reqs, *r)
 	}
-	return labels.NewSelector().Add(reqs...), nil
+	ls := labels.NewSelector().Add(reqs...)
+	w := &selectorWatch{selector: ls, text: ls.String()}
+	s.last.Store(&builtSelector{values: slices.Clone(values), watch: w})
+	return w, nil
 }
 
 // A selectorWatch is a label selector a referencer's sources were chosen
@@ -354,7 +381,7 @@ func (rs *resolution) selectRead(ref v1alpha1.ObjectFieldRef, k *sourceKind) (v 
 		s := src
 		return nil, secret, &ReferenceError{Source: &s, Err: err}
 	}
-	ls, err := sel.labelSelector(rs.state.content)
+	w, err := sel.labelSelector(rs.state.content)
 	if err != nil {
 		return fail(err)
 	}
@@ -390,15 +417,11 @@ func (rs *resolution) selectRead(ref v1alpha1.ObjectFieldRef, k *sourceKind) (v 
 			return fail(err)
 		}
 	}
-	w := sel.watch
-	if w == nil {
-		w = &selectorWatch{selector: ls, text: ls.String()}
-	}
 	rs.watch(watchKey{gk: m.gvk.GroupKind(), gvk: m.gvk, namespace: src.Namespace, sel: w, field: k.path})
 	if sel.sort != nil {
 		rs.watch(watchKey{gk: m.gvk.GroupKind(), gvk: m.gvk, namespace: src.Namespace, sel: w, field: sel.sort})
 	}
-	items, err := rs.list(m, src.Namespace, ls)
+	items, err := rs.list(m, src.Namespace, w.selector)
 	if err != nil {
 		return fail(err)
 	}
@@ -464,18 +487,19 @@ func sortSelected(objs []unstructured.Unstructured, path *fieldpath.Path) error 
 		return nil
 	}
 	type keyed struct {
+		obj   *unstructured.Unstructured
 		s     string
 		f     float64
 		isNum bool
 	}
-	keys := make(map[string]keyed, len(objs)) // by namespace/name
+	keys := make([]keyed, len(objs))
 	kind := ""
 	for i := range objs {
 		v, err := path.Get(objs[i].Object)
 		if err != nil && !fieldpath.IsNotFound(err) {
 			return fmt.Errorf("%w: sortByFieldPath %s of %s: not an object or an array on the way", ErrFieldNotFound, path, objs[i].GetName())
 		}
-		var k keyed
+		k := keyed{obj: &objs[i]}
 		this := ""
 		switch x := v.(type) {
 		case nil:
@@ -494,18 +518,22 @@ func sortSelected(objs []unstructured.Unstructured, path *fieldpath.Path) error 
 			}
 			kind = this
 		}
-		keys[objs[i].GetNamespace()+"/"+objs[i].GetName()] = k
+		keys[i] = k
 	}
-	slices.SortStableFunc(objs, func(a, b unstructured.Unstructured) int {
-		ka, kb := keys[a.GetNamespace()+"/"+a.GetName()], keys[b.GetNamespace()+"/"+b.GetName()]
+	slices.SortFunc(keys, func(a, b keyed) int {
 		var c int
 		if kind == "number" {
-			c = cmp.Compare(ka.f, kb.f)
+			c = cmp.Compare(a.f, b.f)
 		} else {
-			c = cmp.Compare(ka.s, kb.s)
+			c = cmp.Compare(a.s, b.s)
 		}
-		return cmp.Or(c, byName(&a, &b))
+		return cmp.Or(c, byName(a.obj, b.obj))
 	})
+	sorted := make([]unstructured.Unstructured, len(objs))
+	for i, k := range keys {
+		sorted[i] = *k.obj
+	}
+	copy(objs, sorted)
 	return nil
 }
 
