@@ -47,11 +47,11 @@ type selector struct {
 	min, max int             // objects taken; max is maxSelected when maxMatch is not given
 	sort     *fieldpath.Path // nil: metadata.name
 	fixed    labels.Requirements
-	from     []labelFrom     // matchers whose values come from the referencer
-	static   labels.Selector // the selector when from is empty
-	watch    *selectorWatch  // static's, made once
+	from     []labelFrom                   // matchers whose values come from the referencer
+	static   labels.Selector               // the selector when from is empty
+	watch    *selectorWatch                // static's, made once
 	last     atomic.Pointer[builtSelector] // the selector built last, from the referencer's values
-	text     string          // the spec's selector, values from the referencer shown as their fields
+	text     string                        // the spec's selector, values from the referencer shown as their fields
 }
 
 // labelFrom is a label matcher whose value is a field of the referencer.

@@ -26,12 +26,12 @@ func (c *listCounter) List(ctx context.Context, l client.ObjectList, opts ...cli
 
 // resolveWith resolves a referencer of team-a with spec specYAML against
 // objs under policy p, returning the error and how many lists it made.
-func resolveWith(t *testing.T, p SourcePolicy, specYAML string, objs ...*unstructured.Unstructured) (*unstructured.Unstructured, error, int) {
+func resolveWith(t *testing.T, p SourcePolicy, specYAML string, objs ...*unstructured.Unstructured) (*unstructured.Unstructured, int, error) {
 	t.Helper()
 	reader := &listCounter{Reader: listingReader(objs...)}
 	w := widget(t, "team-a", "w", specYAML)
 	_, err := NewResolver(reader, testMapper(), p).Resolve(context.Background(), w)
-	return w, err, reader.lists
+	return w, reader.lists, err
 }
 
 // TestSelectPolicyFirst: a selector sees only what the policy lets its
@@ -51,8 +51,8 @@ externalValues:
 	}
 
 	t.Run("NamespaceDenied", func(t *testing.T) {
-		_, errSome, listsSome := resolveWith(t, SourcePolicy{}, spec("web"), hidden, shown)
-		_, errNone, listsNone := resolveWith(t, SourcePolicy{}, spec("web"))
+		_, listsSome, errSome := resolveWith(t, SourcePolicy{}, spec("web"), hidden, shown)
+		_, listsNone, errNone := resolveWith(t, SourcePolicy{}, spec("web"))
 		if !errors.Is(errSome, ErrDenied) {
 			t.Fatalf("error: got %v, want ErrDenied", errSome)
 		}
@@ -63,7 +63,7 @@ externalValues:
 			t.Errorf("lists of a denied selection: got %d, want none", listsSome+listsNone)
 		}
 		// The same denial a source named in that namespace gets.
-		_, errNamed, _ := resolveWith(t, SourcePolicy{}, `
+		_, _, errNamed := resolveWith(t, SourcePolicy{}, `
 externalValues:
 - fromObject: {version: v1, resource: configmaps, namespace: team-b, name: shown, fieldPath: data.region}
   toFieldPath: spec.out`)
@@ -75,15 +75,15 @@ externalValues:
 
 	byName := SourcePolicy{Allow: []SourceRule{{Name: "shown only", Resource: "configmaps", Namespaces: []string{"team-b"}, Names: []string{"shown"}}}}
 	t.Run("ForbiddenNotCounted", func(t *testing.T) {
-		w, err, _ := resolveWith(t, byName, spec("web"), hidden, shown)
+		w, _, err := resolveWith(t, byName, spec("web"), hidden, shown)
 		require.NoError(t, err, "Single mode: the forbidden match is not counted, so one matches")
 		if got, _, _ := unstructured.NestedString(w.Object, "spec", "out"); got != "eu-west-1" {
 			t.Errorf("spec.out: got %q, want eu-west-1", got)
 		}
 	})
 	t.Run("ForbiddenAloneIsNoMatch", func(t *testing.T) {
-		_, errHidden, _ := resolveWith(t, byName, spec("api"), onlyHidden)
-		_, errNothing, _ := resolveWith(t, byName, spec("api"))
+		_, _, errHidden := resolveWith(t, byName, spec("api"), onlyHidden)
+		_, _, errNothing := resolveWith(t, byName, spec("api"))
 		if !errors.Is(errHidden, ErrSourceNotFound) {
 			t.Fatalf("error: got %v, want ErrSourceNotFound", errHidden)
 		}
@@ -95,7 +95,7 @@ externalValues:
 		}
 	})
 	t.Run("ForbiddenNotInMultiple", func(t *testing.T) {
-		w, err, _ := resolveWith(t, byName, `
+		w, _, err := resolveWith(t, byName, `
 externalValues:
 - fromObject: {version: v1, resource: configmaps, namespace: team-b, selector: {mode: Multiple, minMatch: 2, matchLabels: [{key: app, value: web}]}, fieldPath: data.region}
   toFieldPath: spec.out`, hidden, shown)
@@ -109,7 +109,7 @@ externalValues:
 	t.Run("OwnNamespaceSecrets", func(t *testing.T) {
 		s := secret("team-a", "db", map[string]string{"password": "s3cr3t"})
 		s.SetLabels(map[string]string{"app": "db"})
-		_, err, lists := resolveWith(t, SourcePolicy{}, `
+		_, lists, err := resolveWith(t, SourcePolicy{}, `
 externalValues:
 - fromObject: {version: v1, resource: secrets, selector: {matchLabels: [{key: app, value: db}]}, fieldPath: data.password}
   makeAvailableAs: password`, s)
@@ -168,7 +168,7 @@ func TestSelectTooMany(t *testing.T) {
 	for i := range maxSelected + 1 {
 		objs = append(objs, labelled("team-a", "cm-"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+"-"+itoa(i), map[string]string{"app": "many"}, map[string]any{"v": "x"}))
 	}
-	_, err, _ := resolveWith(t, SourcePolicy{}, `
+	_, _, err := resolveWith(t, SourcePolicy{}, `
 externalValues:
 - fromObject: {version: v1, resource: configmaps, selector: {mode: Multiple, maxMatch: 1, matchLabels: [{key: app, value: many}]}, fieldPath: data.v}
   toFieldPath: spec.out`, objs...)
