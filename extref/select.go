@@ -37,8 +37,10 @@ const maxSelected = 256
 
 // The limits of a selector's spec, as the CRD schema has them.
 const (
-	maxMatchers         = 16 // items of matchLabels and of matchExpressions
-	maxExpressionValues = 64 // values of one expression
+	maxMatchers         = 16  // items of matchLabels and of matchExpressions
+	maxExpressionValues = 64  // values of one expression
+	maxLabelKey         = 317 // a prefix of 253 bytes, a slash and a name of 63
+	maxLabelValue       = 63
 )
 
 // A selector is a checked SourceSelector.
@@ -124,7 +126,7 @@ func compileSelector(s *v1alpha1.SourceSelector) (*selector, *compileError) {
 	case v1alpha1.SelectorMultiple:
 		sel.multiple = true
 	default:
-		return nil, invalid(".mode", "unsupported value %q (want Single or Multiple)", s.Mode)
+		return nil, invalid(".mode", "want Single or Multiple, got %s", jsonvalue.Describe(string(s.Mode)))
 	}
 	if s.MinMatch != nil {
 		if *s.MinMatch < 0 || *s.MinMatch > maxSelected {
@@ -163,6 +165,9 @@ func compileSelector(s *v1alpha1.SourceSelector) (*selector, *compileError) {
 	var text []string
 	for j, m := range s.MatchLabels {
 		at := ".matchLabels[" + strconv.Itoa(j) + "]"
+		if len(m.Key) > maxLabelKey {
+			return nil, invalid(at+".key", "longer than %d bytes", maxLabelKey)
+		}
 		if errs := validation.IsQualifiedName(m.Key); len(errs) > 0 {
 			return nil, invalid(at+".key", "%q is not a label key: %s", m.Key, errs[0])
 		}
@@ -177,15 +182,18 @@ func compileSelector(s *v1alpha1.SourceSelector) (*selector, *compileError) {
 				return nil, invalid(at+".type", "type %s does not fit the field set", m.Type)
 			}
 		default:
-			return nil, invalid(at+".type", "unsupported value %q (want Value or FromFieldPath)", m.Type)
+			return nil, invalid(at+".type", "want Value or FromFieldPath, got %s", jsonvalue.Describe(string(m.Type)))
 		}
 		optional, ok := isOther(m.FromFieldPathPolicy, v1alpha1.FromFieldPathRequired, v1alpha1.FromFieldPathOptional)
 		if !ok {
-			return nil, invalid(at+".fromFieldPathPolicy", "unsupported value %q (want Required or Optional)", m.FromFieldPathPolicy)
+			return nil, invalid(at+".fromFieldPathPolicy", "want Required or Optional, got %s", jsonvalue.Describe(string(m.FromFieldPathPolicy)))
 		}
 		if !fromField {
 			if m.FromFieldPathPolicy != "" {
 				return nil, invalid(at+".fromFieldPathPolicy", "applies to valueFromFieldPath only")
+			}
+			if len(*m.Value) > maxLabelValue {
+				return nil, invalid(at+".value", "longer than %d bytes", maxLabelValue)
 			}
 			r, err := labels.NewRequirement(m.Key, selection.Equals, []string{*m.Value})
 			if err != nil {
@@ -207,6 +215,14 @@ func compileSelector(s *v1alpha1.SourceSelector) (*selector, *compileError) {
 		if len(x.Values) > maxExpressionValues {
 			return nil, invalid(at+".values", "%d items, more than %d", len(x.Values), maxExpressionValues)
 		}
+		if len(x.Key) > maxLabelKey {
+			return nil, invalid(at+".key", "longer than %d bytes", maxLabelKey)
+		}
+		for k, v := range x.Values {
+			if len(v) > maxLabelValue {
+				return nil, invalid(at+".values["+strconv.Itoa(k)+"]", "longer than %d bytes", maxLabelValue)
+			}
+		}
 		var op selection.Operator
 		switch x.Operator {
 		case "In":
@@ -218,7 +234,7 @@ func compileSelector(s *v1alpha1.SourceSelector) (*selector, *compileError) {
 		case "DoesNotExist":
 			op = selection.DoesNotExist
 		default:
-			return nil, invalid(at+".operator", "unsupported value %q (want In, NotIn, Exists or DoesNotExist)", x.Operator)
+			return nil, invalid(at+".operator", "want In, NotIn, Exists or DoesNotExist, got %s", jsonvalue.Describe(x.Operator))
 		}
 		r, err := labels.NewRequirement(x.Key, op, x.Values)
 		if err != nil {

@@ -234,7 +234,7 @@ func TestSelectInvalid(t *testing.T) {
 		msg      string
 	}{
 		"NameAndSelector":    {`name: x, selector: {matchLabels: [{key: app, value: web}]}`, "fromObject: invalid external value: exactly one of name, nameFromFieldPath and selector may be set, found 2"},
-		"UnknownMode":        {`selector: {mode: Some}`, `fromObject.selector.mode: invalid external value: unsupported value "Some"`},
+		"UnknownMode":        {`selector: {mode: Some}`, `fromObject.selector.mode: invalid external value: want Single or Multiple, got a string ("Some")`},
 		"MinMatchSingle":     {`selector: {minMatch: 2}`, "fromObject.selector: invalid external value: minMatch and maxMatch need mode Multiple"},
 		"MaxMatchTooLarge":   {`selector: {mode: Multiple, maxMatch: 257}`, "fromObject.selector.maxMatch: invalid external value: want 1 to 256, got 257"},
 		"MinAboveMax":        {`selector: {mode: Multiple, minMatch: 3, maxMatch: 2}`, "fromObject.selector.minMatch: invalid external value: 3 is more than maxMatch 2"},
@@ -242,7 +242,7 @@ func TestSelectInvalid(t *testing.T) {
 		"BothValues":         {`selector: {matchLabels: [{key: a, value: x, valueFromFieldPath: spec.x}]}`, "fromObject.selector.matchLabels[0]: invalid external value: exactly one of value and valueFromFieldPath must be set"},
 		"WrongType":          {`selector: {matchLabels: [{key: a, type: FromFieldPath, value: x}]}`, "matchLabels[0].type: invalid external value: type FromFieldPath does not fit the field set"},
 		"PolicyOnValue":      {`selector: {matchLabels: [{key: a, value: x, fromFieldPathPolicy: Optional}]}`, "fromFieldPathPolicy: invalid external value: applies to valueFromFieldPath only"},
-		"BadOperator":        {`selector: {matchExpressions: [{key: a, operator: Gt, values: ["1"]}]}`, `matchExpressions[0].operator: invalid external value: unsupported value "Gt"`},
+		"BadOperator":        {`selector: {matchExpressions: [{key: a, operator: Gt, values: ["1"]}]}`, `matchExpressions[0].operator: invalid external value: want In, NotIn, Exists or DoesNotExist, got a string ("Gt")`},
 		"InWithoutValues":    {`selector: {matchExpressions: [{key: a, operator: In}]}`, "fromObject.selector.matchExpressions[0]: invalid external value"},
 		"VolatileSort":       {`selector: {mode: Multiple, sortByFieldPath: metadata.resourceVersion}`, "fromObject.selector.sortByFieldPath: invalid external value"},
 		"WildcardPath":       {`selector: {matchLabels: [{key: a, valueFromFieldPath: "spec.x[*]"}]}`, "valueFromFieldPath: invalid external value"},
@@ -250,6 +250,11 @@ func TestSelectInvalid(t *testing.T) {
 		"NameAndNameFrom":    {`name: x, nameFromFieldPath: spec.x`, "exactly one of name, nameFromFieldPath and selector may be set, found 2"},
 		"NamespaceTwice":     {`name: x, namespace: a, namespaceFromFieldPath: spec.x`, "namespace and namespaceFromFieldPath are exclusive"},
 		"NameFromBadPath":    {`nameFromFieldPath: "spec["`, "fromObject.nameFromFieldPath: invalid external value"},
+		"HugeKey":            {`selector: {matchLabels: [{key: "` + strings.Repeat("k", 10000) + `", value: x}]}`, "fromObject.selector.matchLabels[0].key: invalid external value: longer than 317 bytes"},
+		"HugeValue":          {`selector: {matchLabels: [{key: k, value: "` + strings.Repeat("v", 10000) + `"}]}`, "fromObject.selector.matchLabels[0].value: invalid external value: longer than 63 bytes"},
+		"HugeExprValue":      {`selector: {matchExpressions: [{key: k, operator: In, values: ["` + strings.Repeat("v", 10000) + `"]}]}`, "matchExpressions[0].values[0]: invalid external value: longer than 63 bytes"},
+		"HugeOperator":       {`selector: {matchExpressions: [{key: k, operator: "` + strings.Repeat("o", 10000) + `"}]}`, `got a string ("oooooooooooooooooooooooooooooooooooooooo"...)`},
+		"TooManyValues":      {`selector: {matchExpressions: [{key: k, operator: In, values: [` + strings.Repeat(`a, `, 65) + `]}]}`, "65 items, more than 64"},
 		"TooManyMatchLabels": {`selector: {matchLabels: [` + strings.Repeat(`{key: a, value: b}, `, 17) + `]}`, "17 items, more than 16"},
 	}
 	for name, tc := range cases {
@@ -267,6 +272,9 @@ externalValues:
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error: got %q, want it to hold %q", err, tc.msg)
+			}
+			if len(err.Error()) > 1024 {
+				t.Errorf("error of %d bytes: the spec's value is quoted whole", len(err.Error()))
 			}
 			if reader.reads() != 0 {
 				t.Errorf("reads: got %d, want none", reader.reads())
