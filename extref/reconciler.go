@@ -414,7 +414,7 @@ func transientErr(err error) bool {
 	switch {
 	case errors.Is(err, ErrInvalid), errors.Is(err, ErrUnknownResource), errors.Is(err, ErrSourceNotFound),
 		errors.Is(err, ErrFieldNotFound), errors.Is(err, ErrDenied), errors.Is(err, ErrTransform),
-		errors.Is(err, ErrTarget):
+		errors.Is(err, ErrTarget), errors.Is(err, ErrAmbiguous):
 		return false
 	}
 	return true

@@ -282,3 +282,20 @@ externalValues:
 		})
 	}
 }
+
+// TestAmbiguousNotTransient: a selection that matches too many objects
+// waits for a change of them (the Watcher wakes it), not for a retry.
+func TestAmbiguousNotTransient(t *testing.T) {
+	r := NewResolver(listingReader(teamConfigs()...), testMapper(), SourcePolicy{})
+	w := widget(t, "team-a", "w", `
+externalValues:
+- fromObject: {version: v1, resource: configmaps, selector: {matchLabels: [{key: app, value: web}]}, fieldPath: data.region}
+  toFieldPath: spec.out`)
+	out, err := r.Resolve(context.Background(), w)
+	if !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("error: got %v, want ErrAmbiguous", err)
+	}
+	if transient(out.Failed) {
+		t.Errorf("an ambiguous selection is retried with backoff as a transient failure")
+	}
+}
