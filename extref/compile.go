@@ -164,6 +164,9 @@ func (r *Resolver) compile(i int, item any, sh *sharing) (*entry, *compileError)
 		if e.optional, ok = isOther(ev.Policy.Resolution, v1alpha1.ResolutionRequired, v1alpha1.ResolutionOptional); !ok {
 			return nil, invalid(at(".policy.resolution"), "unsupported value %q (want Required or Optional)", ev.Policy.Resolution)
 		}
+		if err := e.mergePolicy(ev.Policy); err != nil {
+			return nil, prefixed(".policy", err)
+		}
 	}
 	if len(ev.Transforms) > 0 {
 		e.transforms = make([]transform, len(ev.Transforms))
@@ -402,6 +405,9 @@ func (r *Resolver) target(target string) targetVerdict {
 		if len(segs) != 3 || !(field(1, "labels") || field(1, "annotations")) || !field(2, "") {
 			return targetVerdict{err: errors.New("the only metadata a value may be written to is one label or annotation")}
 		}
+		if field(1, "annotations") && field(2, MergedAnnotation) {
+			return targetVerdict{err: fmt.Errorf("%s is extref's record of merged values", MergedAnnotation)}
+		}
 		v = targetVerdict{path: p, metadata: true}
 	case field(0, "spec") && len(segs) >= 2:
 		if overlaps(segs, r.pathSegs) {
@@ -465,6 +471,7 @@ type entry struct {
 	key        string // makeAvailableAs
 	always     bool
 	optional   bool
+	merge      *fieldpath.MergeOptions // how a merged value merges; nil for Replace
 	transforms []transform
 	bytes      int // size's estimate, for the entry cache
 
@@ -585,7 +592,7 @@ var (
 	externalValueFields = []string{"fromObject", "combine", "fmt", "variables", "template", "toFieldPath", "makeAvailableAs", "policy", "transforms"}
 	refFields           = []string{"group", "version", "resource", "name", "namespace", "fieldPath", "secretData", "nameFromFieldPath", "namespaceFromFieldPath", "selector"}
 	variableFields      = []string{"name", "fromRef"}
-	policyFields        = []string{"resolve", "resolution"}
+	policyFields        = []string{"resolve", "resolution", "toFieldPath"}
 	transformFields     = []string{"type", "format", "map", "toType", "string", "match", "math"}
 	stringFieldNames    = []string{"type", "fmt", "convert", "trim", "regexp", "join", "replace"}
 )
@@ -616,8 +623,9 @@ func decodeExternalValue(base string, i int, v any) (v1alpha1.ExternalValue, *co
 		d.field("policy")
 		if pm := d.object(fv, policyFields); pm != nil {
 			ev.Policy = &v1alpha1.Policy{
-				Resolve:    v1alpha1.ResolvePolicy(d.str(pm, "resolve")),
-				Resolution: v1alpha1.ResolutionPolicy(d.str(pm, "resolution")),
+				Resolve:     v1alpha1.ResolvePolicy(d.str(pm, "resolve")),
+				Resolution:  v1alpha1.ResolutionPolicy(d.str(pm, "resolution")),
+				ToFieldPath: v1alpha1.ToFieldPathPolicy(d.str(pm, "toFieldPath")),
 			}
 		}
 		d.pop()

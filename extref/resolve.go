@@ -52,7 +52,7 @@ func (r *Resolver) resolve(ctx context.Context, obj client.Object) (Outcome, err
 		return out, err
 	}
 	ref := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	if len(list) == 0 {
+	if _, merged := annotation(content, MergedAnnotation); len(list) == 0 && !merged {
 		r.track(ref, nil)
 		return out, nil
 	}
@@ -100,6 +100,9 @@ func (r *Resolver) resolve(ctx context.Context, obj client.Object) (Outcome, err
 	}
 	r.track(ref, rs.watched.keys)
 	rs.releaseKeys()
+	if len(out.Failed) == 0 {
+		rs.mergeTargets(&out)
+	}
 	switch len(out.Failed) {
 	case 0:
 	case 1:
@@ -248,9 +251,10 @@ type resolution struct {
 	mappings   index[schema.GroupVersionResource, mapping]
 	objects    index[objectKey, readResult]
 	watched    keySet[watchKey]
-	keysBuf    *[]watchKey // watched.keys' array, from watchKeyBufs
-	resolved   int         // bytes written or handed over so far, counted by fits
-	writes     []write     // for typeError
+	keysBuf    *[]watchKey  // watched.keys' array, from watchKeyBufs
+	resolved   int          // bytes written or handed over so far, counted by fits
+	writes     []write      // for typeError
+	merged     []mergeGroup // the values that merge into targets, by target (merge.go)
 }
 
 // An index holds values by key, in the order they were added: in a slice
@@ -455,6 +459,11 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 	}
 	if err := checkWritable(e.metadata, v); err != nil {
 		fail(&ReferenceError{Path: path(".toFieldPath"), Err: fmt.Errorf("%w to %s: %w", ErrTarget, e.target, err)})
+		return
+	}
+	if e.merge != nil {
+		rs.addMerged(i, e, v)
+		out.Resolved++
 		return
 	}
 	if cur, err := e.targetPath.Get(rs.state.content); err == nil && jsonvalue.Equal(cur, v.V) {

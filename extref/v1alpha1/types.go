@@ -350,7 +350,39 @@ type Policy struct {
 	// Resolution is Required (the default) or Optional.
 	// +optional
 	Resolution ResolutionPolicy `json:"resolution,omitempty"`
+
+	// ToFieldPath says how the value is written to toFieldPath: Replace
+	// (the default) replaces the target; the merge policies merge it into
+	// the target, after the values before it that merge into the same
+	// target, as Crossplane's patches do. A merged value is resolved on
+	// every call (resolve Always).
+	// +optional
+	ToFieldPath ToFieldPathPolicy `json:"toFieldPath,omitempty"`
 }
+
+// ToFieldPathPolicy says how a value is written to its target.
+// +kubebuilder:validation:Enum=Replace;MergeObjects;MergeObjectsAppendArrays;ForceMergeObjects;ForceMergeObjectsAppendArrays
+type ToFieldPathPolicy string
+
+// To-field-path policies, as Crossplane's patches name them. Objects merge
+// field by field; arrays and other values replace, unless appended.
+const (
+	// ToFieldPathReplace replaces the target with the value. The default.
+	ToFieldPathReplace ToFieldPathPolicy = "Replace"
+	// ToFieldPathMergeObjects merges objects, keeping the values the
+	// target already has (fieldpath's KeepMapValues).
+	ToFieldPathMergeObjects ToFieldPathPolicy = "MergeObjects"
+	// ToFieldPathMergeObjectsAppendArrays merges objects keeping the
+	// target's values, and appends to the target's arrays the items they
+	// do not hold (KeepMapValues and AppendSlice).
+	ToFieldPathMergeObjectsAppendArrays ToFieldPathPolicy = "MergeObjectsAppendArrays"
+	// ToFieldPathForceMergeObjects merges objects, the value's fields
+	// winning.
+	ToFieldPathForceMergeObjects ToFieldPathPolicy = "ForceMergeObjects"
+	// ToFieldPathForceMergeObjectsAppendArrays merges objects, the
+	// value's fields winning, and appends to arrays (AppendSlice).
+	ToFieldPathForceMergeObjectsAppendArrays ToFieldPathPolicy = "ForceMergeObjectsAppendArrays"
+)
 
 // TransformType names a transform.
 // +kubebuilder:validation:Enum=Base64Decode;Base64Encode;Format;Map;Convert;String;Match;Math
