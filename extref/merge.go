@@ -150,6 +150,9 @@ func (rs *resolution) record() (mergeRecord, error) {
 // list order, then the record of what was merged. It reports a failure in
 // out; the caller writes nothing then.
 func (rs *resolution) mergeTargets(out *Outcome) {
+	if _, ok := annotation(rs.state.content, MergedAnnotation); !ok && len(rs.merged) == 0 {
+		return // a referencer without merged targets; allocates nothing
+	}
 	mergePath := rs.r.path + " (merged targets)"
 	fail := func(index int, path string, err error) {
 		out.Failed = append(out.Failed, &ReferenceError{Path: path, Index: index, Err: err})
@@ -157,9 +160,6 @@ func (rs *resolution) mergeTargets(out *Outcome) {
 	rec, err := rs.record()
 	if err != nil {
 		fail(-1, mergePath, err)
-		return
-	}
-	if rec == nil && len(rs.merged) == 0 {
 		return
 	}
 	groups := rs.merged
