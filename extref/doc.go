@@ -32,7 +32,12 @@
 //
 // IfNotPresent (the default) resolves a value only while its target is
 // empty (missing, null or ""); Always on every call. A value equal to the
-// target's changes nothing, so a settled referencer takes no write. When a
+// target's changes nothing, so a settled referencer takes no write.
+// policy.toFieldPath merges a value into its target instead (Crossplane's
+// MergeObjects, ForceMergeObjects and their AppendArrays forms): the values
+// of one target are merged in list order onto its base, which is the
+// target less what extref recorded merging into it, so a value that stops
+// contributing leaves nothing behind. When a
 // Required value (the default) fails nothing is written, and the error names
 // each failing value and its source, wrapping ErrSourceNotFound,
 // ErrFieldNotFound, ErrAmbiguous, ErrDenied, ErrUnknownResource, ErrTransform, ErrTarget or
@@ -64,6 +69,7 @@
 //   - output: no transform, format or template gives more than MaxOutputSize bytes; a call, or a render's function results and output, take at most twice that.
 //   - regexps: a String transform's regexp, or a Match transform's (at most 64 patterns), has at most 1024 bytes and compiles to at most 2000 instructions (ErrInvalid); it matches a value of at most 4 Mi ÷ its instructions bytes (ErrTransform).
 //   - values: what one Resolve writes and hands over takes at most 4 MiB as JSON, counting the nulls a target's indexes may add (ErrTarget).
+//   - merges: the record of merged values (the annotation MergedAnnotation) holds at most 64 KiB of JSON (ErrTarget when written, ErrInvalid when read); appending an array compares at most 16 Mi item-bytes (the items of the array appended to times the bytes appended; ErrTarget).
 //   - reads: the reads of one Resolve take at most ReadTimeout together; a kind that cannot be read (forbidden, not served, informer not syncing) fails at once for every referencer after its first failure, until its informer syncs (another reader: re-checked after 1 s, doubling to 1 min); RESTMapper lookups of resources not yet mapped, by 20 at once and 2 a second per Resolver; SubjectAccessReviews, by 50 at once and 10 a second per AccessReview.
 //   - memory: a Resolver keeps the checked external values of at most 16,384 referencers and 64 MiB (half a referencer's size at the limits), and parsed templates of at most 256 KiB of text; a Watcher about 170 bytes per source a referencer reads (with the Resolver, under 2 times a referencer's size); an AccessReview at most 4,096 decisions and 4 MiB.
 //   - stale cache: a cache behind the reconciler's last write is waited for at most 1 s; then the referencer is read from the API server until the cache catches up.
