@@ -130,11 +130,21 @@ func (r *Resolver) compile(i int, item any, sh *sharing) (*entry, *compileError)
 	} else if ev.Template != "" {
 		return nil, invalid(at(".template"), "a template needs variables")
 	}
+	if ev.DependsOn != nil {
+		sources++
+		if cerr := e.dependsOn(*ev.DependsOn, sh); cerr != nil {
+			return nil, prefixed(".dependsOn", cerr)
+		}
+	}
 	if sources != 1 {
-		return nil, invalid(at(""), "exactly one of fromObject, combine and variables must be set, found %d", sources)
+		return nil, invalid(at(""), "exactly one of fromObject, combine, variables and dependsOn must be set, found %d", sources)
 	}
 
 	switch {
+	case ev.DependsOn != nil:
+		if ev.ToFieldPath != "" || ev.MakeAvailableAs != "" || len(ev.Transforms) > 0 {
+			return nil, invalid(at(""), "dependsOn writes nothing: toFieldPath, makeAvailableAs and transforms do not apply")
+		}
 	case ev.ToFieldPath != "" && ev.MakeAvailableAs != "":
 		return nil, invalid(at(""), "toFieldPath and makeAvailableAs are exclusive")
 	case len(ev.ToFieldPath) > maxPathLength:
@@ -471,6 +481,7 @@ type entry struct {
 	key        string // makeAvailableAs
 	always     bool
 	optional   bool
+	dep        *dependency             // for dependsOn: sources are its deletion timestamp, then its conditions
 	merge      *fieldpath.MergeOptions // how a merged value merges; nil for Replace
 	transforms []transform
 	bytes      int // size's estimate, for the entry cache
@@ -589,7 +600,8 @@ func (d *decoder) list(m map[string]any, f string) ([]any, bool) {
 }
 
 var (
-	externalValueFields = []string{"fromObject", "combine", "fmt", "variables", "template", "toFieldPath", "makeAvailableAs", "policy", "transforms"}
+	externalValueFields = []string{"fromObject", "combine", "fmt", "variables", "template", "dependsOn", "toFieldPath", "makeAvailableAs", "policy", "transforms"}
+	dependencyFields    = []string{"group", "version", "resource", "name", "namespace", "ready"}
 	refFields           = []string{"group", "version", "resource", "name", "namespace", "fieldPath", "secretData", "nameFromFieldPath", "namespaceFromFieldPath", "selector"}
 	variableFields      = []string{"name", "fromRef"}
 	policyFields        = []string{"resolve", "resolution", "toFieldPath"}
@@ -617,6 +629,20 @@ func decodeExternalValue(base string, i int, v any) (v1alpha1.ExternalValue, *co
 	ev.Fmt = d.str(m, "fmt")
 	ev.Variables = decodeList(d, m, "variables", maxSources, d.variable)
 	ev.Template = d.str(m, "template")
+	if fv := m["dependsOn"]; fv != nil {
+		d.field("dependsOn")
+		if dm := d.object(fv, dependencyFields); dm != nil {
+			ev.DependsOn = &v1alpha1.Dependency{
+				Group:     d.str(dm, "group"),
+				Version:   d.str(dm, "version"),
+				Resource:  d.str(dm, "resource"),
+				Name:      d.str(dm, "name"),
+				Namespace: d.str(dm, "namespace"),
+				Ready:     d.boolean(dm, "ready"),
+			}
+		}
+		d.pop()
+	}
 	ev.ToFieldPath = d.str(m, "toFieldPath")
 	ev.MakeAvailableAs = d.str(m, "makeAvailableAs")
 	if fv := m["policy"]; fv != nil {

@@ -99,12 +99,12 @@ func TestResolveInvalid(t *testing.T) {
 		"NoSource": {
 			reason: "One source is required.",
 			spec:   "externalValues:\n- toFieldPath: spec.cidrBlock",
-			want:   `cannot resolve spec.externalValues[0]: invalid external value: exactly one of fromObject, combine and variables must be set, found 0`,
+			want:   `cannot resolve spec.externalValues[0]: invalid external value: exactly one of fromObject, combine, variables and dependsOn must be set, found 0`,
 		},
 		"TwoSources": {
 			reason: "Only one source is allowed.",
 			spec:   "externalValues:\n- fromObject: " + cm + "\n  combine: [" + cm + "]\n  fmt: '%s'\n  toFieldPath: spec.cidrBlock",
-			want:   `cannot resolve spec.externalValues[0]: invalid external value: exactly one of fromObject, combine and variables must be set, found 2`,
+			want:   `cannot resolve spec.externalValues[0]: invalid external value: exactly one of fromObject, combine, variables and dependsOn must be set, found 2`,
 		},
 		"NoDestination": {
 			reason: "toFieldPath or makeAvailableAs is required.",

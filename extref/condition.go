@@ -27,6 +27,9 @@ const (
 	// ReasonResolutionDenied: the source policy or a SubjectAccessReview
 	// did not allow a required read, and nothing was written.
 	ReasonResolutionDenied = "ResolutionDenied"
+	// ReasonWaitingForDependency: every failure is a dependsOn value's
+	// object that does not exist yet, is being deleted, or is not Ready.
+	ReasonWaitingForDependency = "WaitingForDependency"
 	// ReasonWriteRejected: the external values were resolved, but the API
 	// server rejected the referencer with them (e.g. a string for an
 	// integer field), so nothing was written.
@@ -78,6 +81,8 @@ func Condition(o Outcome, err error, generation int64) metav1.Condition {
 		c.Reason = ReasonResolutionFailed
 		if errors.Is(err, ErrDenied) {
 			c.Reason = ReasonResolutionDenied
+		} else if onlyDependencies(err) {
+			c.Reason = ReasonWaitingForDependency
 		}
 		c.Message = message.Truncate(err.Error(), conditions.MaxMessageLength)
 		return c
@@ -103,4 +108,18 @@ func Condition(o Outcome, err error, generation int64) metav1.Condition {
 	}
 	c.Message = message.Truncate(b.String(), conditions.MaxMessageLength)
 	return c
+}
+
+// onlyDependencies reports whether every failure in err waits for a
+// dependency.
+func onlyDependencies(err error) bool {
+	if l, ok := err.(errorList); ok {
+		for _, e := range l {
+			if !errors.Is(e, ErrDependency) {
+				return false
+			}
+		}
+		return len(l) > 0
+	}
+	return errors.Is(err, ErrDependency)
 }

@@ -45,6 +45,14 @@ var (
 	// ErrTarget is wrapped when the value cannot be written to toFieldPath,
 	// e.g. because a field on the way holds a value of another type.
 	ErrTarget = errors.New("cannot write value")
+
+	// ErrDependency: an object that a dependsOn value waits for does not
+	// exist, is being deleted, or is not Ready (ErrNotReady).
+	ErrDependency = errors.New("waiting for dependency")
+
+	// ErrNotReady: a dependsOn value with ready waits for its object's
+	// Ready condition to be True.
+	ErrNotReady = errors.New("not ready")
 )
 
 // A Source identifies one field of one object that a reference reads.
@@ -83,8 +91,10 @@ func (s Source) String() string {
 		b.WriteString("selected by ")
 		b.WriteString(s.Selector)
 	}
-	b.WriteString(", ")
-	b.WriteString(s.FieldPath)
+	if s.FieldPath != "" { // empty for a dependsOn, which reads no field
+		b.WriteString(", ")
+		b.WriteString(s.FieldPath)
+	}
 	return b.String()
 }
 

@@ -64,6 +64,8 @@ func (e *entry) mergePolicy(p *v1alpha1.Policy) *compileError {
 		return invalid(".toFieldPath", "unsupported value %q (want Replace, MergeObjects, MergeObjectsAppendArrays, ForceMergeObjects or ForceMergeObjectsAppendArrays)", p.ToFieldPath)
 	}
 	switch {
+	case e.dep != nil:
+		return invalid(".toFieldPath", "%s merges into a target, and dependsOn has none", p.ToFieldPath)
 	case e.key != "":
 		return invalid(".toFieldPath", "%s merges into a target, and makeAvailableAs has none", p.ToFieldPath)
 	case e.metadata:

@@ -167,7 +167,9 @@ func TestMergeRemoval(t *testing.T) {
 	ctx := context.Background()
 	reader := newReader(mergeSources()...)
 	r := NewResolver(reader, testMapper(), SourcePolicy{})
-	optional := func(v string) string { return strings.Replace(v, "{toFieldPath: ", "{resolution: Optional, toFieldPath: ", 1) }
+	optional := func(v string) string {
+		return strings.Replace(v, "{toFieldPath: ", "{resolution: Optional, toFieldPath: ", 1)
+	}
 	values := mergeFrom("defaults", "", "spec.values", "ForceMergeObjects") + optional(mergeFrom("overrides", "", "spec.values", "ForceMergeObjects")) +
 		mergeFrom("list-1", "array", "spec.list", "MergeObjectsAppendArrays") + optional(mergeFrom("list-2", "array", "spec.list", "MergeObjectsAppendArrays"))
 	w := widget(t, "team-a", "w", "externalValues:\n"+values+"values: {tier: silver, own: 1}\nlist: [w]\n")

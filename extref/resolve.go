@@ -364,6 +364,10 @@ func (rs *resolution) resolve(i int, e *entry, out *Outcome) {
 		}
 	}
 
+	if e.dep != nil {
+		rs.depend(i, e, out, fail)
+		return
+	}
 	if e.target != "" && !e.always {
 		cur, err := e.targetPath.Get(rs.state.content)
 		if err == nil && !empty(cur) {

@@ -4,14 +4,14 @@ package v1alpha1
 // of the object that holds it (the referencer), or hands it to the
 // referencer's controller without writing it.
 //
-// Exactly one source is given: FromObject, Combine with Fmt, or Variables
-// with Template. Exactly one destination is given: ToFieldPath or
-// MakeAvailableAs.
+// Exactly one source is given: FromObject, Combine with Fmt, Variables
+// with Template, or DependsOn. Exactly one destination is given:
+// ToFieldPath or MakeAvailableAs; DependsOn takes none.
 //
-// +kubebuilder:validation:XValidation:rule="(has(self.fromObject) ? 1 : 0) + (has(self.combine) ? 1 : 0) + (has(self.variables) ? 1 : 0) == 1",message="exactly one of fromObject, combine and variables must be set"
+// +kubebuilder:validation:XValidation:rule="(has(self.fromObject) ? 1 : 0) + (has(self.combine) ? 1 : 0) + (has(self.variables) ? 1 : 0) + (has(self.dependsOn) ? 1 : 0) == 1",message="exactly one of fromObject, combine, variables and dependsOn must be set"
 // +kubebuilder:validation:XValidation:rule="has(self.combine) == has(self.fmt)",message="combine and fmt go together"
 // +kubebuilder:validation:XValidation:rule="has(self.variables) == has(self.template)",message="variables and template go together"
-// +kubebuilder:validation:XValidation:rule="has(self.toFieldPath) != has(self.makeAvailableAs)",message="exactly one of toFieldPath and makeAvailableAs must be set"
+// +kubebuilder:validation:XValidation:rule="has(self.dependsOn) ? !has(self.toFieldPath) && !has(self.makeAvailableAs) && !has(self.transforms) : has(self.toFieldPath) != has(self.makeAvailableAs)",message="exactly one of toFieldPath and makeAvailableAs must be set (and neither, nor transforms, with dependsOn)"
 type ExternalValue struct {
 	// FromObject takes the value of one field of one object.
 	// +optional
@@ -47,6 +47,12 @@ type ExternalValue struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
 	Template string `json:"template,omitempty"`
+
+	// DependsOn names an object that must exist (and, with ready, be
+	// Ready) for the resolution to succeed: it reads no value and writes
+	// nothing, as provider-kubernetes' dependsOn references.
+	// +optional
+	DependsOn *Dependency `json:"dependsOn,omitempty"`
 
 	// ToFieldPath is the field of the referencer that receives the value,
 	// e.g. spec.forProvider.region. It must lie under spec (but not in the
@@ -287,6 +293,41 @@ type LabelSelectorRequirement struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=63
 	Values []string `json:"values,omitempty"`
+}
+
+// A Dependency names an object by its group, version, resource, namespace
+// and name, that an external value waits for.
+type Dependency struct {
+	// Group is the API group of the object; empty for the core group.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Group string `json:"group,omitempty"`
+
+	// Version is the API version of the object, e.g. v1.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Version string `json:"version"`
+
+	// Resource is the plural, lower-case resource name, e.g. configmaps.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Resource string `json:"resource"`
+
+	// Name of the object.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Namespace of the object, for a namespaced resource. Defaults to the
+	// namespace of a namespaced referencer.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
+
+	// Ready, when true, also waits for the object's Ready condition to be
+	// True (status.conditions, type Ready), not only for it to exist.
+	// +optional
+	Ready bool `json:"ready,omitempty"`
 }
 
 // SecretDataEncoding says how a value read from a Secret's data is given.
