@@ -106,3 +106,33 @@ spec:
 	// Output:
 	// <nil> EU-WEST-1 24x7 4000
 }
+
+// A dependsOn value waits for an object to exist (with ready, to be
+// Ready) and writes nothing; until then the condition's reason says what
+// the referencer waits for.
+func Example_dependsOn() {
+	reader, mapper := objects()
+	subnet := parse(`
+apiVersion: example.org/v1
+kind: Subnet
+metadata: {name: subnet, namespace: team-a}
+spec:
+  externalValues:
+  - dependsOn: {version: v1, resource: configmaps, name: network-ready}
+`)
+	out, err := extref.NewResolver(reader, mapper, extref.SourcePolicy{}).Resolve(context.Background(), subnet)
+	c := extref.Condition(out, err, 1)
+	fmt.Println(c.Reason)
+	fmt.Println(c.Message)
+
+	reader, mapper = objects(`
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: network-ready, namespace: team-a}`)
+	out, err = extref.NewResolver(reader, mapper, extref.SourcePolicy{}).Resolve(context.Background(), subnet)
+	fmt.Println(extref.Condition(out, err, 1).Reason, out.Changed)
+	// Output:
+	// WaitingForDependency
+	// cannot resolve spec.externalValues[0].dependsOn (configmaps team-a/network-ready): waiting for dependency: source not found: ConfigMap "network-ready" does not exist
+	// Resolved false
+}

@@ -110,6 +110,7 @@ func FuzzResolve(f *testing.F) {
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data"},"toFieldPath":"spec.a","policy":{"toFieldPath":"MergeObjects"}},{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data"},"toFieldPath":"spec.a","policy":{"toFieldPath":"ForceMergeObjectsAppendArrays","resolution":"Optional"}}]`)
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.region"},"toFieldPath":"spec.a","transforms":[{"type":"Match","match":{"fallbackValue":[1,[2]]}}],"policy":{"toFieldPath":"MergeObjectsAppendArrays"}},{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data.size"},"toFieldPath":"spec.a[2]","policy":{"toFieldPath":"ForceMergeObjects"}}]`)
 	f.Add(`[{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data"},"toFieldPath":"spec.a.b","policy":{"resolve":"Always"}},{"fromObject":{"version":"v1","resource":"configmaps","name":"settings","fieldPath":"data"},"toFieldPath":"spec.a","policy":{"toFieldPath":"ForceMergeObjects"}}]`)
+	f.Add(`[{"dependsOn":{"version":"v1","resource":"configmaps","name":"settings","ready":true}},{"dependsOn":{"version":"v1","resource":"secrets","name":"db"},"policy":{"resolution":"Optional"}}]`)
 	f.Fuzz(func(t *testing.T, list string) {
 		var evs any
 		if err := json.Unmarshal([]byte(list), &evs); err != nil {
