@@ -162,6 +162,20 @@ func (r *Resolver) compile(i int, item any, sh *sharing) (*entry, *compileError)
 		}
 	case ev.MakeAvailableAs != "":
 		e.key = ev.MakeAvailableAs
+	case ev.FromObject != nil:
+		// toFieldPath defaults to the source's path, as provider-kubernetes'
+		// patchesFrom has it, where that is a target a value may be
+		// written to: the same checks as a toFieldPath given.
+		v := r.checkTarget(ev.FromObject.FieldPath)
+		if v.err != nil {
+			return nil, invalid(at(".toFieldPath"), "omitted, so it is fromObject's fieldPath %q, which is not a target: %v", ev.FromObject.FieldPath, v.err)
+		}
+		e.target, e.targetPath, e.metadata = ev.FromObject.FieldPath, v.path, v.metadata
+		for _, s := range v.path.Segments() {
+			if s.Type == fieldpath.SegmentIndex {
+				e.padding += int(s.Index+1) * len("null,")
+			}
+		}
 	default:
 		return nil, invalid(at(""), "one of toFieldPath and makeAvailableAs is required")
 	}

@@ -107,9 +107,9 @@ func TestResolveInvalid(t *testing.T) {
 			want:   `cannot resolve spec.externalValues[0]: invalid external value: exactly one of fromObject, combine, variables and dependsOn must be set, found 2`,
 		},
 		"NoDestination": {
-			reason: "toFieldPath or makeAvailableAs is required.",
+			reason: "toFieldPath defaults to fromObject's fieldPath, which must be a target.",
 			spec:   "externalValues:\n- fromObject: " + cm,
-			want:   `cannot resolve spec.externalValues[0]: invalid external value: one of toFieldPath and makeAvailableAs is required`,
+			want:   `cannot resolve spec.externalValues[0].toFieldPath: invalid external value: omitted, so it is fromObject's fieldPath "data.region", which is not a target: a value may be written only under spec, or to a label or an annotation`,
 		},
 		"TwoDestinations": {
 			reason: "toFieldPath and makeAvailableAs are exclusive.",

@@ -6,12 +6,13 @@ package v1alpha1
 //
 // Exactly one source is given: FromObject, Combine with Fmt, Variables
 // with Template, or DependsOn. Exactly one destination is given:
-// ToFieldPath or MakeAvailableAs; DependsOn takes none.
+// ToFieldPath or MakeAvailableAs (FromObject's ToFieldPath defaults to its
+// FieldPath); DependsOn takes none.
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.fromObject) ? 1 : 0) + (has(self.combine) ? 1 : 0) + (has(self.variables) ? 1 : 0) + (has(self.dependsOn) ? 1 : 0) == 1",message="exactly one of fromObject, combine, variables and dependsOn must be set"
 // +kubebuilder:validation:XValidation:rule="has(self.combine) == has(self.fmt)",message="combine and fmt go together"
 // +kubebuilder:validation:XValidation:rule="has(self.variables) == has(self.template)",message="variables and template go together"
-// +kubebuilder:validation:XValidation:rule="has(self.dependsOn) ? !has(self.toFieldPath) && !has(self.makeAvailableAs) && !has(self.transforms) : has(self.toFieldPath) != has(self.makeAvailableAs)",message="exactly one of toFieldPath and makeAvailableAs must be set (and neither, nor transforms, with dependsOn)"
+// +kubebuilder:validation:XValidation:rule="has(self.dependsOn) ? !has(self.toFieldPath) && !has(self.makeAvailableAs) && !has(self.transforms) : (has(self.toFieldPath) ? !has(self.makeAvailableAs) : (has(self.makeAvailableAs) || has(self.fromObject)))",message="exactly one of toFieldPath and makeAvailableAs must be set (fromObject's toFieldPath defaults to its fieldPath; dependsOn takes neither, nor transforms)"
 type ExternalValue struct {
 	// FromObject takes the value of one field of one object.
 	// +optional
@@ -57,7 +58,9 @@ type ExternalValue struct {
 	// ToFieldPath is the field of the referencer that receives the value,
 	// e.g. spec.forProvider.region. It must lie under spec (but not in the
 	// external values themselves), or be a label or an annotation
-	// (metadata.labels[example.org/region]).
+	// (metadata.labels[example.org/region]). For FromObject it defaults,
+	// when MakeAvailableAs is not given either, to FromObject's FieldPath,
+	// which must then be such a field.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
