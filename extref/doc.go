@@ -37,7 +37,10 @@
 // MergeObjects, ForceMergeObjects and their AppendArrays forms): the values
 // of one target are merged in list order onto its base, which is the
 // target less what extref recorded merging into it, so a value that stops
-// contributing leaves nothing behind. When a
+// contributing leaves nothing behind. A dependsOn value waits for an object
+// to exist (with ready, to be Ready) and writes nothing; while it waits,
+// Condition's reason is WaitingForDependency. A fromObject without a
+// destination writes to its own fieldPath, if that is a target. When a
 // Required value (the default) fails nothing is written, and the error names
 // each failing value and its source, wrapping ErrSourceNotFound,
 // ErrFieldNotFound, ErrAmbiguous, ErrDenied, ErrUnknownResource, ErrTransform, ErrTarget or
