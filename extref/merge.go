@@ -299,11 +299,9 @@ func appendable(had, v any) error {
 	if !ok1 || !ok2 || len(ha) == 0 || len(va) == 0 {
 		return nil
 	}
-	n, ok := render.JSONSize(va, maxAppendWork/len(ha))
-	if !ok {
+	if _, ok := render.JSONSize(va, maxAppendWork/len(ha)); !ok {
 		return fmt.Errorf("appending an array (length %d) to one of %d items compares over %d bytes of items, more than a merge may", len(va), len(ha), maxAppendWork)
 	}
-	_ = n
 	return nil
 }
 
