@@ -340,14 +340,25 @@ func undo(cur any, present bool, n *mergeNode) (any, bool) {
 		if !ok {
 			return cur, present
 		}
-		out := slices.Clone(a)
-		// Each appended item still there goes, the last first.
-		for _, h := range slices.Backward(n.Appended) {
-			for j := len(out) - 1; j >= 0; j-- {
-				if hashOf(out[j]) == h {
-					out = slices.Delete(out, j, j+1)
-					break
-				}
+		// Each appended item still there goes: for each hash recorded, the
+		// last item with it not taken yet. Each item is hashed once, so a
+		// forged record of many hashes costs no more than the array.
+		at := make(map[string][]int, len(a))
+		for j, item := range a {
+			h := hashOf(item)
+			at[h] = append(at[h], j)
+		}
+		gone := make([]bool, len(a))
+		for _, h := range n.Appended {
+			if js := at[h]; len(js) > 0 {
+				gone[js[len(js)-1]] = true
+				at[h] = js[:len(js)-1]
+			}
+		}
+		out := make([]any, 0, len(a))
+		for j, item := range a {
+			if !gone[j] {
+				out = append(out, item)
 			}
 		}
 		return out, true
