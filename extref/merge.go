@@ -36,7 +36,7 @@ import (
 // MergedAnnotation is the annotation in which the resolver records, on a
 // referencer, what it merged into each merged target; no external value
 // may write it.
-const MergedAnnotation = "extref.ctrlkit.io/merged"
+const MergedAnnotation = "extref.ctrlkit.dev/merged"
 
 // Bounds of merges: the record's size, read or written, and the work of
 // de-duplicating an appended array (the items of the array appended to,
