@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/ctrlkit/ctrlkit/extref/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/fieldpath"
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
@@ -95,7 +97,7 @@ func (rs *resolution) depend(i int, e *entry, out *Outcome, fail func(*Reference
 			wait(rerr, rerr.Err)
 			return
 		}
-		if why := notReady(v); why != "" {
+		if why := notReady(v, rs.generation(c.ref())); why != "" {
 			wait(&ReferenceError{Source: rs.dependencySource(src)}, fmt.Errorf("%w: %s %s %s", ErrNotReady, src.kind.ref.Resource, src.name, why))
 			return
 		}
@@ -113,11 +115,33 @@ func (rs *resolution) dependencySource(src sourceRef) *Source {
 	return &Source{Group: r.Group, Version: r.Version, Resource: r.Resource, Namespace: ns, Name: r.Name}
 }
 
+// generation returns the metadata.generation of the object of ref, which
+// the resolution has read, or 0.
+func (rs *resolution) generation(ref v1alpha1.ObjectFieldRef) int64 {
+	m := rs.mapping(schema.GroupVersionResource{Group: ref.Group, Version: ref.Version, Resource: ref.Resource})
+	if m.err != nil {
+		return 0
+	}
+	ns := ref.Namespace
+	if m.namespaced && ns == "" {
+		ns = rs.namespace
+	}
+	res, ok := rs.objects.get(objectKey{gvk: m.gvk, namespace: ns, name: ref.Name})
+	if !ok || res.content == nil {
+		return 0
+	}
+	md, _ := res.content["metadata"].(map[string]any)
+	g, _ := jsonvalue.Int64(md["generation"])
+	return g
+}
+
 // notReady returns why conditions (an object's status.conditions, or nil)
 // do not say Ready, or "" when they do: a condition of type Ready whose
-// status is True. It says which, never what the condition's reason or
-// message hold.
-func notReady(conditions any) string {
+// status is True and which, when it says of which generation it is, is of
+// the object's generation (package conditions' rule for a stale
+// condition). It says which, never what the condition's reason or message
+// hold.
+func notReady(conditions any, generation int64) string {
 	list, _ := conditions.([]any)
 	for _, c := range list {
 		m, _ := c.(map[string]any)
@@ -126,6 +150,9 @@ func notReady(conditions any) string {
 		}
 		switch s, _ := m["status"].(string); s {
 		case "True":
+			if og, _ := jsonvalue.Int64(m["observedGeneration"]); generation > 0 && og > 0 && og < generation {
+				return "is not Ready (its Ready condition is of generation " + strconv.FormatInt(og, 10) + ", the object's is " + strconv.FormatInt(generation, 10) + ")"
+			}
 			return ""
 		case "False", "Unknown":
 			return "is not Ready (its Ready condition is " + s + ")"

@@ -26,7 +26,12 @@ func TestDependsOn(t *testing.T) {
 	}
 	deleting := configMap("team-a", "deleting", nil)
 	deleting.Object["metadata"].(map[string]any)["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+	stale := withConditions("stale", map[string]any{"type": "Ready", "status": "True", "observedGeneration": int64(2)})
+	stale.SetGeneration(3)
+	current := withConditions("current", map[string]any{"type": "Ready", "status": "True", "observedGeneration": int64(3)})
+	current.SetGeneration(3)
 	reader := newReader(
+		stale, current,
 		configMap("team-a", "plain", nil),
 		deleting,
 		withConditions("ready", map[string]any{"type": "Synced", "status": "False"}, map[string]any{"type": "Ready", "status": "True"}),
@@ -73,6 +78,18 @@ func TestDependsOn(t *testing.T) {
 			wantErr:    []error{ErrDependency, ErrNotReady},
 			want:       "configmaps unready is not Ready (its Ready condition is False)",
 			wantReason: ReasonWaitingForDependency,
+		},
+		"ReadyStale": {
+			reason:     "A Ready condition of an earlier generation than the object's is stale, as package conditions has it.",
+			spec:       dep("stale", ", ready: true"),
+			wantErr:    []error{ErrDependency, ErrNotReady},
+			want:       "its Ready condition is of generation 2, the object's is 3",
+			wantReason: ReasonWaitingForDependency,
+		},
+		"ReadyCurrent": {
+			reason:     "A Ready condition of the object's generation counts.",
+			spec:       dep("current", ", ready: true"),
+			wantReason: ReasonResolved,
 		},
 		"NoConditions": {
 			reason:     "With ready, no Ready condition is not Ready.",
