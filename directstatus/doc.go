@@ -65,6 +65,7 @@
 //
 //   - operation ID: one longer than MaxOperationIDLength (4,096 bytes quoted) is not recorded.
 //   - message: cut at a rune boundary to what the API server accepts, never through the ID.
+//   - conflicts: a write makes at most 5 attempts (DefaultBackoff), each wait at most 10ms.
 //
 // Metrics: the OnWrite option sees every status write; package
 // directstatus/metrics counts them (ctrlkit_directstatus_writes_total).

@@ -6,17 +6,18 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/conditions"
+	"github.com/ctrlkit/ctrlkit/internal/conflict"
 	"github.com/ctrlkit/ctrlkit/internal/jsonvalue"
 	"github.com/ctrlkit/ctrlkit/internal/message"
 )
@@ -69,13 +70,13 @@ type Writer struct {
 	client  client.Client
 	reader  client.Reader
 	setter  conditions.Setter
-	backoff wait.Backoff
+	backoff conflict.Backoff
 	onWrite func(error)
 	schemas sync.Map             // schemaKey -> schema
 	events  events.EventRecorder // nil: no events
 }
 
-// A WriterOption configures a Writer: WithClock, ConflictBackoff, ReadFrom,
+// A WriterOption configures a Writer: WithClock, Backoff, ReadFrom,
 // OnWrite and RecordEvents.
 type WriterOption interface {
 	applyToWriter(*Writer)
@@ -91,16 +92,46 @@ func (o clockOption) applyToWriter(w *Writer) {
 // lastTransitionTime. The default is the real clock.
 func WithClock(c clock.PassiveClock) WriterOption { return clockOption{c} }
 
-// ConflictBackoff is an option that sets how often, and after which waits, a
-// write that meets a conflict is retried. The default is client-go's
-// retry.DefaultRetry. Steps below 1 count as 1: the write is made once and a
-// conflict returned (client-go's RetryOnConflict would make no attempt at
-// all and report success).
+// Backoff is an option that sets how a write that meets a conflict waits
+// before it reads the object again and retries, and how many attempts it
+// makes. It has the fields and meaning of scopes.Backoff: the wait before
+// attempt n+1 is drawn at random between zero and min(Initial·2ⁿ⁻¹, Max)
+// ("full jitter"), so that concurrent writers spread out, and a wait ends
+// early when the call's context is done. After Attempts attempts that each
+// met a conflict, the error wraps the last conflict (apierrors.IsConflict).
+// The zero value of each field is DefaultBackoff's.
+type Backoff struct {
+	// Initial bounds the first wait. Zero or less: DefaultBackoff's.
+	Initial time.Duration
+	// Max bounds every wait. Zero or less: DefaultBackoff's; below
+	// Initial, Initial.
+	Max time.Duration
+	// Attempts is the most attempts, the first included. Zero or less:
+	// DefaultBackoff's.
+	Attempts int
+}
+
+// DefaultBackoff is the Writer's default: at most 5 attempts, each wait
+// bounded by 10ms (client-go's retry.DefaultRetry makes as many attempts,
+// 10ms apart).
+var DefaultBackoff = Backoff{Initial: 10 * time.Millisecond, Max: 10 * time.Millisecond, Attempts: 5}
+
+func (b Backoff) applyToWriter(w *Writer) {
+	w.backoff = conflict.Backoff(b).WithDefaults(conflict.Backoff(DefaultBackoff))
+}
+
+// ConflictBackoff is an option that sets the Writer's Backoff from a
+// client-go back-off: Initial is Duration, Max is Cap (Duration when Cap is
+// zero) and Attempts is Steps, at least 1: Steps below 1 make the write
+// once and return a conflict (client-go's RetryOnConflict would make no
+// attempt at all and report success). Factor and Jitter are not used: the
+// waits are Backoff's.
+//
+// Deprecated: use Backoff, the back-off of scopes too.
 type ConflictBackoff wait.Backoff
 
 func (b ConflictBackoff) applyToWriter(w *Writer) {
-	w.backoff = wait.Backoff(b)
-	w.backoff.Steps = max(w.backoff.Steps, 1)
+	Backoff{Initial: b.Duration, Max: max(b.Cap, b.Duration), Attempts: max(b.Steps, 1)}.applyToWriter(w)
 }
 
 type readFrom struct{ r client.Reader }
@@ -141,7 +172,7 @@ func RecordEvents(r events.EventRecorder) WriterOption { return recordEvents{r} 
 
 // NewWriter returns a Writer that reads and writes objects with c.
 func NewWriter(c client.Client, opts ...WriterOption) *Writer {
-	w := &Writer{client: c, reader: c, backoff: retry.DefaultRetry}
+	w := &Writer{client: c, reader: c, backoff: conflict.Backoff(DefaultBackoff)}
 	for _, o := range opts {
 		if o != nil {
 			o.applyToWriter(w)
@@ -182,7 +213,7 @@ func (w *Writer) setReady(ctx context.Context, obj client.Object, c metav1.Condi
 	gen := obj.GetGeneration()
 	desc := describe(obj) // before any re-read, which may fail
 	first := true
-	err = retry.RetryOnConflict(w.backoff, func() error {
+	err = conflict.Retry(ctx, w.backoff, func() error {
 		if !first {
 			if err := w.reread(ctx, obj); err != nil {
 				return err

@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlkit/ctrlkit/fieldpath"
+	"github.com/ctrlkit/ctrlkit/internal/conflict"
 )
 
 // A ScopeRef names a scope object.
@@ -107,41 +106,13 @@ func (b Backoff) applyToPatch(o *patchOptions) { o.backoff = b }
 // withDefaults returns b with the fields that make no sense filled from
 // DefaultBackoff.
 func (b Backoff) withDefaults() Backoff {
-	if b.Initial <= 0 {
-		b.Initial = DefaultBackoff.Initial
-	}
-	if b.Max <= 0 {
-		b.Max = DefaultBackoff.Max
-	}
-	if b.Attempts <= 0 {
-		b.Attempts = DefaultBackoff.Attempts
-	}
-	b.Max = max(b.Max, b.Initial)
-	return b
+	return Backoff(conflict.Backoff(b).WithDefaults(conflict.Backoff(DefaultBackoff)))
 }
 
 // retry calls attempt until it returns anything but a conflict, the
 // attempts run out, or ctx is done, waiting as b says in between.
 func (b Backoff) retry(ctx context.Context, attempt func() error) error {
-	b = b.withDefaults()
-	bound := b.Initial
-	for n := 1; ; n++ {
-		err := attempt()
-		if err == nil || !apierrors.IsConflict(err) {
-			return err
-		}
-		if n >= b.Attempts {
-			return fmt.Errorf("gave up after %d attempts, each of which met a conflict (retry later): %w", n, err)
-		}
-		t := time.NewTimer(time.Duration(rand.Int64N(int64(bound))) + 1)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("gave up after %d attempts: %w (the last: %w)", n, context.Cause(ctx), err)
-		case <-t.C:
-		}
-		bound = min(2*bound, b.Max)
-	}
+	return conflict.Retry(ctx, conflict.Backoff(b.withDefaults()), attempt)
 }
 
 // PatchWorkloadRefs applies change to the scope named by scope on the API
