@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
 )
 
 // A kind of source the controller cannot read (it may not list or watch it,
@@ -28,6 +29,7 @@ const (
 // resource. It is safe for concurrent use.
 type unreadableKinds struct {
 	mu      sync.Mutex
+	clock   clock.PassiveClock // that of the Resolver that uses them; nil: the real clock
 	kinds   map[schema.GroupResource]*unreadable
 	waiting map[schema.GroupResource]chan struct{} // closed when the kind fails
 }
@@ -58,6 +60,25 @@ func (u *unreadableKinds) failed(gr schema.GroupResource, err error, now time.Ti
 		close(ch)
 		delete(u.waiting, gr)
 	}
+}
+
+// useClock makes c time the failures that the cache's list or watch
+// reports.
+func (u *unreadableKinds) useClock(c clock.PassiveClock) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.clock = c
+}
+
+// now is the time of u's clock.
+func (u *unreadableKinds) now() time.Time {
+	u.mu.Lock()
+	c := u.clock
+	u.mu.Unlock()
+	if c == nil {
+		return time.Now()
+	}
+	return c.Now()
 }
 
 // signal returns a channel closed when kind gr is next found unreadable.
@@ -143,9 +164,9 @@ func (u *unreadableKinds) listFailed(ctx context.Context, r *toolscache.Reflecto
 	gr := schema.GroupResource{Group: d.Group, Resource: d.Kind}
 	switch {
 	case apierrors.IsForbidden(err):
-		u.failed(gr, &unreadableError{resource: gr, problem: "the controller may not list and watch it (forbidden)", cause: err}, time.Now())
+		u.failed(gr, &unreadableError{resource: gr, problem: "the controller may not list and watch it (forbidden)", cause: err}, u.now())
 	case apierrors.IsNotFound(err):
-		u.failed(gr, &unreadableError{resource: gr, problem: "the API server does not serve it (not found)", cause: err}, time.Now())
+		u.failed(gr, &unreadableError{resource: gr, problem: "the API server does not serve it (not found)", cause: err}, u.now())
 	}
 }
 

@@ -119,7 +119,7 @@ func newReconciler(mgr manager.Manager, gvk schema.GroupVersionKind, o Options) 
 	if idle <= 0 {
 		idle = DefaultInformerIdle
 	}
-	w := NewWatcher(sources, StopIdleInformers(idle), WithClock(o.Clock))
+	w := NewWatcher(sources, InformerIdle(idle), WithClock(o.Clock))
 	workers := o.Workers
 	if workers <= 0 {
 		workers = DefaultWorkers

@@ -104,18 +104,20 @@ type ReadTimeout time.Duration
 
 func (t ReadTimeout) applyToResolver(r *Resolver) { r.readTimeout = time.Duration(t) }
 
-type clockOption struct{ c clock.PassiveClock }
+// ClockOption is the option WithClock returns: an option of NewResolver,
+// NewWatcher and NewAccessReview alike.
+type ClockOption struct{ c clock.PassiveClock }
 
-func (o clockOption) applyToResolver(r *Resolver)         { r.clock = o.c }
-func (o clockOption) applyToWatcher(w *Watcher)           { w.clock = o.c }
-func (o clockOption) applyToAccessReview(a *AccessReview) { a.Clock = o.c }
+func (o ClockOption) applyToResolver(r *Resolver)         { r.clock = o.c }
+func (o ClockOption) applyToWatcher(w *Watcher)           { w.clock = o.c }
+func (o ClockOption) applyToAccessReview(a *AccessReview) { a.Clock = o.c }
 
 // WithClock is an option of NewResolver, NewWatcher and NewAccessReview: c
 // tells the time instead of the real clock. A Resolver times its re-checks
 // of kinds it cannot read and of resources it cannot map by it, a Watcher
 // the wakes of a referencer whose sources change, an AccessReview the
 // reuse of its decisions. A nil c means the real clock.
-func WithClock(c clock.PassiveClock) clockOption { return clockOption{c} }
+func WithClock(c clock.PassiveClock) ClockOption { return ClockOption{c} }
 
 // DefaultProtectedFields returns the fields a value may not be written to
 // unless the ProtectedFields option says otherwise: those through which
@@ -202,6 +204,7 @@ func NewResolver(reader client.Reader, mapper meta.RESTMapper, policy SourcePoli
 	if r.clock == nil {
 		r.clock = clock.RealClock{}
 	}
+	r.kinds.useClock(r.clock)
 	r.protSegs, r.protErr = compileProtected(r.protected)
 	// An invalid path is parsed again by Resolve, which reports the error.
 	if p, err := fieldpath.Compile(r.path); err == nil {

@@ -52,13 +52,13 @@ import (
 // should call Forget when a referencer is gone; until then a stale entry
 // costs only a reconcile that finds nothing, and keeps its informers.
 //
-// With the StopIdleInformers option, an informer no referencer needs any
+// With the InformerIdle option, an informer no referencer needs any
 // more is removed from the cache, and stops, after that long: the cache
 // must then be the Watcher's and its Resolver's alone (NewSourceCache), since
 // other users of a shared cache would lose their informers.
 type Watcher struct {
 	informers *informers.Set     // the informers referencers depend on
-	idle      time.Duration      // StopIdleInformers; 0 keeps informers
+	idle      time.Duration      // InformerIdle; 0 keeps informers
 	wakeEvery time.Duration      // wakeInterval; tests set 0
 	clock     clock.PassiveClock // WithClock
 
@@ -76,12 +76,18 @@ type WatcherOption interface {
 	applyToWatcher(w *Watcher)
 }
 
-// StopIdleInformers is an option of NewWatcher: an informer that no
+// InformerIdle is an option of NewWatcher: an informer that no
 // referencer has needed for this long is removed from the cache, which
 // stops it. Use it only with a cache of the Watcher's own (NewSourceCache).
-type StopIdleInformers time.Duration
+// It is the setting Options.InformerIdle gives SetupReconciler's Watcher.
+type InformerIdle time.Duration
 
-func (d StopIdleInformers) applyToWatcher(w *Watcher) { w.idle = time.Duration(d) }
+func (d InformerIdle) applyToWatcher(w *Watcher) { w.idle = time.Duration(d) }
+
+// StopIdleInformers is InformerIdle.
+//
+// Deprecated: use InformerIdle, the name of the same setting in Options.
+type StopIdleInformers = InformerIdle
 
 // DefaultInformerIdle is how long SetupReconciler keeps an informer of
 // sources that no referencer needs any more.
@@ -89,7 +95,7 @@ const DefaultInformerIdle = time.Minute
 
 // NewSourceCache returns a cache for the sources of external values, added
 // to mgr so that it starts with the manager's other caches: give it to the
-// Resolver and to a Watcher with StopIdleInformers. It reads with the
+// Resolver and to a Watcher with InformerIdle. It reads with the
 // manager's credentials and HTTP client, and starts an informer only for a
 // kind a referencer is allowed to read.
 func NewSourceCache(mgr manager.Manager) (cache.Cache, error) {
@@ -410,7 +416,7 @@ func (k watchKey) informer() informers.Kind {
 
 // NewWatcher returns a Watcher that adds handlers to informers, normally a
 // manager's GetCache(), the same cache the Resolver reads. Options:
-// StopIdleInformers and WithClock.
+// InformerIdle and WithClock.
 func NewWatcher(c cache.Informers, opts ...WatcherOption) *Watcher {
 	w := &Watcher{
 		seed:         maphash.MakeSeed(),
