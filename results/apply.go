@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/internal/message"
+	"github.com/ctrlkit/ctrlkit/internal/smallset"
 	resultsv1 "github.com/ctrlkit/ctrlkit/results/proto/v1"
 )
 
@@ -336,12 +337,12 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 	}
 
 	// The XR's lists may be long: they are looked up in sets.
-	emitted, ownedSet := setOf(r.emitted), setOf(owned)
+	emitted, ownedSet := smallset.Of(r.emitted), smallset.Of(owned)
 	out := Outcome{Fatal: r.fatal}
 	switch {
 	case r.fatal == nil && len(a.record) > 0:
 		r.conds = slices.DeleteFunc(r.conds, func(c metav1.Condition) bool {
-			return ownedSet.has(c.Type) && !emitted.has(c.Type) && !IsSystemConditionType(c.Type)
+			return ownedSet.Has(c.Type) && !emitted.Has(c.Type) && !IsSystemConditionType(c.Type)
 		})
 	case r.fatal != nil:
 		// The conditions results set before and not on this run are not
@@ -349,7 +350,7 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 		// system's, as Crossplane does.
 		for i := range r.conds {
 			c := r.conds[i]
-			if IsSystemConditionType(c.Type) || isProgressType(c.Type) || emitted.has(c.Type) || (recorded && !ownedSet.has(c.Type)) {
+			if IsSystemConditionType(c.Type) || isProgressType(c.Type) || emitted.Has(c.Type) || (recorded && !ownedSet.Has(c.Type)) {
 				continue
 			}
 			c.Status, c.Reason, c.Message = metav1.ConditionUnknown, ReasonFatalError, MessageFatalError
@@ -367,19 +368,19 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 	// when not fatal those it owned before (and now drops).
 	decided := emitted
 	if len(a.record) > 0 && r.fatal == nil {
-		decided = setOf(union(owned, r.emitted))
+		decided = smallset.Of(union(owned, r.emitted))
 	}
-	toClaim := setOf(r.toClaim)
-	listed := stringSet{list: make([]string, 0, len(claimTypes)+len(r.toClaim))}
+	toClaim := smallset.Of(r.toClaim)
+	listed := smallset.Of(make([]string, 0, len(claimTypes)+len(r.toClaim)))
 	for _, t := range claimTypes {
-		if !decided.has(t) || toClaim.has(t) {
-			listed.add(t)
+		if !decided.Has(t) || toClaim.Has(t) {
+			listed.Add(t)
 		}
 	}
 	for _, t := range r.toClaim {
-		listed.add(t)
+		listed.Add(t)
 	}
-	newClaimTypes := listed.list
+	newClaimTypes := listed.List()
 
 	// Write what changed, and only that.
 	changed, err := writeConditions(a.setter, xr, conds, r.conds)
@@ -412,7 +413,7 @@ func (a *Applier) Apply(rsp *resultsv1.Response, xr, claim *unstructured.Unstruc
 		// in another order (a function ranging over a map) write nothing.
 		newOwned := union(owned, r.emitted)
 		if r.fatal == nil {
-			newOwned = slices.DeleteFunc(newOwned, func(t string) bool { return !emitted.has(t) })
+			newOwned = slices.DeleteFunc(newOwned, func(t string) bool { return !emitted.Has(t) })
 		}
 		if setStringList(xr, a.record, owned, newOwned) {
 			out.CompositeChanged = true
@@ -794,59 +795,9 @@ func joinPath(path []string) string {
 
 // union returns a followed by the strings of b that it does not hold.
 func union(a, b []string) []string {
-	out := setOf(slices.Clone(a))
+	out := smallset.Of(slices.Clone(a))
 	for _, t := range b {
-		out.add(t)
+		out.Add(t)
 	}
-	return out.list
-}
-
-// A stringSet holds strings: a list it scans while it is short, and a map
-// once it is long, so that the long lists a hostile XR may hold cost linear
-// time, and the short ones no allocation.
-type stringSet struct {
-	list []string
-	m    map[string]struct{}
-}
-
-// longSet is the length above which a stringSet keeps a map.
-const longSet = 32
-
-// setOf returns a set of the strings of l, which it keeps: add appends to
-// it.
-func setOf(l []string) stringSet {
-	s := stringSet{list: l}
-	if len(l) > longSet {
-		s.index()
-	}
-	return s
-}
-
-func (s *stringSet) index() {
-	s.m = make(map[string]struct{}, 2*len(s.list))
-	for _, t := range s.list {
-		s.m[t] = struct{}{}
-	}
-}
-
-func (s *stringSet) has(t string) bool {
-	if s.m != nil {
-		_, ok := s.m[t]
-		return ok
-	}
-	return slices.Contains(s.list, t)
-}
-
-// add adds t unless the set holds it, and reports whether it did.
-func (s *stringSet) add(t string) bool {
-	if s.has(t) {
-		return false
-	}
-	s.list = append(s.list, t)
-	if s.m != nil {
-		s.m[t] = struct{}{}
-	} else if len(s.list) > longSet {
-		s.index()
-	}
-	return true
+	return out.List()
 }
