@@ -3,12 +3,10 @@ package results
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 
@@ -60,12 +58,6 @@ const (
 	// MaxEvents is the most events one Apply records; one more Warning
 	// event on the composite resource says how many were not recorded.
 	MaxEvents = 100
-)
-
-// Event types, as k8s.io/api/core/v1 spells them.
-const (
-	eventNormal  = "Normal"
-	eventWarning = "Warning"
 )
 
 // ErrFatal is wrapped by Outcome.Fatal when the run met a fatal result.
@@ -546,125 +538,6 @@ func (r *run) setCondition(c condition) {
 	}
 }
 
-// events records the results' events, up to and including the first fatal
-// result.
-func (r *run) events(rs []*resultsv1.Result) {
-	for i, res := range rs {
-		step := res.GetStep()
-		if step == "" {
-			step = r.step
-		}
-		if res == nil {
-			r.warn(step, fmt.Sprintf("result %d of %d is empty; not applied", i+1, len(rs)))
-			continue
-		}
-		toClaim := res.GetTarget() == resultsv1.Target_TARGET_COMPOSITE_AND_CLAIM
-		claimMsg := res.GetMessage()
-		if toClaim && res.ClaimMessage != nil {
-			claimMsg = res.GetClaimMessage()
-		}
-		reason := ReasonComposeResources
-		if res.GetReason() != "" {
-			reason = message.Truncate(message.ValidUTF8(res.GetReason()), MaxEventReasonLength)
-		}
-
-		switch res.GetSeverity() {
-		case resultsv1.Severity_SEVERITY_FATAL:
-			msg := "cannot compose resources: the function returned a fatal result: " + res.GetMessage()
-			if step != "" {
-				msg = fmt.Sprintf("cannot compose resources: pipeline step %q returned a fatal result: %s", step, res.GetMessage())
-			}
-			r.fatal = fatalError(msg)
-			r.a.setter.Set(&r.conds, metav1.Condition{
-				Type:               conditions.TypeSynced,
-				Status:             metav1.ConditionFalse,
-				Reason:             ReasonReconcileError,
-				Message:            message.Truncate(msg, conditions.MaxMessageLength),
-				ObservedGeneration: r.xr.GetGeneration(),
-			})
-			r.event(r.xr, nil, eventWarning, ReasonComposeResources, msg)
-			if toClaim {
-				r.event(r.claim, r.xr, eventWarning, reason, claimMsg)
-			}
-			if toClaim && res.ClaimMessage != nil {
-				r.carryClaimMessage(res.GetClaimMessage())
-			}
-			return
-		case resultsv1.Severity_SEVERITY_WARNING:
-			msg := res.GetMessage()
-			if msg == "" {
-				msg = "(a warning without a message)"
-			}
-			r.event(r.xr, nil, eventWarning, reason, prefix(step, msg))
-			if toClaim {
-				if claimMsg == "" {
-					claimMsg = msg
-				}
-				r.event(r.claim, r.xr, eventWarning, reason, claimMsg)
-			}
-		case resultsv1.Severity_SEVERITY_NORMAL:
-			if res.GetMessage() != "" {
-				r.event(r.xr, nil, eventNormal, reason, prefix(step, res.GetMessage()))
-			}
-			if toClaim {
-				r.event(r.claim, r.xr, eventNormal, reason, claimMsg)
-			}
-		default:
-			msg := "returned a result of unknown severity (assuming warning): " + res.GetMessage()
-			if step != "" {
-				msg = fmt.Sprintf("Pipeline step %q %s", step, msg)
-			} else {
-				msg = "The function " + msg
-			}
-			r.event(r.xr, nil, eventWarning, reason, msg)
-		}
-	}
-}
-
-// carryClaimMessage records on the XR, as a False CompositeSynced of the
-// XR's generation, the message that its claim shows of the fatal result
-// (see conditions.PropagateSynced); the XR's Synced keeps the detail.
-func (r *run) carryClaimMessage(msg string) {
-	c := conditions.Normalize(metav1.Condition{
-		Type:               conditions.TypeCompositeSynced,
-		Status:             metav1.ConditionFalse,
-		Reason:             ReasonReconcileError,
-		Message:            msg,
-		ObservedGeneration: r.xr.GetGeneration(),
-	})
-	if c.Message == "" {
-		return // nothing for the claim: PropagateSynced writes its own
-	}
-	r.a.setter.Set(&r.conds, c)
-	r.carried = true
-}
-
-// prefix names the step, when known, before msg, as Crossplane does.
-func prefix(step, msg string) string {
-	if step == "" {
-		return msg
-	}
-	return fmt.Sprintf("Pipeline step %q: %s", step, msg)
-}
-
-// warn records a Warning event on the XR about something of the response
-// that was not applied.
-func (r *run) warn(step, msg string) {
-	r.event(r.xr, nil, eventWarning, ReasonComposeResources, prefix(step, msg))
-}
-
-func (r *run) event(regarding *unstructured.Unstructured, related runtime.Object, eventType, reason, msg string) {
-	if r.a.recorder == nil || regarding == nil || msg == "" {
-		return
-	}
-	if r.recorded == MaxEvents {
-		r.dropped++
-		return
-	}
-	r.recorded++
-	r.a.recorder.Eventf(regarding, related, eventType, reason, EventAction, "%s", message.Truncate(message.ValidUTF8(msg), MaxEventNoteLength))
-}
-
 func conditionStatus(s resultsv1.Status) metav1.ConditionStatus {
 	switch s {
 	case resultsv1.Status_STATUS_TRUE:
@@ -709,95 +582,4 @@ func sameCondition(a, b *metav1.Condition) bool {
 	return a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
 		(a.ObservedGeneration == b.ObservedGeneration || a.ObservedGeneration == 0) &&
 		a.LastTransitionTime.Equal(&b.LastTransitionTime)
-}
-
-// withStatusLists returns a copy of u whose fields at paths hold l, sharing
-// all else with u: paths are fields of u's status, which stringList read as
-// absent.
-func withStatusLists(u *unstructured.Unstructured, paths [][]string, l []string) *unstructured.Unstructured {
-	v := &unstructured.Unstructured{Object: maps.Clone(u.Object)}
-	status, _ := v.Object["status"].(map[string]any)
-	status = maps.Clone(status)
-	if status == nil {
-		status = map[string]any{}
-	}
-	v.Object["status"] = status
-	for _, p := range paths {
-		setStringList(v, p, nil, l)
-	}
-	return v
-}
-
-// stringList reads a list of strings at path in u. A missing or null field
-// is an empty list.
-func stringList(u *unstructured.Unstructured, path []string) ([]string, error) {
-	v, found, err := unstructured.NestedFieldNoCopy(u.Object, path...)
-	if err != nil || !found || v == nil {
-		if err != nil {
-			return nil, malformed(u, path, "%v", err)
-		}
-		return nil, nil
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return nil, malformed(u, path, "want a list of strings, not %T", v)
-	}
-	out := make([]string, len(list))
-	for i, e := range list {
-		s, ok := e.(string)
-		if !ok {
-			return nil, malformed(u, path, "entry %d: want a string, not %T", i, e)
-		}
-		out[i] = s
-	}
-	return out, nil
-}
-
-// setStringList writes after at path in u when it differs from before, which
-// stringList read there, deleting the field when after is empty. It reports
-// whether it wrote.
-func setStringList(u *unstructured.Unstructured, path, before, after []string) bool {
-	if slices.Equal(before, after) {
-		return false
-	}
-	if len(after) == 0 {
-		unstructured.RemoveNestedField(u.Object, path...)
-		return true
-	}
-	list := make([]any, len(after))
-	for i, s := range after {
-		list[i] = s
-	}
-	// The path was read as absent or a list, so every parent is an object.
-	_ = unstructured.SetNestedField(u.Object, list, path...)
-	return true
-}
-
-func malformed(u *unstructured.Unstructured, path []string, format string, args ...any) error {
-	return fmt.Errorf("cannot apply results: %s: %s: %s: %w", describe(u), joinPath(path), fmt.Sprintf(format, args...), ErrMalformed)
-}
-
-// describe names u in error messages: its kind and namespace/name.
-func describe(u *unstructured.Unstructured) string {
-	return message.Object(u.GetKind(), u.GetNamespace(), u.GetName())
-}
-
-func joinPath(path []string) string {
-	s := ""
-	for i, p := range path {
-		if i > 0 {
-			s += "."
-		}
-		s += p
-	}
-	return s
-}
-
-// union returns a followed by the strings of b that it does not hold.
-func union(a, b []string) []string {
-	out := smallset.Of(slices.Clone(a))
-	for _, t := range b {
-		out.Add(t)
-	}
-	return out.List()
 }
