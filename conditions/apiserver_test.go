@@ -117,7 +117,7 @@ func recordOf(u *unstructured.Unstructured) []string {
 
 func TestPropagateAgainstAPIServer(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := env.Client
 
@@ -234,7 +234,7 @@ func TestPropagateAgainstAPIServer(t *testing.T) {
 
 func TestPropagateCrossplaneFieldAgainstAPIServer(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := env.Client
 
@@ -269,7 +269,7 @@ func TestPropagateCrossplaneFieldAgainstAPIServer(t *testing.T) {
 // claim settled, and a change of the XR's condition must still reach it.
 func TestPropagateClaimWithoutObservedGenerationAgainstAPIServer(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := env.Client
 
@@ -312,7 +312,7 @@ func TestPropagateClaimWithoutObservedGenerationAgainstAPIServer(t *testing.T) {
 // condition on what was read back changes nothing.
 func TestSetUnstructuredAgainstAPIServer(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := env.Client
 
@@ -379,7 +379,7 @@ func (w typedWidget) SetConditions(c []metav1.Condition) { w.Status.Conditions =
 // with no unstructured conversion.
 func TestObjectAgainstAPIServer(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := env.Client
 
@@ -413,7 +413,7 @@ func TestObjectAgainstAPIServer(t *testing.T) {
 // unstructured (SetUnstructured) and Propagate settle after one write.
 func TestInvalidUTF8SettlesAgainstAPIServer(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := env.Client
 	msgs := map[string]string{
@@ -495,7 +495,7 @@ func TestInvalidUTF8SettlesAgainstAPIServer(t *testing.T) {
 // writes again: neither ever undoes the other's last change.
 func TestPatchTwoWritersAgainstAPIServer(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	c := env.Client
 	w := &v1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Name: "two-writers", Namespace: "default"}}

@@ -177,7 +177,7 @@ func TestPropagateSyncedErrors(t *testing.T) {
 // takes no write.
 func TestPropagateSyncedAgainstAPIServer(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := env.Client
 
