@@ -1,7 +1,6 @@
 package lastwrite
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -47,7 +46,7 @@ func TestBehind(t *testing.T) {
 }
 
 func TestGet(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	cm := func(rv string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{}
 		u.SetAPIVersion("v1")
@@ -101,7 +100,7 @@ func TestGet(t *testing.T) {
 // waited for only MaxBehind: later first attempts read from the API server,
 // until the cache catches up, when waiting starts afresh.
 func TestGetCacheStaysBehind(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	cm := func(rv string, from string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{}
 		u.SetAPIVersion("v1")
