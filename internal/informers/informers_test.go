@@ -80,7 +80,7 @@ func TestSet(t *testing.T) {
 	if got := f.running(); len(got) != 0 {
 		t.Errorf("before Start: informers %v, want none", got)
 	}
-	s.Start(context.Background())
+	s.Start(t.Context())
 	s.Update(nil, []Kind{deploy, sts})
 	if got := f.running(); len(got) != 2 || !got["Deployment"] || !got["StatefulSet"] {
 		t.Errorf("informers %v, want Deployment and StatefulSet only", got)
@@ -89,7 +89,7 @@ func TestSet(t *testing.T) {
 		t.Errorf("a handler for Pods, which the Set does not allow")
 	}
 	if s.Touch(pods) {
-		t.Errorf("Touch(pods): got true, want false")
+		t.Errorf("Touch(pods): want false, got true")
 	}
 
 	// Deployments lose one of their two users, StatefulSets their only one.
@@ -109,7 +109,7 @@ func TestSet(t *testing.T) {
 	}
 	waitFor(t, "the Deployment informer to stop", func() bool { return !f.running()["Deployment"] })
 	if n := s.Len(); n != 0 {
-		t.Errorf("Len: got %d, want 0", n)
+		t.Errorf("Len: want 0, got %d", n)
 	}
 }
 
@@ -120,19 +120,19 @@ func TestReader(t *testing.T) {
 	secret := &unstructured.Unstructured{}
 	secret.SetAPIVersion("v1")
 	secret.SetKind("Secret")
-	if err := r.Get(context.Background(), client.ObjectKey{Namespace: "a", Name: "s"}, secret); !errors.Is(err, ErrNotAllowed) {
-		t.Errorf("Get of a Secret: got %v, want ErrNotAllowed", err)
+	if err := r.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: "s"}, secret); !errors.Is(err, ErrNotAllowed) {
+		t.Errorf("Get of a Secret: want ErrNotAllowed, got %v", err)
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetAPIVersion("v1")
 	list.SetKind("SecretList")
-	if err := r.List(context.Background(), list); !errors.Is(err, ErrNotAllowed) {
-		t.Errorf("List of Secrets: got %v, want ErrNotAllowed", err)
+	if err := r.List(t.Context(), list); !errors.Is(err, ErrNotAllowed) {
+		t.Errorf("List of Secrets: want ErrNotAllowed, got %v", err)
 	}
 	d := &unstructured.Unstructured{}
 	d.SetAPIVersion("apps/v1")
 	d.SetKind("Deployment")
-	if err := r.Get(context.Background(), client.ObjectKey{Namespace: "a", Name: "d"}, d); errors.Is(err, ErrNotAllowed) {
-		t.Errorf("Get of a Deployment: got %v, want it read", err)
+	if err := r.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: "d"}, d); errors.Is(err, ErrNotAllowed) {
+		t.Errorf("Get of a Deployment: want it read, got %v", err)
 	}
 }
