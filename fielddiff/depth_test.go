@@ -140,13 +140,13 @@ func TestDeepValues(t *testing.T) {
 			desired, actual := tc.desired(), tc.actual()
 			_, _, err := fielddiff.FirstChangedField(desired, actual, fielddiff.Prefix("spec"))
 			if !errors.Is(err, fielddiff.ErrTooDeep) {
-				t.Fatalf("FirstChangedField: got error %v, want %v", err, fielddiff.ErrTooDeep)
+				t.Fatalf("FirstChangedField: want %v, got error %v", fielddiff.ErrTooDeep, err)
 			}
 			if len(err.Error()) > 500 {
 				t.Errorf("FirstChangedField: error of %d bytes, want a short one: %.200s…", len(err.Error()), err)
 			}
 			if _, err := fielddiff.ChangedFields(desired, actual, fielddiff.NilEqualsEmpty()); !errors.Is(err, fielddiff.ErrTooDeep) {
-				t.Fatalf("ChangedFields: got error %v, want %v", err, fielddiff.ErrTooDeep)
+				t.Fatalf("ChangedFields: want %v, got error %v", fielddiff.ErrTooDeep, err)
 			}
 		})
 	}
@@ -167,7 +167,7 @@ func TestDepthLimit(t *testing.T) {
 		got, err := fielddiff.ChangedFields(a, b)
 		if tc.wantErr {
 			if !errors.Is(err, fielddiff.ErrTooDeep) {
-				t.Errorf("%d levels: got %v, want %v", tc.levels, err, fielddiff.ErrTooDeep)
+				t.Errorf("%d levels: want %v, got %v", tc.levels, fielddiff.ErrTooDeep, err)
 			}
 			continue
 		}
@@ -175,7 +175,7 @@ func TestDepthLimit(t *testing.T) {
 			t.Fatalf("%d levels: %v", tc.levels, err)
 		}
 		if len(got) != 1 || !strings.HasPrefix(got[0], "a.a.a.") {
-			t.Errorf("%d levels: got %d paths, want one a.a.…", tc.levels, len(got))
+			t.Errorf("%d levels: want one a.a.…, got %d paths", tc.levels, len(got))
 		}
 	}
 }
@@ -221,12 +221,12 @@ func FuzzDepth(f *testing.F) {
 		got, err := fielddiff.ChangedFields(a, b)
 		if n > fielddiff.MaxDepth {
 			if !errors.Is(err, fielddiff.ErrTooDeep) {
-				t.Fatalf("%d levels: got %v, want %v", n, err, fielddiff.ErrTooDeep)
+				t.Fatalf("%d levels: want %v, got %v", n, fielddiff.ErrTooDeep, err)
 			}
 			return
 		}
 		if err != nil || len(got) != 1 {
-			t.Fatalf("%d levels: got %d paths, %v; want one change", n, len(got), err)
+			t.Fatalf("%d levels: want one change; got %d paths, %v", n, len(got), err)
 		}
 	})
 }

@@ -34,7 +34,7 @@ func TestChangedFieldsAllocsDoNotGrowWithSize(t *testing.T) {
 				}
 			})
 			if allocs > 20 {
-				t.Errorf("ChangedFields with one change in 10,000 fields: got %v allocations, want at most 20", allocs)
+				t.Errorf("ChangedFields with one change in 10,000 fields: want at most 20, got %v allocations", allocs)
 			}
 		})
 	}
@@ -112,7 +112,7 @@ func TestProtoGoFieldsAndReflectionAgree(t *testing.T) {
 				t.Errorf("%s, %d options: ChangedFields(generated): -want (dynamicpb), +got:\n%s", name, len(opts), diff)
 			}
 			if len(opts) == 0 && len(generated) == 0 {
-				t.Errorf("%s: ChangedFields(generated): got no changed fields, want some", name)
+				t.Errorf("%s: ChangedFields(generated): want some, got no changed fields", name)
 			}
 		}
 	}

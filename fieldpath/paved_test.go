@@ -726,7 +726,7 @@ func TestCacheRecentAddressIsOnlyAHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := c.lookup("x[5]", 4); !errors.Is(err, ErrInvalidPath) {
-		t.Errorf("lookup(x[5]) under a limit of 4: got %v, want an error wrapping ErrInvalidPath", err)
+		t.Errorf("lookup(x[5]) under a limit of 4: want an error wrapping ErrInvalidPath, got %v", err)
 	}
 }
 
@@ -769,11 +769,11 @@ func TestPavedJSON(t *testing.T) {
 			got = strings.TrimSuffix(strings.TrimPrefix(got, `{"P":`), "}")
 		}
 		if got != want {
-			t.Errorf("%s: json.Marshal: got %s, want %s", name, got, want)
+			t.Errorf("%s: json.Marshal: want %s, got %s", name, want, got)
 		}
 	}
 	if b, err := json.Marshal(Pave(nil)); err != nil || string(b) != "null" {
-		t.Errorf("json.Marshal of a Paved with no content: got %s, %v, want null", b, err)
+		t.Errorf("json.Marshal of a Paved with no content: want null, got %s, %v", b, err)
 	}
 
 	var back Paved
@@ -804,10 +804,10 @@ func TestMergeOptionsJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, want := string(b), `{"keepMapValues":true,"appendSlice":true}`; got != want {
-		t.Errorf("json.Marshal: got %s, want %s", got, want)
+		t.Errorf("json.Marshal: want %s, got %s", want, got)
 	}
 	if b, _ := json.Marshal(MergeOptions{}); string(b) != "{}" {
-		t.Errorf("json.Marshal of the zero MergeOptions: got %s, want {}", b)
+		t.Errorf("json.Marshal of the zero MergeOptions: want {}, got %s", b)
 	}
 	// A Composition's patch policy, as crossplane writes it.
 	var got MergeOptions

@@ -563,7 +563,7 @@ func TestSegmentConstructors(t *testing.T) {
 			}
 			s := Segments{tc.got}.String()
 			if s != tc.path {
-				t.Errorf("\n%s\nString(): got %s, want %s", tc.reason, s, tc.path)
+				t.Errorf("\n%s\nString(): want %s, got %s", tc.reason, tc.path, s)
 			}
 			back, err := Parse(s)
 			if err != nil || len(back) != 1 || back[0] != tc.got {
@@ -579,10 +579,10 @@ func TestWithMaxFieldPathIndex(t *testing.T) {
 		t.Errorf("SetValue at the limit: %v", err)
 	}
 	if err := p.SetValue("a[4]", "x"); !errors.Is(err, ErrInvalidPath) {
-		t.Errorf("SetValue above the limit: got %v, want an error wrapping ErrInvalidPath", err)
+		t.Errorf("SetValue above the limit: want an error wrapping ErrInvalidPath, got %v", err)
 	}
 	p = Pave(map[string]any{}, WithMaxFieldPathIndex(0))
 	if _, err := p.GetValue("a[2147483647]"); !IsNotFound(err) {
-		t.Errorf("GetValue with no limit: got %v, want not found", err)
+		t.Errorf("GetValue with no limit: want not found, got %v", err)
 	}
 }
