@@ -133,7 +133,7 @@ func create(ctx context.Context, t *testing.T, c client.Client, gvk schema.Group
 // the XR lists them in status.claimConditionTypes, and a second reconcile
 // writes nothing.
 func TestCrossplaneShapedScenarios(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	env := testenv.Get(t)
 	xr := create(ctx, t, env.Client, xappKind, "", "shop-x7k2p")
 	claim := create(ctx, t, env.Client, appKind, "default", "shop")
@@ -230,7 +230,7 @@ func TestCrossplaneShapedScenarios(t *testing.T) {
 // status.claimConditions and not claimConditionTypes, the default Applier
 // and one told to use claimConditions both settle.
 func TestSeedShapedSettles(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	env := testenv.Get(t)
 	for name, a := range map[string]*results.Applier{
 		"Default":              results.NewApplier(nil),
@@ -260,7 +260,7 @@ func TestSeedShapedSettles(t *testing.T) {
 // prunes both lists; a function that targets the claim anyway (a common
 // habit) must still leave a settled XR alone.
 func TestModernXRSettles(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	env := testenv.Get(t)
 	xr := create(ctx, t, env.Client, xmodernKind, "default", "modern")
 	a := results.NewApplier(nil)
@@ -290,7 +290,7 @@ func TestModernXRSettles(t *testing.T) {
 // the API server prunes; the Applier and the propagation to the claim still
 // settle, and the conditions are written with every other field.
 func TestCrossplaneBeforeV2Settles(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	env := testenv.Get(t)
 	xr := create(ctx, t, env.Client, xoldKind, "", "old-x7k2p")
 	claim := create(ctx, t, env.Client, oldKind, "default", "old")
@@ -332,7 +332,7 @@ func TestCrossplaneBeforeV2Settles(t *testing.T) {
 // writable: MaxConditions conditions of 32 KiB each would take 8 MiB, more
 // than the API server takes in a request, and no reconcile would write.
 func TestHostileResponseStaysWritable(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	env := testenv.Get(t)
 	xr := create(ctx, t, env.Client, xappKind, "", "hostile-x7k2p")
 	claim := create(ctx, t, env.Client, appKind, "default", "hostile")
@@ -363,7 +363,7 @@ func TestHostileResponseStaysWritable(t *testing.T) {
 // stores U+FFFD for each of them. Applying the same response again after the write changes
 // nothing, on the XR and on the claim, whatever the schema keeps.
 func TestInvalidUTF8Settles(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	env := testenv.Get(t)
 	bodies := map[string]func(*fnv1.RunFunctionResponse){
 		"Message": func(rsp *fnv1.RunFunctionResponse) {
@@ -417,7 +417,7 @@ func TestInvalidUTF8Settles(t *testing.T) {
 // Synced keeps the detail, a second reconcile writes nothing, and a run
 // that succeeds clears the claim's failure.
 func TestClaimMessageSettles(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	env := testenv.Get(t)
 	const friendly = "Internal error, the platform team has been alerted."
 	fatal := &resultsv1.Response{Results: []*resultsv1.Result{

@@ -837,7 +837,7 @@ func TestApplyTwiceIsSettled(t *testing.T) {
 	first, err := a.Apply(rsp, xr, claim)
 	require.NoError(t, err)
 	if !first.CompositeChanged || !first.ClaimChanged {
-		t.Errorf("first Apply(): got CompositeChanged %t, ClaimChanged %t, want both true", first.CompositeChanged, first.ClaimChanged)
+		t.Errorf("first Apply(): want both true, got CompositeChanged %t, ClaimChanged %t", first.CompositeChanged, first.ClaimChanged)
 	}
 
 	xrBefore, claimBefore := xr.DeepCopy(), claim.DeepCopy()
@@ -955,7 +955,7 @@ func TestApplyBoundsEvents(t *testing.T) {
 	out, err := NewApplier(rec, WithClock(clocktesting.NewFakePassiveClock(now))).Apply(rsp, xr, nil, Step("noisy"))
 	require.NoError(t, err)
 	if !errors.Is(out.Fatal, ErrFatal) {
-		t.Errorf("Outcome.Fatal: got %v, want an error wrapping ErrFatal", out.Fatal)
+		t.Errorf("Outcome.Fatal: want an error wrapping ErrFatal, got %v", out.Fatal)
 	}
 	if diff := cmp.Diff(MaxEvents+1, len(rec.events)); diff != "" {
 		t.Fatalf("events recorded: -want, +got:\n%s", diff)
@@ -1024,7 +1024,7 @@ func TestApplyBoundsMessages(t *testing.T) {
 	}
 	want := fmt.Sprintf("the messages of the response's conditions take more than %d bytes in all; 2 were shortened", MaxMessagesLength)
 	if got := rec.events[0].Note; got != want {
-		t.Errorf("the first event: got %q, want %q", got, want)
+		t.Errorf("the first event: want %q, got %q", want, got)
 	}
 }
 
