@@ -17,7 +17,7 @@ func TestPoll(t *testing.T) {
 			return nil
 		})
 		if err != nil || calls != 3 {
-			t.Errorf("poll: got error %v after %d calls, want nil after 3", err, calls)
+			t.Errorf("poll: want nil after 3, got error %v after %d calls", err, calls)
 		}
 	})
 	t.Run("LastErrorAfterTheDeadline", func(t *testing.T) {
@@ -28,7 +28,7 @@ func TestPoll(t *testing.T) {
 			return fmt.Errorf("call %d", calls)
 		})
 		if want := fmt.Sprintf("call %d", calls); err == nil || err.Error() != want {
-			t.Errorf("poll: got error %v, want the last one, %q", err, want)
+			t.Errorf("poll: want the last one, %q, got error %v", want, err)
 		}
 		if calls < 2 {
 			t.Errorf("poll: check called %d times within 50ms, want it called again at the deadline", calls)
@@ -41,7 +41,7 @@ func TestPoll(t *testing.T) {
 		calls := 0
 		errNo := errors.New("no")
 		if err := poll(0, func() error { calls++; return errNo }); !errors.Is(err, errNo) || calls != 1 {
-			t.Errorf("poll(0): got %v after %d calls, want %v after 1", err, calls, errNo)
+			t.Errorf("poll(0): want %v after 1, got %v after %d calls", errNo, err, calls)
 		}
 	})
 }

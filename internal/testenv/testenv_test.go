@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 // none of this.
 func TestSmoke(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 
 	w := &v1alpha1.Widget{
@@ -113,7 +113,7 @@ func TestSmoke(t *testing.T) {
 // TestFresh: a fresh control plane has the package's CRDs and scheme, and
 // none of the shared one's objects.
 func TestFresh(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	shared := testenv.Get(t)
 	w := &v1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Name: "only-in-shared", Namespace: "default"}, Spec: v1alpha1.WidgetSpec{Size: "small"}}
@@ -136,7 +136,7 @@ func TestFresh(t *testing.T) {
 // StartManager returns, and stop ends the manager's runnables.
 func TestStartManager(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	ns := env.Namespace(t, "start-manager")
 	w := &v1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Name: "cached", Namespace: ns}, Spec: v1alpha1.WidgetSpec{Size: "small"}}
@@ -177,10 +177,10 @@ func TestNamespace(t *testing.T) {
 	env := testenv.Get(t)
 	a, b := env.Namespace(t, "prefix"), env.Namespace(t, "prefix")
 	if a == b || !strings.HasPrefix(a, "prefix-") || !strings.HasPrefix(b, "prefix-") {
-		t.Errorf("Namespace(t, %q) twice: got %q and %q, want two names starting prefix-", "prefix", a, b)
+		t.Errorf("Namespace(t, %q) twice: want two names starting prefix-, got %q and %q", "prefix", a, b)
 	}
 	ns := &corev1.Namespace{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Name: a}, ns), "the namespace exists")
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKey{Name: a}, ns), "the namespace exists")
 }
 
 // TestRestartAPIServer stops kube-apiserver and starts it again: in between
@@ -188,7 +188,7 @@ func TestNamespace(t *testing.T) {
 // certificates) reads what was written before, which etcd kept.
 func TestRestartAPIServer(t *testing.T) {
 	env := testenv.Fresh(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept", Namespace: "default"}, Data: map[string]string{"k": "v"}}
 	require.NoError(t, env.Client.Create(ctx, cm))
@@ -205,6 +205,6 @@ func TestRestartAPIServer(t *testing.T) {
 	got := &corev1.ConfigMap{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cm), got))
 	if got.Data["k"] != "v" || got.UID != cm.UID {
-		t.Errorf("after the restart: got data %v uid %s, want the object written before (uid %s)", got.Data, got.UID, cm.UID)
+		t.Errorf("after the restart: want the object written before, got data %v uid %s (uid %s)", got.Data, got.UID, cm.UID)
 	}
 }
