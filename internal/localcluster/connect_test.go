@@ -48,7 +48,7 @@ func TestConnectSilentServer(t *testing.T) {
 	url, kubeconfig := silentServer(t)
 	var out bytes.Buffer
 	start := time.Now()
-	_, err := Connect(context.Background(), Options{Kubeconfig: kubeconfig, Out: &out, Timeout: 2 * time.Second,
+	_, err := Connect(t.Context(), Options{Kubeconfig: kubeconfig, Out: &out, Timeout: 2 * time.Second,
 		CRDDirs: []string{testCRDs}})
 	took := time.Since(start)
 	require.Error(t, err)
@@ -69,7 +69,7 @@ func TestConnectSilentServer(t *testing.T) {
 // TestConnectInterrupted: cancelling the context stops Connect at once.
 func TestConnectInterrupted(t *testing.T) {
 	_, kubeconfig := silentServer(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
 	_, err := Connect(ctx, Options{Kubeconfig: kubeconfig, Out: &bytes.Buffer{}})
@@ -86,7 +86,7 @@ func TestConnectSaysWhichServer(t *testing.T) {
 	url, kubeconfig := silentServer(t)
 	t.Setenv(clientcmd.RecommendedConfigPathEnvVar, kubeconfig)
 	var out bytes.Buffer
-	_, err := Connect(context.Background(), Options{Out: &out, Timeout: 500 * time.Millisecond})
+	_, err := Connect(t.Context(), Options{Out: &out, Timeout: 500 * time.Millisecond})
 	require.Error(t, err)
 	if !strings.Contains(out.String(), "using the API server at "+url+" (kubeconfig "+kubeconfig+", named by KUBECONFIG)") {
 		t.Errorf("out.String() = %q, want it to contain %q", out.String(), "using the API server at "+url+" (kubeconfig "+kubeconfig+", named by KUBECONFIG)")

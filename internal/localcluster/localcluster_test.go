@@ -34,7 +34,7 @@ var widgets = schema.GroupVersionResource{Group: "test.ctrlkit.dev", Version: "v
 // kubeconfig, connects a second time through that kubeconfig, and stops it.
 func TestConnect(t *testing.T) {
 	t.Setenv(clientcmd.RecommendedConfigPathEnvVar, "")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 
 	local, err := Connect(ctx, Options{CRDDirs: []string{testCRDs}, Out: testWriter{t}})
@@ -126,7 +126,7 @@ func TestConnect(t *testing.T) {
 }
 
 func TestStartMissingCRDDir(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	missing := filepath.Join(t.TempDir(), "no-such-dir")
 	_, err := Start(ctx, Options{CRDDirs: []string{missing}, Out: testWriter{t}})
@@ -139,7 +139,7 @@ func TestStartMissingCRDDir(t *testing.T) {
 func TestConnectBadKubeconfig(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(p, []byte("not: [a kubeconfig"), 0o600))
-	_, err := Connect(context.Background(), Options{Kubeconfig: p})
+	_, err := Connect(t.Context(), Options{Kubeconfig: p})
 	require.Error(t, err)
 	if err == nil || !strings.Contains(err.Error(), p) {
 		t.Errorf("err = %v, want it to contain %q", err, p)
@@ -255,7 +255,7 @@ func TestStartInterrupted(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("lists child processes through /proc")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(time.Second, cancel)
 	_, err := Start(ctx, Options{CRDDirs: []string{testCRDs}, Out: testWriter{t}})
 	if !errors.Is(err, context.Canceled) {
