@@ -83,7 +83,7 @@ func TestAssetsEnvironment(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(EnvAssets, tc.dir)
-			got, err := Assets(context.Background(), Options{CacheDir: t.TempDir(), ModuleDir: t.TempDir()})
+			got, err := Assets(t.Context(), Options{CacheDir: t.TempDir(), ModuleDir: t.TempDir()})
 			if tc.wantErr == "" {
 				require.NoError(t, err, tc.reason)
 				if diff := cmp.Diff(tc.dir, got); diff != "" {
@@ -113,7 +113,7 @@ func TestAssetsCache(t *testing.T) {
 		cache := t.TempDir()
 		entry := fakeEntry(t, cache, mod)
 		var progress bytes.Buffer
-		got, err := Assets(context.Background(), Options{CacheDir: cache, ModuleDir: mod, Progress: &progress})
+		got, err := Assets(t.Context(), Options{CacheDir: cache, ModuleDir: mod, Progress: &progress})
 		require.NoError(t, err)
 		if diff := cmp.Diff(entry, got); diff != "" {
 			t.Errorf("got: -want, +got:\n%s", diff)
@@ -128,7 +128,7 @@ func TestAssetsCache(t *testing.T) {
 		entry := fakeEntry(t, cache, mod)
 		p := filepath.Join(entry, APIServer)
 		require.NoError(t, os.WriteFile(p, []byte("truncated"), 0o755))
-		_, err := Assets(context.Background(), Options{CacheDir: cache, ModuleDir: mod})
+		_, err := Assets(t.Context(), Options{CacheDir: cache, ModuleDir: mod})
 		if !errors.Is(err, ErrInvalidAssets) {
 			t.Errorf("err = %v, want %v", err, ErrInvalidAssets)
 		}
@@ -144,7 +144,7 @@ func TestAssetsCache(t *testing.T) {
 		cache := t.TempDir()
 		entry := fakeEntry(t, cache, mod)
 		require.NoError(t, os.Remove(filepath.Join(entry, Etcd)))
-		_, err := Assets(context.Background(), Options{CacheDir: cache, ModuleDir: mod})
+		_, err := Assets(t.Context(), Options{CacheDir: cache, ModuleDir: mod})
 		if !errors.Is(err, ErrInvalidAssets) {
 			t.Errorf("err = %v, want %v", err, ErrInvalidAssets)
 		}
@@ -157,7 +157,7 @@ func TestAssetsCache(t *testing.T) {
 		cache := t.TempDir()
 		entry := fakeEntry(t, cache, mod)
 		require.NoError(t, os.WriteFile(filepath.Join(entry, manifestName), []byte("{"), 0o644))
-		_, err := Assets(context.Background(), Options{CacheDir: cache, ModuleDir: mod})
+		_, err := Assets(t.Context(), Options{CacheDir: cache, ModuleDir: mod})
 		if !errors.Is(err, ErrInvalidAssets) {
 			t.Errorf("err = %v, want %v", err, ErrInvalidAssets)
 		}
@@ -174,7 +174,7 @@ func TestAssetsBuildFailure(t *testing.T) {
 	mod := fakeModule(t, "")
 	cache := t.TempDir()
 	var progress bytes.Buffer
-	_, err := Assets(context.Background(), Options{CacheDir: cache, ModuleDir: mod, Progress: &progress})
+	_, err := Assets(t.Context(), Options{CacheDir: cache, ModuleDir: mod, Progress: &progress})
 	require.Error(t, err)
 	if err == nil || !strings.Contains(err.Error(), "cannot build etcd v3.6.8") {
 		t.Errorf("the error names the failed step: err = %v, want it to contain %q", err, "cannot build etcd v3.6.8")
@@ -250,9 +250,9 @@ func TestFindModuleDir(t *testing.T) {
 
 func TestLockWaitsForHolder(t *testing.T) {
 	p := filepath.Join(t.TempDir(), ".lock")
-	unlock, err := lock(context.Background(), p, &bytes.Buffer{})
+	unlock, err := lock(t.Context(), p, &bytes.Buffer{})
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 600*time.Millisecond)
 	defer cancel()
 	var progress bytes.Buffer
 	_, err = lock(ctx, p, &progress)
@@ -265,7 +265,7 @@ func TestLockWaitsForHolder(t *testing.T) {
 		}
 	}
 	unlock()
-	unlock2, err := lock(context.Background(), p, &bytes.Buffer{})
+	unlock2, err := lock(t.Context(), p, &bytes.Buffer{})
 	require.NoError(t, err, "the lock is free once released")
 	unlock2()
 }
