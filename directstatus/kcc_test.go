@@ -115,7 +115,7 @@ func newKCCWidget(t *testing.T, env *testenv.Env, name string) *KCCWidget {
 // takes one.
 func TestKCCShapedCRDSettles(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	clk := clocktesting.NewFakePassiveClock(t0)
 
@@ -144,7 +144,7 @@ func TestKCCShapedCRDSettles(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, op.Succeeded(ctx))
 			if got := c.writes.Load(); got != 2 {
-				t.Errorf("status writes after an update: got %d, want 2 (Updating and UpToDate)", got)
+				t.Errorf("status writes after an update: want 2, got %d (Updating and UpToDate)", got)
 			}
 
 			// Settled: three reconciles, each from a fresh read, write nothing.
@@ -152,7 +152,7 @@ func TestKCCShapedCRDSettles(t *testing.T) {
 				written, err := w.SetReady(ctx, get(t, name), directstatus.UpToDate())
 				require.NoError(t, err)
 				if written {
-					t.Errorf("SetReady(UpToDate) reconcile %d of a settled object: got written, want no write", i)
+					t.Errorf("SetReady(UpToDate) reconcile %d of a settled object: want no write, got written", i)
 				}
 			}
 			// Nor does a new Writer, which has learned nothing yet.
@@ -160,10 +160,10 @@ func TestKCCShapedCRDSettles(t *testing.T) {
 			written, err := restarted.SetReady(ctx, get(t, name), directstatus.UpToDate())
 			require.NoError(t, err)
 			if written {
-				t.Errorf("SetReady(UpToDate) by a new Writer of a settled object: got written, want no write")
+				t.Errorf("SetReady(UpToDate) by a new Writer of a settled object: want no write, got written")
 			}
 			if got := c.writes.Load(); got != 2 {
-				t.Errorf("status writes after settled reconciles: got %d, want 2", got)
+				t.Errorf("status writes after settled reconciles: want 2, got %d", got)
 			}
 
 			// A spec change bumps the generation: one write records it in
@@ -177,15 +177,15 @@ func TestKCCShapedCRDSettles(t *testing.T) {
 				require.NoError(t, err)
 			}
 			if got := c.writes.Load(); got != 3 {
-				t.Errorf("status writes after a new generation: got %d, want 3 (exactly one more)", got)
+				t.Errorf("status writes after a new generation: want 3, got %d (exactly one more)", got)
 			}
 
 			got := &KCCWidget{}
 			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
 			if got.Status.ObservedGeneration == nil {
-				t.Errorf("status.observedGeneration: got none, want %d", got.Generation)
+				t.Errorf("status.observedGeneration: want %d, got none", got.Generation)
 			} else if *got.Status.ObservedGeneration != got.Generation {
-				t.Errorf("status.observedGeneration: got %d, want %d", *got.Status.ObservedGeneration, got.Generation)
+				t.Errorf("status.observedGeneration: want %d, got %d", got.Generation, *got.Status.ObservedGeneration)
 			}
 			want := []kccCondition{{
 				Type: "Ready", Status: corev1.ConditionTrue, Reason: directstatus.ReasonUpToDate,
@@ -204,7 +204,7 @@ func TestKCCShapedCRDSettles(t *testing.T) {
 // new one, although every field but status is pruned from what it wrote.
 func TestTerseCRDSettles(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	clk := clocktesting.NewFakePassiveClock(t0)
 	gvk := kccGV.WithKind("TerseWidget")
@@ -228,7 +228,7 @@ func TestTerseCRDSettles(t *testing.T) {
 	require.NoError(t, op.Succeeded(ctx))
 	reconcileSettled(t, ctx, get, w, directstatus.NewWriter(c, directstatus.WithClock(clk)))
 	if got := c.writes.Load(); got != 2 {
-		t.Errorf("status writes: got %d, want 2 (Updating and UpToDate)", got)
+		t.Errorf("status writes: want 2, got %d (Updating and UpToDate)", got)
 	}
 	want := map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
 	if diff := cmp.Diff(want, get().Object["status"]); diff != "" {
@@ -245,7 +245,7 @@ func reconcileSettled(t *testing.T, ctx context.Context, get func() *unstructure
 		written, err := wr.SetReady(ctx, get(), directstatus.UpToDate())
 		require.NoError(t, err)
 		if written {
-			t.Errorf("SetReady(UpToDate) reconcile %d of a settled object: got written, want no write", i)
+			t.Errorf("SetReady(UpToDate) reconcile %d of a settled object: want no write, got written", i)
 		}
 	}
 }

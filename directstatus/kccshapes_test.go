@@ -29,7 +29,7 @@ import (
 // any Writer, and that the status fields the Writer does not own are kept.
 func TestSchemasSettle(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	clk := clocktesting.NewFakePassiveClock(t0)
 
@@ -76,17 +76,17 @@ func TestSchemasSettle(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, op.Succeeded(ctx))
 			if got := c.writes.Load(); got != 2 {
-				t.Errorf("status writes for an update: got %d, want 2 (Updating and UpToDate)", got)
+				t.Errorf("status writes for an update: want 2, got %d (Updating and UpToDate)", got)
 			}
 			w := directstatus.NewWriter(c, directstatus.WithClock(clk))
 			reconcileSettled(t, ctx, get, w, directstatus.NewWriter(c, directstatus.WithClock(clk)))
 			if got := c.writes.Load(); got != 2 {
-				t.Errorf("status writes after settled reconciles: got %d, want 2", got)
+				t.Errorf("status writes after settled reconciles: want 2, got %d", got)
 			}
 			st := get().Object["status"].(map[string]any)
 			for _, k := range tt.keep {
 				if _, ok := st[k]; !ok {
-					t.Errorf("status.%s: got none, want it kept", k)
+					t.Errorf("status.%s: want it kept, got none", k)
 				}
 			}
 		})
@@ -99,7 +99,7 @@ func TestSchemasSettle(t *testing.T) {
 // the object, the field and the value.
 func TestUnreadableConditionTime(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"size": "small"}}}
 	obj.SetGroupVersionKind(kccGV.WithKind("KCCWidget"))
@@ -116,7 +116,7 @@ func TestUnreadableConditionTime(t *testing.T) {
 
 	_, err := directstatus.NewWriter(c).SetReady(ctx, obj, directstatus.UpToDate())
 	if !errors.Is(err, conditions.ErrMalformed) {
-		t.Fatalf("SetReady on a condition with lastTransitionTime \"2018-11-08\": got error %v, want one wrapping conditions.ErrMalformed", err)
+		t.Fatalf("SetReady on a condition with lastTransitionTime \"2018-11-08\": want one wrapping conditions.ErrMalformed, got error %v", err)
 	}
 	for _, want := range []string{"KCCWidget default/odd-time", "status.conditions[0].lastTransitionTime", "a string of 10 bytes"} {
 		if !strings.Contains(err.Error(), want) {
@@ -124,10 +124,10 @@ func TestUnreadableConditionTime(t *testing.T) {
 		}
 	}
 	if got := c.writes.Load(); got != 0 {
-		t.Errorf("status writes: got %d, want 0", got)
+		t.Errorf("status writes: want 0, got %d", got)
 	}
 	if got := obj.GetResourceVersion(); got != before {
-		t.Errorf("resourceVersion: got %s, want %s (object unchanged)", got, before)
+		t.Errorf("resourceVersion: want %s, got %s (object unchanged)", before, got)
 	}
 }
 
@@ -157,7 +157,7 @@ func (r *warningRecorder) take() []string {
 // logs on every write. The writes of a second update draw no warning.
 func TestPrunedFieldsNotResent(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cfg := rest.CopyConfig(env.Config)
 	warnings := &warningRecorder{}
@@ -212,12 +212,12 @@ func TestPrunedFieldsNotResent(t *testing.T) {
 			warnings.take()
 			update("large")
 			if got := warnings.take(); len(got) != 0 {
-				t.Errorf("API server warnings on the writes of a second update: got %q, want none", got)
+				t.Errorf("API server warnings on the writes of a second update: want none, got %q", got)
 			}
 			written, err := w.SetReady(ctx, get(), directstatus.UpToDate())
 			require.NoError(t, err)
 			if written {
-				t.Errorf("SetReady(UpToDate) of a settled object: got written, want no write")
+				t.Errorf("SetReady(UpToDate) of a settled object: want no write, got written")
 			}
 		})
 	}
@@ -230,7 +230,7 @@ func TestPrunedFieldsNotResent(t *testing.T) {
 // condition of another type (written by someone else) is kept.
 func TestKCCConditionTransitions(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	obj := newKCCWidget(t, env, "kcc-transitions")
 	obj.Status.Conditions = []kccCondition{{Type: "Foo", Status: corev1.ConditionTrue, Reason: "Bar", LastTransitionTime: "2020-01-01T00:00:00Z"}}
@@ -281,7 +281,7 @@ func TestKCCConditionTransitions(t *testing.T) {
 			t.Errorf("%s: other conditions: -want, +got:\n%s", step.name, diff)
 		}
 		if got.Status.ObservedGeneration == nil || *got.Status.ObservedGeneration != got.Generation {
-			t.Errorf("%s: status.observedGeneration: got %v, want %d", step.name, got.Status.ObservedGeneration, got.Generation)
+			t.Errorf("%s: status.observedGeneration: want %d, got %v", step.name, got.Generation, got.Status.ObservedGeneration)
 		}
 	}
 }

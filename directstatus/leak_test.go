@@ -1,7 +1,6 @@
 package directstatus_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -53,7 +52,7 @@ func (o *leakyObject) DeepCopyObject() runtime.Object {
 }
 
 func TestNoErrorQuotesAValue(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	w := directstatus.NewWriter(fake.NewClientBuilder().Build())
 	valid := map[string]any{"type": "Ready", "status": "True", "reason": leakMarkerName, "message": leakMarker, "lastTransitionTime": "2024-01-02T03:04:05Z"}
 	values := []any{

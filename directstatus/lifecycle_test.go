@@ -49,7 +49,7 @@ func (l *eventLog) take() []event {
 // writes beside it, and the event it records on the transition.
 func TestLifecycleHealth(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 
 	cases := map[string]struct {
@@ -114,7 +114,7 @@ func TestLifecycleHealth(t *testing.T) {
 // status or reason changes, not when only its message does.
 func TestEventsOnTransitionsOnly(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	log := &eventLog{}
 	w := directstatus.NewWriter(env.Client, directstatus.RecordEvents(log))

@@ -87,7 +87,7 @@ func readUnstructured(t *testing.T, env *testenv.Env, w *v1alpha1.Widget) *unstr
 
 func TestSetReadyTyped(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := newCountingClient(t, env)
 	clk := clocktesting.NewFakeClock(t0)
@@ -102,7 +102,7 @@ func TestSetReadyTyped(t *testing.T) {
 	written, err := w.SetReady(ctx, obj, directstatus.Updating("spec.size"))
 	require.NoError(t, err)
 	if !written {
-		t.Errorf("first SetReady(Updating): got no write, want written")
+		t.Errorf("first SetReady(Updating): want written, got no write")
 	}
 
 	got := &v1alpha1.Widget{}
@@ -157,7 +157,7 @@ func TestSetReadyTyped(t *testing.T) {
 	written, err = w.SetReady(ctx, got, directstatus.UpToDate(directstatus.OperationID("op-1")))
 	require.NoError(t, err)
 	if !written {
-		t.Errorf("SetReady(UpToDate) of a new generation: got no write, want written")
+		t.Errorf("SetReady(UpToDate) of a new generation: want written, got no write")
 	}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
 	if got.Status.ObservedGeneration != 2 || conditions.Get(got.Status.Conditions, "Ready").ObservedGeneration != 2 {
@@ -171,7 +171,7 @@ func TestSetReadyTyped(t *testing.T) {
 
 func TestSetReadyUnstructured(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := newCountingClient(t, env)
 	w := directstatus.NewWriter(c, directstatus.WithClock(clocktesting.NewFakeClock(t0)))
@@ -182,7 +182,7 @@ func TestSetReadyUnstructured(t *testing.T) {
 	written, err := w.SetReady(ctx, u, directstatus.UpdateFailure("spec.size", errors.New("quota exceeded")))
 	require.NoError(t, err)
 	if !written {
-		t.Errorf("SetReady(UpdateFailure) of an unstructured object: got no write, want written")
+		t.Errorf("SetReady(UpdateFailure) of an unstructured object: want written, got no write")
 	}
 
 	got := &v1alpha1.Widget{}
@@ -216,7 +216,7 @@ func TestSetReadyUnstructured(t *testing.T) {
 // float equal to the generation is not a change.
 func TestSetReadyWholeFloatObservedGeneration(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := newCountingClient(t, env)
 	w := directstatus.NewWriter(c, directstatus.WithClock(clocktesting.NewFakeClock(t0)))
@@ -226,7 +226,7 @@ func TestSetReadyWholeFloatObservedGeneration(t *testing.T) {
 	written, err := w.SetReady(ctx, u, directstatus.UpToDate())
 	require.NoError(t, err)
 	if !written {
-		t.Errorf("first SetReady(UpToDate): got no write, want written")
+		t.Errorf("first SetReady(UpToDate): want written, got no write")
 	}
 
 	require.NoError(t, unstructured.SetNestedField(u.Object, float64(u.GetGeneration()), "status", "observedGeneration"))
@@ -242,7 +242,7 @@ func TestSetReadyWholeFloatObservedGeneration(t *testing.T) {
 // is retried on a fresh read, and keeps what the other writer wrote.
 func TestSetReadyConflict(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := newCountingClient(t, env)
 	w := directstatus.NewWriter(c, directstatus.WithClock(clocktesting.NewFakeClock(t0)), dsmetrics.CountWrites())
@@ -259,7 +259,7 @@ func TestSetReadyConflict(t *testing.T) {
 	written, err := w.SetReady(ctx, stale, directstatus.UpToDate())
 	require.NoError(t, err)
 	if !written {
-		t.Errorf("SetReady(UpToDate) of a stale object: got no write, want written")
+		t.Errorf("SetReady(UpToDate) of a stale object: want written, got no write")
 	}
 	if got := c.writes.Load(); got != 2 {
 		t.Errorf("status writes: want 2 (a conflict, then the retry), got %d", got)
@@ -334,9 +334,9 @@ func TestSetReadyRereadFails(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			before := tc.withoutStatus(tc.obj)
-			written, err := w.SetReady(context.Background(), tc.obj, directstatus.Updating("spec.size"))
+			written, err := w.SetReady(t.Context(), tc.obj, directstatus.Updating("spec.size"))
 			if written {
-				t.Errorf("SetReady after a conflict whose re-read finds nothing: got written, want no write")
+				t.Errorf("SetReady after a conflict whose re-read finds nothing: want no write, got written")
 			}
 			if !apierrors.IsNotFound(err) {
 				t.Errorf("SetReady: want an error wrapping the re-read's NotFound, got %v", err)
@@ -380,7 +380,7 @@ func TestWriterOptions(t *testing.T) {
 		directstatus.ConflictBackoff(wait.Backoff{Steps: 3, Duration: time.Millisecond}),
 		directstatus.ReadFrom(reader))
 
-	_, err := w.SetReady(context.Background(), obj, directstatus.Updating("spec.size"))
+	_, err := w.SetReady(t.Context(), obj, directstatus.Updating("spec.size"))
 	if !apierrors.IsConflict(err) {
 		t.Errorf("SetReady: want the last conflict, got %v", err)
 	}
@@ -397,7 +397,7 @@ func TestWriterOptions(t *testing.T) {
 	// Steps of 0 still make one attempt, and report its conflict.
 	writes.Store(0)
 	w = directstatus.NewWriter(c, directstatus.ConflictBackoff(wait.Backoff{}), directstatus.ReadFrom(reader))
-	if _, err := w.SetReady(context.Background(), obj, directstatus.Updating("spec.colour")); !apierrors.IsConflict(err) {
+	if _, err := w.SetReady(t.Context(), obj, directstatus.Updating("spec.colour")); !apierrors.IsConflict(err) {
 		t.Errorf("SetReady with Steps 0: want the conflict, got %v", err)
 	}
 	if got := writes.Load(); got != 1 {
@@ -409,7 +409,7 @@ func TestWriterOptions(t *testing.T) {
 // the conflict's re-read finds a new generation, and nothing is written.
 func TestSetReadyGenerationChanged(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := newCountingClient(t, env)
 	w := directstatus.NewWriter(c)
@@ -422,10 +422,10 @@ func TestSetReadyGenerationChanged(t *testing.T) {
 
 	written, err := w.SetReady(ctx, stale, directstatus.Updating("spec.size"))
 	if !errors.Is(err, directstatus.ErrGenerationChanged) {
-		t.Errorf("SetReady of a stale generation: got error %v, want ErrGenerationChanged", err)
+		t.Errorf("SetReady of a stale generation: want ErrGenerationChanged, got error %v", err)
 	}
 	if written {
-		t.Errorf("SetReady of a stale generation: got written, want no write")
+		t.Errorf("SetReady of a stale generation: want no write, got written")
 	}
 	got := &v1alpha1.Widget{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got))
@@ -438,7 +438,7 @@ func TestSetReadyGenerationChanged(t *testing.T) {
 // watch records every Ready condition the object shows.
 func TestReconcilePattern(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := newCountingClient(t, env)
 	w := directstatus.NewWriter(c, directstatus.WithClock(clocktesting.NewFakeClock(t0)))
@@ -493,7 +493,7 @@ func TestReconcilePattern(t *testing.T) {
 	cloudErr := errors.New("size huge is not available")
 	err := reconcile(cloudErr)
 	if !errors.Is(err, cloudErr) {
-		t.Errorf("reconcile of a failing call: got error %v, want the cause %v (for the reconciler's backoff)", err, cloudErr)
+		t.Errorf("reconcile of a failing call: want the cause %v, got error %v (for the reconciler's backoff)", cloudErr, err)
 	}
 	// The retry succeeds.
 	require.NoError(t, reconcile(nil))
@@ -618,7 +618,7 @@ func TestSetReadyErrors(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := w.SetReady(context.Background(), tc.obj, tc.cond)
+			_, err := w.SetReady(t.Context(), tc.obj, tc.cond)
 			if !errors.Is(err, tc.want) {
 				t.Errorf("%s\nSetReady: want an error wrapping %v, got %v", tc.reason, tc.want, err)
 			}
