@@ -36,7 +36,7 @@ func TestParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(runs) != 2 {
-		t.Fatalf("got %d runs, want 2", len(runs))
+		t.Fatalf("want 2, got %d runs", len(runs))
 	}
 	if r := runs[0]; r.objects != 10 || r.rate != 5 || r.workers != 2 || len(r.modes) != 1 || len(r.modes[0].late) != 31 {
 		t.Errorf("first run: %+v", r)
@@ -76,7 +76,7 @@ func TestParseRejects(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := parse(strings.NewReader(in))
 			if !errors.Is(err, ErrBadInput) {
-				t.Errorf("got %v, want an error wrapping ErrBadInput", err)
+				t.Errorf("want an error wrapping ErrBadInput, got %v", err)
 			}
 		})
 	}
