@@ -213,7 +213,7 @@ func TestPatch(t *testing.T) {
 				t.Errorf("%s\nApply: changed %t, want %t", tc.reason, changed, tc.wantChanged)
 			}
 			if !conditions.Equal(got, tc.want) {
-				t.Errorf("%s\nApply: got %v, want %v", tc.reason, got, tc.want)
+				t.Errorf("%s\nApply: want %v, got %v", tc.reason, tc.want, got)
 			}
 		})
 	}

@@ -129,7 +129,7 @@ func FuzzSetUnstructured(f *testing.F) {
 		want := Normalize(c)
 		got := Get(conds, want.Type)
 		if got == nil || !sameState(got, &want) {
-			t.Fatalf("after SetUnstructured(%v): got %v, want %v", c, got, want)
+			t.Fatalf("after SetUnstructured(%v): want %v, got %v", c, want, got)
 		}
 		if again, err := fakeSetter().SetUnstructured(u, c); err != nil || again {
 			t.Fatalf("SetUnstructured a second time: changed %v, error %v", again, err)
