@@ -135,7 +135,7 @@ func (c *countingClient) Patch(ctx context.Context, obj client.Object, patch cli
 // HealthScope's controller, which locates that Deployment in one call.
 func TestSeedEndToEnd(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "seed")
 
 	seed, err := os.ReadFile("testdata/seed.yaml")
@@ -246,7 +246,7 @@ func decode(in any, out any) error {
 // spec.TargetEndpoints, and the rest of the scope is left alone.
 func TestDemoScope(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "demo")
 	applyDefinition(t, env, "ScopeDefinition", "demoscopes.demo.oam.dev", map[string]any{
 		"workloadRefPath": "spec.TargetEndpoints",
@@ -290,7 +290,7 @@ func TestDemoScope(t *testing.T) {
 // scope at once, through the API server: none may be lost.
 func TestConcurrentWriters(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "writers")
 	applyDefinition(t, env, "ScopeDefinition", "healthscopes.core.oam.dev", map[string]any{"workloadRefPath": "spec.workloadRefs", "allowComponentOverlap": true})
 	// The scope starts with a reference that half of the writers remove while
@@ -501,7 +501,7 @@ var cmpSortRefs = cmp.Transformer("sort", func(in []scopes.WorkloadRef) []string
 // opting out, and what happens without one.
 func TestPatchDefinitions(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "defs")
 	web := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}
 
@@ -641,7 +641,7 @@ func deleteDefinition(t *testing.T, env *testenv.Env, name string) {
 // the scope is not written.
 func TestRefusedPaths(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "paths")
 	web := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "u1"}
 	db := scopes.WorkloadRef{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db"}
@@ -746,7 +746,7 @@ func TestRefusedPaths(t *testing.T) {
 // TestOverlap enforces allowComponentOverlap: false.
 func TestOverlap(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "overlap")
 	other := env.Namespace(t, "overlap-other")
 	applyDefinition(t, env, "ScopeDefinition", "demoscopes.demo.oam.dev", map[string]any{"workloadRefPath": "spec.TargetEndpoints", "allowComponentOverlap": false})
@@ -803,7 +803,7 @@ func TestOverlap(t *testing.T) {
 // ReplicaSets on the API server.
 func TestChildResourcesAPIServer(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "children")
 	other := env.Namespace(t, "children-other")
 
@@ -857,7 +857,7 @@ func TestChildResourcesAPIServer(t *testing.T) {
 // through spec.definitionRef.name.
 func TestDefinitionByLabel(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "bylabel")
 	applyDefinition(t, env, "WorkloadDefinition", "bylabel-webservice", map[string]any{
 		"definitionRef":      map[string]any{"name": "deployments.apps"},
@@ -923,7 +923,7 @@ func TestDefinitionByLabel(t *testing.T) {
 // Secrets, both are read.
 func TestReadKindsAPIServer(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "readkinds")
 
 	cfg, secretRequests := testenv.CountRequests(env.Config, func(r *http.Request) bool { return slices.Contains(strings.Split(r.URL.Path, "/"), "secrets") })

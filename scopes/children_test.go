@@ -211,7 +211,7 @@ func TestChildResources(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := cluster()
 			r.failOn = "Broken"
-			got, err := ChildResources(context.Background(), r, workload, tc.kinds, tc.opts...)
+			got, err := ChildResources(t.Context(), r, workload, tc.kinds, tc.opts...)
 			if tc.wantErr != nil {
 				require.Error(t, err)
 				if !errors.Is(err, tc.wantErr) && !strings.Contains(err.Error(), tc.wantErr.Error()) {
@@ -287,7 +287,7 @@ func TestChildResourcesWithoutUIDs(t *testing.T) {
 			if w == nil {
 				w = object("oam.dev/v1alpha2", "example-workload", "prod", "w", "W", nil)
 			}
-			got, err := ChildResources(context.Background(), (&memReader{}).add(tc.objects...), w, tc.kinds, tc.opts...)
+			got, err := ChildResources(t.Context(), (&memReader{}).add(tc.objects...), w, tc.kinds, tc.opts...)
 			require.NoError(t, err)
 			if diff := cmp.Diff(tc.want, ids(got)); diff != "" {
 				t.Errorf("%s\nChildResources(...): -want, +got:\n%s", tc.reason, diff)
@@ -303,7 +303,7 @@ func TestChildResourcesCycle(t *testing.T) {
 		object("v1", "ConfigMap", "ns", "b", "B", nil, "A"),
 	)
 	w := object("v1", "Thing", "ns", "w", "W", nil)
-	got, err := ChildResources(context.Background(), r, w, []ChildResourceKind{{APIVersion: "v1", Kind: "ConfigMap"}}, Depth(100))
+	got, err := ChildResources(t.Context(), r, w, []ChildResourceKind{{APIVersion: "v1", Kind: "ConfigMap"}}, Depth(100))
 	require.NoError(t, err)
 	if diff := cmp.Diff([]string{"ConfigMap v1 ns/a", "ConfigMap v1 ns/b"}, ids(got)); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
@@ -313,7 +313,7 @@ func TestChildResourcesCycle(t *testing.T) {
 func TestChildResourcesClusterScopedWorkload(t *testing.T) {
 	// A cluster-scoped workload's children are looked for in every namespace.
 	w := object("x/v1", "ClusterWorkload", "", "w", "W", nil)
-	got, err := ChildResources(context.Background(), cluster(), w, []ChildResourceKind{deployments}, ControllerOnly(true))
+	got, err := ChildResources(t.Context(), cluster(), w, []ChildResourceKind{deployments}, ControllerOnly(true))
 	require.NoError(t, err)
 	want := []string{"Deployment apps/v1 dev/web-c", "Deployment apps/v1 prod/web-a", "Deployment apps/v1 prod/web-b"}
 	if diff := cmp.Diff(want, ids(got)); diff != "" {
@@ -323,14 +323,14 @@ func TestChildResourcesClusterScopedWorkload(t *testing.T) {
 
 func TestChildResourcesNeedsUID(t *testing.T) {
 	w := object("x/v1", "W", "ns", "w", "", nil)
-	_, err := ChildResources(context.Background(), cluster(), w, []ChildResourceKind{deployments})
+	_, err := ChildResources(t.Context(), cluster(), w, []ChildResourceKind{deployments})
 	if !errors.Is(err, ErrInvalidRef) {
 		t.Errorf("err = %v, want %v", err, ErrInvalidRef)
 	}
 	if err == nil || !strings.Contains(err.Error(), "has no UID") {
 		t.Errorf("err = %v, want it to contain %q", err, "has no UID")
 	}
-	_, err = ChildResources(context.Background(), cluster(), nil, []ChildResourceKind{deployments})
+	_, err = ChildResources(t.Context(), cluster(), nil, []ChildResourceKind{deployments})
 	if !errors.Is(err, ErrInvalidRef) {
 		t.Errorf("err = %v, want %v", err, ErrInvalidRef)
 	}
@@ -361,7 +361,7 @@ func TestChildResourcesBareItems(t *testing.T) {
 		"Deployment": {owned("other"), owned("W"), owned("other")},
 		"Service":    {owned("W")},
 	}
-	got, err := ChildResources(context.Background(), r, object("core.oam.dev/v1alpha2", "ContainerizedWorkload", "prod", "w", "W", nil), []ChildResourceKind{deployments, services})
+	got, err := ChildResources(t.Context(), r, object("core.oam.dev/v1alpha2", "ContainerizedWorkload", "prod", "w", "W", nil), []ChildResourceKind{deployments, services})
 	require.NoError(t, err)
 	want := []unstructured.Unstructured{owned("W"), owned("W")}
 	if diff := cmp.Diff(want, got); diff != "" {

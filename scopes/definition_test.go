@@ -1,7 +1,6 @@
 package scopes
 
 import (
-	"context"
 	"errors"
 	"github.com/google/go-cmp/cmp"
 	"strings"
@@ -155,7 +154,7 @@ func TestFindDefinition(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithRESTMapper(testMapper()).WithObjects(tc.defs...).Build()
-			got, err := FindDefinition(context.Background(), c, testMapper(), tc.obj, tc.defKind, tc.typeLabel, tc.namespaces...)
+			got, err := FindDefinition(t.Context(), c, testMapper(), tc.obj, tc.defKind, tc.typeLabel, tc.namespaces...)
 			if tc.want.err != nil {
 				if !errors.Is(err, tc.want.err) {
 					t.Errorf("%s: err = %v, want %v", tc.reason, err, tc.want.err)
@@ -182,7 +181,7 @@ func TestPatchByDefinitionRef(t *testing.T) {
 	sd := def(OAMScopeDefinition, "", "healthscope.core.oam.dev", "healthscopes.core.oam.dev")
 	sd.Object["spec"].(map[string]any)["workloadRefPath"] = "spec.workloadRefs"
 	c := fake.NewClientBuilder().WithRESTMapper(testMapper()).WithObjects(scopeOf(t, `{}`), sd).Build()
-	got, err := PatchWorkloadRefs(context.Background(), c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}})
+	got, err := PatchWorkloadRefs(t.Context(), c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}})
 	require.NoError(t, err)
 	if diff := cmp.Diff(Patched{Path: "spec.workloadRefs", Changed: true}, got); diff != "" {
 		t.Errorf("got: -want, +got:\n%s", diff)
@@ -199,7 +198,7 @@ func TestLocateByLabel(t *testing.T) {
 	scope := scopeOf(t, `{"workloadRefs":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web"}]}`)
 	scope.SetNamespace("prod")
 	r := (&memReader{}).add(w, wd, rs)
-	got, err := Locate(context.Background(), r, testMapper(), scope, AtPath("spec.workloadRefs"),
+	got, err := Locate(t.Context(), r, testMapper(), scope, AtPath("spec.workloadRefs"),
 		Definitions{WorkloadDefinition: velaWorkloadDefinition})
 	require.NoError(t, err)
 	require.Len(t, got, 1)
@@ -225,7 +224,7 @@ func TestForeignEntries(t *testing.T) {
 
 	w := labelled("apps/v1", "Deployment", "prod", "web", nil)
 	var skipped []SkippedEntry
-	got, err := Locate(context.Background(), (&memReader{}).add(w), testMapper(), scope, AtPath("spec.workloadRefs"), ReportSkipped(&skipped))
+	got, err := Locate(t.Context(), (&memReader{}).add(w), testMapper(), scope, AtPath("spec.workloadRefs"), ReportSkipped(&skipped))
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	if diff := cmp.Diff("web", got[0].Workload.GetName()); diff != "" {

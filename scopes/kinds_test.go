@@ -59,7 +59,7 @@ func TestNotSecret(t *testing.T) {
 // resource kind Secret are refused without a read, the workload's other
 // children still found; ReadKinds replaces the default, in both places.
 func TestLocateReadKinds(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	objects := func() *kindRecorder {
 		return &kindRecorder{Reader: (&memReader{}).add(
 			definition("WorkloadDefinition", "example-workload.oam.dev", `{"childResourceKinds":[{"apiVersion":"v1","kind":"Secret"},{"apiVersion":"v1","kind":"Service"}]}`),
@@ -133,7 +133,7 @@ func TestLocateReadKinds(t *testing.T) {
 }
 
 func TestChildResourcesReadKinds(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	workload := object("oam.dev/v1alpha2", "example-workload", "prod", "w", "W", nil)
 	r := &kindRecorder{Reader: cluster().add(
 		object("v1", "Secret", "prod", "w-creds", "S", nil, "W!"),

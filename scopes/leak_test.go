@@ -1,7 +1,6 @@
 package scopes
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -30,7 +29,7 @@ var markerJSON = []string{
 }
 
 func TestNoErrorQuotesAValue(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	ref := WorkloadRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}
 	for _, v := range markerJSON {
 		// At the reference path, on the way to it, and as its entries.

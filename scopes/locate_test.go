@@ -1,7 +1,6 @@
 package scopes
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -68,7 +67,7 @@ func mustDoc(s string) map[string]any {
 }
 
 func TestLocate(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	mapper := testMapper()
 	base := func() *memReader {
 		r := cluster()
@@ -157,7 +156,7 @@ func TestLocateSharedChild(t *testing.T) {
 	)
 	scope := scopeOf(t, `{"refs":[{"apiVersion":"oam.dev/v1alpha2","kind":"example-workload","name":"a"},{"apiVersion":"oam.dev/v1alpha2","kind":"example-workload","name":"b"}]}`)
 	scope.SetNamespace("ns")
-	got, err := Locate(context.Background(), r, testMapper(), scope, AtPath("spec.refs"))
+	got, err := Locate(t.Context(), r, testMapper(), scope, AtPath("spec.refs"))
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	require.Len(t, got[0].Children, 1)
@@ -169,7 +168,7 @@ func TestLocateSharedChild(t *testing.T) {
 }
 
 func TestLocateScopeErrors(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	scope := scopeOf(t, `{"workloadRefs":[]}`)
 	cases := map[string]struct {
 		defs    []*unstructured.Unstructured
@@ -211,7 +210,7 @@ func TestLocateScopeErrors(t *testing.T) {
 				t.Errorf("err = %v, want it to contain %q", err, tc.want)
 			}
 			if got != nil {
-				t.Errorf("got = %v, want nil", got)
+				t.Errorf("want nil, got = %v", got)
 			}
 		})
 	}
@@ -221,7 +220,7 @@ func TestLocateScopeErrors(t *testing.T) {
 	got, err := Locate(ctx, r, testMapper(), scope)
 	require.NoError(t, err)
 	if len(got) != 0 {
-		t.Errorf("spec.other holds no references: got = %v, want empty", got)
+		t.Errorf("spec.other holds no references: want empty, got = %v", got)
 	}
 }
 
@@ -239,7 +238,7 @@ func TestLocateReferenceNamespace(t *testing.T) {
 		{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db","namespace":"other"},
 		{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db","namespace":""}]}`)
 	scope.SetNamespace("prod")
-	got, err := Locate(context.Background(), r, testMapper(), scope, AtPath("spec.refs"))
+	got, err := Locate(t.Context(), r, testMapper(), scope, AtPath("spec.refs"))
 	require.Len(t, got, 3)
 
 	type summary struct {

@@ -80,7 +80,7 @@ func TestBackoffDefaults(t *testing.T) {
 // carries the last conflict.
 func TestBackoffGivesUpWithContext(t *testing.T) {
 	c := &countingFake{Client: fakeScopes(t, `{"workloadRefs":[`+dbJSON+`]}`), conflicts: 1 << 40}
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	_, err := PatchWorkloadRefs(ctx, c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}}, Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond, Attempts: 1 << 30})
 	if !errors.Is(err, context.DeadlineExceeded) {
@@ -137,7 +137,7 @@ func TestPatchWorkloadRefsBackoff(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := &countingFake{Client: fakeScopes(t, `{"workloadRefs":[`+dbJSON+`]}`), conflicts: tc.conflicts}
-			got, err := PatchWorkloadRefs(context.Background(), c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}}, tc.backoff)
+			got, err := PatchWorkloadRefs(t.Context(), c, testMapper(), hsRef, Change{Add: []WorkloadRef{web}}, tc.backoff)
 			if tc.want.conflict {
 				if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), fmt.Sprintf("gave up after %d attempts", tc.want.patches)) {
 					t.Errorf("%s\nwant the last conflict, after \"gave up after %d attempts\", got %v", tc.reason, tc.want.patches, err)
@@ -156,7 +156,7 @@ func TestPatchWorkloadRefsBackoff(t *testing.T) {
 			}
 
 			scope := scopeOf(t, "")
-			require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "hs"}, scope))
+			require.NoError(t, c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "hs"}, scope))
 			wantRefs := []WorkloadRef{db}
 			if tc.want.changed {
 				wantRefs = append(wantRefs, web)
@@ -254,7 +254,7 @@ func TestPatchWorkloadRefsNotInstalled(t *testing.T) {
 				objs = append(objs, definition("ScopeDefinition", "healthscopes.core.oam.dev", `{"workloadRefPath":"spec.workloadRefs"}`))
 			}
 			c := &countingFake{Client: fake.NewClientBuilder().WithRESTMapper(testMapper()).WithObjects(objs...).Build()}
-			got, err := PatchWorkloadRefs(context.Background(), c, testMapper(), tc.scope, tc.change, tc.opts...)
+			got, err := PatchWorkloadRefs(t.Context(), c, testMapper(), tc.scope, tc.change, tc.opts...)
 			switch {
 			case tc.want.noMatch:
 				if !meta.IsNoMatchError(err) {

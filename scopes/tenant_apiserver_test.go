@@ -79,7 +79,7 @@ func ref(gvk schema.GroupVersionKind, name string) map[string]any {
 // owns is never read nor reported.
 func TestNamespacedScopeStaysInItsNamespace(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	tenant := env.Namespace(t, "tenant")
 	victim := env.Namespace(t, "victim")
 
@@ -190,7 +190,7 @@ func TestNamespacedScopeStaysInItsNamespace(t *testing.T) {
 	one, err := scopes.ChildResources(ctx, env.Client, victimNS, []scopes.ChildResourceKind{{APIVersion: "apps/v1", Kind: "Deployment"}}, scopes.InNamespace(tenant))
 	require.NoError(t, err)
 	if len(one) != 1 || one[0].GetNamespace() != tenant {
-		t.Errorf("InNamespace(%s): got %d children, want tenant-db only", tenant, len(one))
+		t.Errorf("InNamespace(%s): want tenant-db only, got %d children", tenant, len(one))
 	}
 }
 
@@ -200,7 +200,7 @@ func TestNamespacedScopeStaysInItsNamespace(t *testing.T) {
 // there for the operator.
 func TestForbiddenReadsAsMissing(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "forbidden")
 
 	scope := newObject(healthScope, ns, "hs")

@@ -1,7 +1,6 @@
 package scopes_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,7 +21,7 @@ import (
 // placeholder, traits find their definition by label and by name.
 func TestUpstreamManifests(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "upstream")
 	t.Cleanup(func() {
 		applyDefinition(t, env, "ScopeDefinition", "healthscopes.core.oam.dev", map[string]any{"workloadRefPath": "spec.workloadRefs"})
