@@ -275,7 +275,7 @@ func TestBasesServerDryRun(t *testing.T) {
 			}
 			var w warnings
 			dc := apiClient(t, env, &w)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
 			for _, o := range objs {
 				if o.GetKind() != "Namespace" {
@@ -323,7 +323,7 @@ func TestDeploymentsRestricted(t *testing.T) {
 	env := testenv.Get(t)
 	var w warnings
 	dc := apiClient(t, env, &w)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	ns := env.Namespace(t, "restricted")
 	nsObj, err := dc.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Get(ctx, ns, metav1.GetOptions{})
