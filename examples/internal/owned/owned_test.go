@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // which objects a finalizer holds past the timeout.
 func TestClean(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	require.NoError(t, err)
@@ -73,7 +73,7 @@ func TestClean(t *testing.T) {
 // them (an Application's takes its workloads out of their HealthScope).
 func TestCleanInOrder(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	require.NoError(t, err)
@@ -111,7 +111,7 @@ func TestCleanInOrder(t *testing.T) {
 // only theirs, and keeps the objects.
 func TestReleaseFinalizers(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	require.NoError(t, err)

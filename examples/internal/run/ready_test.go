@@ -31,7 +31,7 @@ func TestCacheSynced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
 	defer cancel()
 	if _, err := c.GetInformer(ctx, &corev1.ConfigMap{}, cache.BlockUntilSynced(false)); err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func (s blockedSource) WaitForSync(ctx context.Context) error {
 // still not leading: the controllers warm up before they are elected.
 func TestReadyzWaitsForControllers(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
 	defer cancel()
 	const leaseName = "readyz-waits-for-controllers"
 	now := metav1.NewMicroTime(time.Now())

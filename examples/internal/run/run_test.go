@@ -305,7 +305,7 @@ func TestRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
 			set := flag.NewFlagSet(name, flag.ContinueOnError)
 			s, err := tc.ex.parseFlags(set, append([]string{"--kubeconfig", kubeconfig}, tc.args...))
@@ -401,7 +401,7 @@ func TestInterruptDuringStartUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	var p phase
 	start := time.Now()

@@ -90,7 +90,7 @@ func TestStopLog(t *testing.T) {
 func TestLeaderStopReleasesLease(t *testing.T) {
 	env := testenv.Get(t)
 	kubeconfig := writeKubeconfig(t, env)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "stop-"}}
 	if err := env.Client.Create(ctx, ns); err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestLeaderStopReleasesLease(t *testing.T) {
 // a Lease not renewed for a minute does not.
 func TestControllerManagerRuns(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	runs := func() bool {
 		t.Helper()
 		got, err := ControllerManagerRuns(ctx, env.Client)
