@@ -204,7 +204,7 @@ func TestImageNotFound(t *testing.T) {
 	}
 	deployments := &unstructured.UnstructuredList{}
 	deployments.SetGroupVersionKind(core.DeploymentKind.GroupVersion().WithKind("DeploymentList"))
-	require.NoError(t, env.Client.List(context.Background(), deployments, client.InNamespace(ns)))
+	require.NoError(t, env.Client.List(t.Context(), deployments, client.InNamespace(ns)))
 	if len(deployments.Items) != 0 {
 		t.Errorf("a fatal run composed %d deployment(s)", len(deployments.Items))
 	}
@@ -230,7 +230,7 @@ func TestUnauthorized(t *testing.T) {
 func TestProgressingThenSuccess(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "progressing")
 	createClaim(t, env, ns, "shop", "orders", imageGood)
 
@@ -307,7 +307,7 @@ func TestProgressingThenSuccess(t *testing.T) {
 func TestInternalError(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "internal-error")
 	createClaim(t, env, ns, "ledger-ui", "ledger", imageGood)
 
@@ -364,7 +364,7 @@ func TestInternalError(t *testing.T) {
 func TestClaimChangesImage(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "change-image")
 	app := createClaim(t, env, ns, "shop", "orders", imageMissing)
 	waitForClaim(t, env, ns, "shop", []metav1.Condition{
@@ -409,7 +409,7 @@ func TestClaimChangesImage(t *testing.T) {
 func TestDeleteClaim(t *testing.T) {
 	env := testenv.Get(t)
 	startManager(t, env)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "delete-claim")
 	app := createClaim(t, env, ns, "shop", "orders", imageGood)
 	xrName := compositeName(t, env, ns, "shop")
@@ -491,7 +491,7 @@ func (e *eventCounter) Eventf(_, _ runtime.Object, _, _, _, _ string, _ ...any) 
 // for a retry with back-off.
 func TestCompositeCreateFailureReachesClaim(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "create-fails")
 	createClaim(t, env, ns, "shop", "orders", "nginx")
 	claims := core.NewClaimReconciler(refuseCreate{env.Client}, options())
@@ -523,7 +523,7 @@ func TestCompositeNamesCannotCollide(t *testing.T) {
 	startManager(t, env)
 	n := env.Namespace(t, "squat")
 	nTeam := n + "-team"
-	require.NoError(t, env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nTeam}}))
+	require.NoError(t, env.Client.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nTeam}}))
 	t.Cleanup(func() {
 		_ = env.Client.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nTeam}})
 	})

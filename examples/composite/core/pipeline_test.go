@@ -68,7 +68,7 @@ func TestPipelineRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rsp, desired, ready := tc.p.Run(context.Background(), obj("xr"), nil)
+			rsp, desired, ready := tc.p.Run(t.Context(), obj("xr"), nil)
 			if diff := cmp.Diff(tc.wantResults, rsp.GetResults(), protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nresults: -want, +got:\n%s", tc.reason, diff)
 			}

@@ -32,7 +32,7 @@ func TestRun(t *testing.T) {
 	require.NoError(t, core.Setup(mgr, core.Options{Pipeline: core.Pipeline{{Name: "app", Function: fn}}}))
 	stop := testenv.StartManager(t, mgr)
 	ns := env.Namespace(t, "demo")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
 	var out bytes.Buffer
@@ -69,7 +69,7 @@ func TestRunGivesUp(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t, "nocontroller")
 	began := time.Now()
-	err := demo.Run(context.Background(), env.Client, &bytes.Buffer{}, demo.Options{Namespace: ns, Poll: 50 * time.Millisecond, Timeout: time.Second})
+	err := demo.Run(t.Context(), env.Client, &bytes.Buffer{}, demo.Options{Namespace: ns, Poll: 50 * time.Millisecond, Timeout: time.Second})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "App "+ns+"/shop") {
 		t.Errorf("err = %v, want it to name the claim and wrap %v", err, context.DeadlineExceeded)
 	}

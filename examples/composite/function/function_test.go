@@ -1,7 +1,6 @@
 package function_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -132,7 +131,7 @@ func TestRunFunction(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			f := &function.Function{Platform: platform}
-			rsp, err := f.RunFunction(context.Background(), &core.Request{Composite: tc.xr, Observed: tc.observed})
+			rsp, err := f.RunFunction(t.Context(), &core.Request{Composite: tc.xr, Observed: tc.observed})
 			require.NoError(t, err)
 			if diff := cmp.Diff(tc.want, results.ToCrossplane(rsp.Results), protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nresponse: -want, +got:\n%s", tc.reason, diff)
