@@ -92,7 +92,7 @@ func edit(t *testing.T, ctx context.Context, c client.Client, key types.Namespac
 // controller's condition left alone, and a golden status at the end.
 func TestDatasetLifecycle(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	server, cloud := newCloud(t)
 
@@ -328,7 +328,7 @@ func countingClient(t *testing.T, env *testenv.Env) (client.Client, *atomic.Int6
 // back, it repairs it and says so.
 func TestPeriodicSync(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	server, cloud := newCloud(t)
 	c, writes := countingClient(t, env)
@@ -396,7 +396,7 @@ func TestPeriodicSync(t *testing.T) {
 // TestCreateFailure injects a cloud failure on create.
 func TestCreateFailure(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	server, cloud := newCloud(t)
 	r := &controller.Reconciler{Client: env.Client, Cloud: cloud, Status: directstatus.NewWriter(env.Client), SyncPeriod: syncPeriod}
@@ -433,7 +433,7 @@ func TestCreateFailure(t *testing.T) {
 // spec changes); fixing the spec clears Stalled.
 func TestRefusedSpecStalls(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	_, cloud := newCloud(t)
 	r := &controller.Reconciler{Client: env.Client, Cloud: cloud, Status: directstatus.NewWriter(env.Client), SyncPeriod: syncPeriod}

@@ -54,7 +54,7 @@ func startLongRunningWith(t *testing.T, env *testenv.Env, cloud *cloudapi.Client
 // so exactly one update reaches the cloud and Ready ends UpToDate.
 func TestRestartMidOperation(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	server, cloud := newCloud(t)
 
@@ -133,7 +133,7 @@ func TestRestartMidOperation(t *testing.T) {
 // UpToDate.
 func TestCrashBetweenCallAndRecord(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	server, cloud := newCloud(t)
 
