@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -26,7 +25,7 @@ func TestMain(m *testing.M) {
 // replaced.
 func TestRecreateLeavesOthersAlone(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	s, err := readSample()
 	require.NoError(t, err)
 	key := client.ObjectKeyFromObject(s.obj)
