@@ -161,7 +161,7 @@ func (noEvents) Eventf(_, _ runtime.Object, _, _, _, _ string, _ ...any) {}
 // settled reconcile writes nothing.
 func TestDesignExample(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "design")
 	require.NoError(t, demo.Apply(ctx, env.Client, ns))
 	startManager(t, env)
@@ -287,7 +287,7 @@ func restoreDefinitions(t *testing.T, env *testenv.Env) {
 // and lets the Application go (OAM's runtime blocked deletion forever).
 func TestDeleteWithoutScopeDefinition(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "delete")
 	require.NoError(t, demo.Apply(ctx, env.Client, ns))
 	restoreDefinitions(t, env)
@@ -320,7 +320,7 @@ func TestDeleteWithoutScopeDefinition(t *testing.T) {
 // removes the reference from the old scope, another adds it to the new one.
 func TestMoveToAnotherScope(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "move")
 	require.NoError(t, demo.Apply(ctx, env.Client, ns))
 	require.NoError(t, env.Client.Create(ctx, &v1alpha1.HealthScope{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "other"}}))
@@ -357,7 +357,7 @@ func TestMoveToAnotherScope(t *testing.T) {
 // says why.
 func TestOverlapRefused(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "overlap")
 	require.NoError(t, demo.ApplyDefinitions(ctx, env.Client))
 	restoreDefinitions(t, env)
@@ -400,7 +400,7 @@ func TestOverlapRefused(t *testing.T) {
 // requeues it.
 func TestScopeDefinitionLater(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "later")
 	require.NoError(t, demo.Apply(ctx, env.Client, ns))
 	restoreDefinitions(t, env)
@@ -422,7 +422,7 @@ func TestScopeDefinitionLater(t *testing.T) {
 // manager sends no request for secrets.
 func TestSecretsNotWatched(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "secrets")
 
 	cfg, secretRequests := testenv.CountRequests(env.Config, func(r *http.Request) bool { return slices.Contains(strings.Split(r.URL.Path, "/"), "secrets") })

@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -96,7 +95,7 @@ func (b *closeNotifier) Close() error {
 // InformerIdle and a few seconds.
 func TestTenantChosenInformers(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "informers")
 	require.NoError(t, demo.ApplyDefinitions(ctx, env.Client))
 
@@ -139,7 +138,7 @@ func TestTenantChosenInformers(t *testing.T) {
 	// let a few more reconciles pass.
 	time.Sleep(time.Second)
 	if got := watches.open(); !slices.Equal(got, allowed) {
-		t.Errorf("watches of a scope naming %d kinds: got %q, want only the allowed %q", len(kinds), got, allowed)
+		t.Errorf("watches of a scope naming %d kinds: want only the allowed %q, got %q", len(kinds), allowed, got)
 	}
 
 	require.NoError(t, env.Client.Delete(ctx, hs))

@@ -35,7 +35,7 @@ import (
 // With Namespaces allowed by the operator, only children in T are judged.
 func TestClusterScopedWorkloadsRefused(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	tenant := env.Namespace(t, "tenant")
 	victim := env.Namespace(t, "victim")
 	require.NoError(t, demo.ApplyDefinitions(ctx, env.Client))
@@ -166,7 +166,7 @@ func (r hammeringReader) Get(ctx context.Context, key client.ObjectKey, obj clie
 // and is requeued with back-off.
 func TestTenantCannotStallOthers(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
 	defer cancel()
 	a, b := env.Namespace(t, "tenant-a"), env.Namespace(t, "tenant-b")
 	require.NoError(t, demo.ApplyDefinitions(ctx, env.Client))

@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -26,7 +25,7 @@ import (
 // another namespace is refused rather than read.
 func TestUpstreamShapes(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "upstream")
 	other := env.Namespace(t, "upstream-other")
 

@@ -32,7 +32,7 @@ func TestRun(t *testing.T) {
 	require.NoError(t, controllers.Setup(mgr, controllers.Options{}))
 	testenv.StartManager(t, mgr)
 	ns := env.Namespace(t, "demo")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 
 	var out bytes.Buffer
