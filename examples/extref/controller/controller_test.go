@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 // follows the ConfigMap, and never shows the password.
 func TestExample(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	startControllers(t, env)
 
@@ -90,7 +90,7 @@ func TestExample(t *testing.T) {
 // not resolved, not ready, and nothing is written to its spec.
 func TestDenied(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	startControllers(t, env)
 
@@ -124,7 +124,7 @@ func TestDenied(t *testing.T) {
 // and nothing is written to it.
 func TestWriteRejected(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	startControllers(t, env)
 
@@ -210,7 +210,7 @@ func waitForReason(t *testing.T, env *testenv.Env, ctx context.Context, s *v1alp
 // recorded, shortened.
 func TestLongMessageEvent(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	startControllers(t, env)
 	s := &v1alpha1.Subnet{ObjectMeta: metav1.ObjectMeta{Name: "long-message"}}
@@ -224,7 +224,7 @@ func TestLongMessageEvent(t *testing.T) {
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), s) })
 	_, c := waitForReason(t, env, ctx, s, extref.ReasonResolutionFailed)
 	if len(c.Message) <= 1024 {
-		t.Fatalf("ReferencesResolved message: got %d bytes, want more than 1024 for this test", len(c.Message))
+		t.Fatalf("ReferencesResolved message: want more than 1024 for this test, got %d bytes", len(c.Message))
 	}
 	testenv.Eventually(t, time.Minute, "a Warning event", func() error {
 		events := &unstructured.UnstructuredList{}
@@ -249,7 +249,7 @@ func TestLongMessageEvent(t *testing.T) {
 func TestAdmissionDenialNotLogged(t *testing.T) {
 	const ns = "vap-denied"
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	logs := testenv.NewLogs(7) // client-go logs request bodies, which hold the values written, from 8 on
 	policy := extref.SourcePolicy{Allow: []extref.SourceRule{{Resource: "secrets", Namespaces: []string{ns}}}}
@@ -294,7 +294,7 @@ spec:
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(probe), cur))
 		cur.Spec.ForProvider.Region = "x"
 		if err := env.Client.Update(ctx, cur); !apierrors.IsForbidden(err) {
-			return fmt.Errorf("update: got %v, want Forbidden", err)
+			return fmt.Errorf("update: want Forbidden, got %v", err)
 		}
 		return nil
 	})
@@ -325,7 +325,7 @@ spec:
 // edit stays, and the Subnet follows it.
 func TestDemoKeepsUserEdit(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	startControllers(t, env)
 	key := client.ObjectKey{Namespace: "crossplane-system", Name: "common-settings"}

@@ -43,7 +43,7 @@ const withheldWithin = 5 * time.Second
 // may not list and watch secrets.
 func TestWithheldSourceKind(t *testing.T) {
 	env := testenv.Get(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	ns := env.Namespace(t, "extref-sa")
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "extref", Namespace: ns}}
@@ -109,7 +109,7 @@ func TestWithheldSourceKind(t *testing.T) {
 	took := time.Since(created)
 	const want = "secrets cannot be read: the controller may not list and watch it (forbidden)"
 	if !strings.Contains(c.Message, want) {
-		t.Errorf("ReferencesResolved message: got %q, want it to contain %q", c.Message, want)
+		t.Errorf("ReferencesResolved message: want it to contain %q, got %q", want, c.Message)
 	}
 	t.Logf("%s %s after the Subnet was created: %s", c.Type, c.Reason, took.Round(time.Millisecond))
 	if took > withheldWithin {
