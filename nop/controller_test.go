@@ -97,7 +97,7 @@ func addComposite(mgr manager.Manager) error {
 func TestSeedScenario(t *testing.T) {
 	const test = "seed"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	startManager(t, test, Options{}, addComposite)
 
 	xr := &testapi.Widget{ObjectMeta: metav1.ObjectMeta{Name: "xr", Namespace: "default", Labels: map[string]string{testLabel: test}}}
@@ -170,7 +170,7 @@ func TestSeedScenario(t *testing.T) {
 func TestDeletion(t *testing.T) {
 	const test = "deletion"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	startManager(t, test, Options{})
 
 	held := newNop(test, "held", ca("0s", "Ready", "True"))
@@ -240,7 +240,7 @@ func TestDeletion(t *testing.T) {
 func TestDeletingSeenByWatcher(t *testing.T) {
 	const test = "deleting"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	startManager(t, test, Options{})
 
 	plain := newNop(test, "plain", ca("0s", "Ready", "True"))
@@ -306,7 +306,7 @@ func TestDeletingSeenByWatcher(t *testing.T) {
 func TestSettledObjectTakesNoWrites(t *testing.T) {
 	const test = "settled"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	stop, _ := startManager(t, test, Options{})
 
 	obj := &v1alpha1.ClusterNopResource{
@@ -424,7 +424,7 @@ func TestSettledObjectTakesNoWrites(t *testing.T) {
 func TestRestartMidSchedule(t *testing.T) {
 	const test = "restart"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	landed := make(chan Transition, 16)
 	o := Options{OnTransition: func(tr Transition) { landed <- tr }}
 	stop, _ := startManager(t, test, o)
@@ -494,7 +494,7 @@ func TestRestartMidSchedule(t *testing.T) {
 func TestInvalidSpec(t *testing.T) {
 	const test = "invalid"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	startManager(t, test, Options{})
 
 	n := newNop(test, "invalid", ca("0s", "Ready", "True"))
@@ -570,7 +570,7 @@ func withoutAdmissionPolicy(t *testing.T, write func() error) {
 func TestForeignSecret(t *testing.T) {
 	const test = "foreign"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	startManager(t, test, Options{})
 
 	foreign := newSecret()
@@ -605,7 +605,7 @@ func TestForeignSecret(t *testing.T) {
 // apiVersion, and refuse bad schedules with a message naming the field.
 func TestAdmission(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	b, err := os.ReadFile("testdata/seed.yaml")
 	require.NoError(t, err)
@@ -794,7 +794,7 @@ func waitForEvent(t *testing.T, c client.Client, regarding, reason, note string)
 func TestMetrics(t *testing.T) {
 	const test = "metrics"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	before := gatherNop(t)
 	startManager(t, test, Options{})
 	n := newNop(test, "metrics", ca("0s", "Ready", "False"), ca("2s", "Ready", "True"))

@@ -42,7 +42,7 @@ func TestFaultAPIServerOutage(t *testing.T) {
 	}
 	const test = "outage"
 	env := testenv.Fresh(t)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	var (
 		mu     sync.Mutex

@@ -1,7 +1,6 @@
 package nop
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -21,7 +20,7 @@ import (
 // nothing, so the two writers do not take turns for ever.
 func TestOthersConditionKept(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	r, counter := countedReconciler(t, env, kinds[0])
 
 	n := newNop("others", "others", ca("0s", "Ready", "True"), ca("1h", "Healthy", "True"))
@@ -60,7 +59,7 @@ func TestOthersConditionKept(t *testing.T) {
 // status.
 func TestConnectionSecretRefused(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	r, counter := countedReconciler(t, env, kinds[0])
 	const value = "s3cr3t-value"
 	reconcile := func(n *v1alpha1.NopResource) *v1alpha1.NopResource {
@@ -109,7 +108,7 @@ func TestConnectionSecretRefused(t *testing.T) {
 			synced := conditions.Get(got.Status.Conditions, "Synced")
 			require.NotNil(t, synced, describe(got.Status))
 			if !strings.HasPrefix(synced.Message, tc.want) {
-				t.Errorf("Synced message: got %q, want it to start with %q", synced.Message, tc.want)
+				t.Errorf("Synced message: want it to start with %q, got %q", tc.want, synced.Message)
 			}
 			if strings.Contains(describe(got.Status), value) {
 				t.Errorf("the status shows a connection detail's value: %s", describe(got.Status))

@@ -1,7 +1,6 @@
 package nop
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -26,7 +25,7 @@ import (
 func TestManagedMetrics(t *testing.T) {
 	const test = "managed-metrics"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	const gvk = "nop.ctrlkit.dev/v1alpha1, Kind=NopResource"
 	before := gatherManaged(t, gvk)
 	startManager(t, test, Options{})

@@ -1,7 +1,6 @@
 package nop
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -28,7 +27,7 @@ import (
 func TestPaused(t *testing.T) {
 	const test = "paused"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	_, requests := startManager(t, test, Options{})
 
 	obj := newNop(test, "paused-at-creation", ca("1s", "Ready", "True"))

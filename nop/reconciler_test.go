@@ -318,10 +318,10 @@ func TestReconcileSchedule(t *testing.T) {
 			clk := clocktesting.NewFakePassiveClock(t0.Add(tc.elapsed))
 			r, c := newFakeReconciler(t, clk, obj)
 
-			res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+			res, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
 			require.NoError(t, err)
 			got := &v1alpha1.NopResource{}
-			require.NoError(t, c.Get(context.Background(), client.ObjectKeyFromObject(obj), got))
+			require.NoError(t, c.Get(t.Context(), client.ObjectKeyFromObject(obj), got))
 			if diff := cmp.Diff(tc.want, want{status: got.Status, requeue: res.RequeueAfter}, cmp.AllowUnexported(want{}), timeEqual); diff != "" {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
@@ -358,27 +358,27 @@ func TestStaleCacheSkipped(t *testing.T) {
 	}
 	r, c := newFakeReconciler(t, clocktesting.NewFakePassiveClock(t0.Add(time.Minute)), obj)
 	key := client.ObjectKeyFromObject(obj)
-	require.NoError(t, c.Get(context.Background(), key, obj))
+	require.NoError(t, c.Get(t.Context(), key, obj))
 	r.written.Record(key, obj.ResourceVersion+"0") // a write the cache has not seen
 
-	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
+	res, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: key})
 	require.NoError(t, err)
 	if diff := cmp.Diff(staleRetry, res.RequeueAfter); diff != "" {
 		t.Errorf("res.RequeueAfter: -want, +got:\n%s", diff)
 	}
 	got := &v1alpha1.NopResource{}
-	require.NoError(t, c.Get(context.Background(), key, got))
+	require.NoError(t, c.Get(t.Context(), key, got))
 	if diff := cmp.Diff(obj.ResourceVersion, got.ResourceVersion); diff != "" {
 		t.Errorf("nothing written: -want, +got:\n%s", diff)
 	}
 
 	r.written.Forget(key)
-	res, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
+	res, err = r.Reconcile(t.Context(), ctrl.Request{NamespacedName: key})
 	require.NoError(t, err)
 	if res.RequeueAfter != 0 {
 		t.Errorf("RequeueAfter = %v, want 0", res.RequeueAfter)
 	}
-	require.NoError(t, c.Get(context.Background(), key, got))
+	require.NoError(t, c.Get(t.Context(), key, got))
 	if len(got.Status.Conditions) != 2 {
 		t.Errorf("the schedule applies once the cache caught up: want 2 conditions, got %s", describe(got.Status))
 	}
@@ -413,7 +413,7 @@ func paddingAtLimit(t *testing.T) int {
 // and the reconciler leaves it alone until its spec changes.
 func TestStatusSizeLimit(t *testing.T) {
 	n := paddingAtLimit(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	clk := clocktesting.NewFakePassiveClock(t0.Add(time.Minute))
 
 	at, past := padded("at", n), padded("past", n+1)
@@ -499,12 +499,12 @@ func TestStatusSizeLimitCountsTheWholeSchedule(t *testing.T) {
 		Spec:       v1alpha1.NopResourceSpec{ForProvider: v1alpha1.NopResourceParameters{ConditionAfter: entries}},
 	}
 	r, c := newFakeReconciler(t, clocktesting.NewFakePassiveClock(t0.Add(30*time.Second)), obj)
-	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+	res, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
 	require.NoError(t, err)
 	if diff := cmp.Diff(ctrl.Result{}, res); diff != "" {
 		t.Errorf("no requeue: nothing changes until the spec does: -want, +got:\n%s", diff)
 	}
-	require.NoError(t, c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
+	require.NoError(t, c.Get(t.Context(), client.ObjectKeyFromObject(obj), obj))
 	if !conditionsHave(obj.Status.Conditions, conditions.TypeStalled, "True", ReasonStatusTooLarge) {
 		t.Errorf("conditionsHave(obj.Status.Conditions, conditions.TypeStalled, \"True\", ReasonStatusTooLarge): want true, got false: %s", describe(obj.Status))
 	}

@@ -30,7 +30,7 @@ func TestOneReconcilePerTransition(t *testing.T) {
 		n    = 20
 	)
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	var mu sync.Mutex
 	reconciles := map[types.NamespacedName]int{}
 	// A reconcile that finds the cache behind the reconciler's own last
@@ -93,7 +93,7 @@ func TestOneReconcilePerTransition(t *testing.T) {
 	}
 	mu.Unlock()
 	if got, most := requests.get("PUT nopresources/status"), int64(n*len(schedule)); got > most {
-		t.Errorf("status writes: got %d, want at most %d, one per transition (%s)", got, most, requests)
+		t.Errorf("status writes: want at most %d, one per transition, got %d (%s)", most, got, requests)
 	}
 
 	// A status change by someone else is undone; a spec change is reconciled.

@@ -1,7 +1,6 @@
 package nop
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -24,7 +23,7 @@ import (
 func TestForeignSecretWaitsForAChange(t *testing.T) {
 	const test = "foreign-waits"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	_, requests := startManager(t, test, Options{})
 
 	foreign := newSecret()
@@ -106,7 +105,7 @@ func TestSecretDataTheAPIServerRefuses(t *testing.T) {
 func TestSecretDataRefusedAgainstAPIServer(t *testing.T) {
 	const test = "secret-refused"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	for _, key := range []string{".", "..", "..data"} {
 		n := newNop(test, "bad-key")
 		n.Spec.ForProvider.ConnectionDetails = []v1alpha1.ConnectionDetail{{Name: key, Value: "v"}}

@@ -1,7 +1,6 @@
 package nop
 
 import (
-	"context"
 	"fmt"
 	"github.com/google/go-cmp/cmp"
 	"strings"
@@ -27,7 +26,7 @@ import (
 func TestStatusTooLargeAPIServer(t *testing.T) {
 	const test = "too-large"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	_, requests := startManager(t, test, Options{})
 
 	labelled := func(n *v1alpha1.NopResource) *v1alpha1.NopResource {

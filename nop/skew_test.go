@@ -1,7 +1,6 @@
 package nop
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -93,7 +92,7 @@ func TestServerClock(t *testing.T) {
 func TestClockSkew(t *testing.T) {
 	const test = "skew"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	var ahead clock.PassiveClock = aheadClock{5 * time.Second}
 	startManagerWith(t, test, Options{}, func(r *reconciler) reconcile.Reconciler {
 		r.useLocalClock(ahead)

@@ -51,7 +51,7 @@ func (c aheadClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 func TestManifestShapes(t *testing.T) {
 	const test = "upstream"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	startManager(t, test, Options{Clock: aheadClock{100 * time.Second}})
 
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "crossplane-system"}}}
@@ -241,7 +241,7 @@ func TestProviderNopExampleSchedule(t *testing.T) {
 func TestProviderNopExample(t *testing.T) {
 	const test = "nopexample"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	startManager(t, test, Options{Clock: aheadClock{100 * time.Second}})
 
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "crossplane-system"}}}
@@ -261,7 +261,7 @@ func TestProviderNopExample(t *testing.T) {
 	waitForCondition(t, env.Client, n, "Green", metav1.ConditionTrue, ReasonScheduled)
 	got := waitForCondition(t, env.Client, n, "Ready", metav1.ConditionTrue, ReasonScheduled)
 	if s := conditions.Get(got.Status.Conditions, "Synced"); s == nil || s.Status != metav1.ConditionTrue || s.Reason != ReasonReconcileSuccess {
-		t.Errorf("Synced: got %+v, want True (ReconcileSuccess)", s)
+		t.Errorf("Synced: want True, got %+v (ReconcileSuccess)", s)
 	}
 
 	if diff := cmp.Diff(v1alpha1.DeletionDelete, got.Spec.DeletionPolicy); diff != "" {
@@ -304,7 +304,7 @@ func TestProviderNopExample(t *testing.T) {
 func TestEmptyConditionReason(t *testing.T) {
 	const test = "emptyreason"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	startManager(t, test, Options{})
 
 	u := &unstructured.Unstructured{Object: map[string]any{
