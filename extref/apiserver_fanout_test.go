@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -21,7 +20,7 @@ import (
 func TestAPIServerHotSourceFanOut(t *testing.T) {
 	const n = 300
 	h := start(t, testapi.WidgetKind, Options{})
-	ctx := context.Background()
+	ctx := t.Context()
 	const ns = "fanout"
 	cm := configMap(ns, "hot", map[string]any{"read": "one", "noise": "0"})
 	h.create(t, cm)

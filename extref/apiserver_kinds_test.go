@@ -37,7 +37,7 @@ func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj clie
 // denied (the policy sees the resource the mapper maps to) or unknown.
 func TestAPIServerResourceSpellings(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	for _, ns := range []string{"spell-a", "spell-b"} {
 		n := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
 		if err := env.Client.Create(ctx, n); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -120,6 +120,6 @@ func TestAPIServerUnlistableKind(t *testing.T) {
 	writes := h.writes.writes.Load()
 	time.Sleep(3 * timeout)
 	if got := h.writes.writes.Load() - writes; got != 0 {
-		t.Errorf("writes to the referencer while it retried: got %d, want none", got)
+		t.Errorf("writes to the referencer while it retried: want none, got %d", got)
 	}
 }

@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -58,7 +57,7 @@ rules:
 // fails at once.
 func TestAPIServerUnlistableKindsDoNotStallOtherTenants(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	const user = "extref-least-privilege"
 	for _, doc := range []string{leastPrivilege, `
 apiVersion: rbac.authorization.k8s.io/v1
@@ -94,14 +93,14 @@ externalValues:
 		t.Errorf("tenant B's referencer was resolved after %s: want within one ReadTimeout (%s)", delay, DefaultReadTimeout)
 	}
 	if v := str(t, got, "spec", "forProvider", "region"); v != "eu-west-1" {
-		t.Errorf("spec.forProvider.region: got %q, want %q", v, "eu-west-1")
+		t.Errorf("spec.forProvider.region: want %q, got %q", "eu-west-1", v)
 	}
 
 	failed := h.resolved(t, hostile, metav1.ConditionFalse, ReasonResolutionFailed)
 	msg := condition(t, failed).Message
 	for _, want := range []string{"cannot read the source: serviceaccounts cannot be read: the controller may not list and watch it (forbidden)", "cronjobs.batch cannot be read: the controller may not list and watch it (forbidden)"} {
 		if !strings.Contains(msg, want) {
-			t.Errorf("tenant A's condition: got %q, want it to contain %q", msg, want)
+			t.Errorf("tenant A's condition: want it to contain %q, got %q", want, msg)
 		}
 	}
 

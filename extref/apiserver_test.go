@@ -154,10 +154,10 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "eu-west-1" {
-		t.Errorf("spec.forProvider.region: got %q, want %q", v, "eu-west-1")
+		t.Errorf("spec.forProvider.region: want %q, got %q", "eu-west-1", v)
 	}
 	if zone := got.GetAnnotations()["example.org/zone"]; zone != "zone-b" {
-		t.Errorf("annotation example.org/zone: got %q, want %q", zone, "zone-b")
+		t.Errorf("annotation example.org/zone: want %q, got %q", "zone-b", zone)
 	}
 
 	// Let the reconciles of our own writes finish: the write count holds
@@ -178,7 +178,7 @@ externalValues:
 	for i := range 3 {
 		cur := h.get(t, cm)
 		cur.SetAnnotations(map[string]string{"touched": fmt.Sprint(i)})
-		require.NoError(t, h.env.Client.Update(context.Background(), cur))
+		require.NoError(t, h.env.Client.Update(t.Context(), cur))
 	}
 	time.Sleep(3 * wakeInterval)
 	if got := h.reconciles.n.Load() - reconciles; got != 0 {
@@ -207,20 +207,20 @@ forProvider: {region: set-by-hand}`)
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "set-by-hand" {
-		t.Errorf("spec.forProvider.region: got %q, want %q", v, "set-by-hand")
+		t.Errorf("spec.forProvider.region: want %q, got %q", "set-by-hand", v)
 	}
 	if v := str(t, got, "spec", "cidrBlock"); v != "eu-west-1" {
-		t.Errorf("spec.cidrBlock: got %q, want %q (an empty target is resolved once)", v, "eu-west-1")
+		t.Errorf("spec.cidrBlock: want %q, got %q (an empty target is resolved once)", "eu-west-1", v)
 	}
 
 	// The source changes; IfNotPresent values do not watch it, so touch the
 	// referencer to have it reconciled.
 	cur := h.get(t, cm)
 	require.NoError(t, unstructured.SetNestedField(cur.Object, "ap-south-1", "data", "region"))
-	require.NoError(t, h.env.Client.Update(context.Background(), cur))
+	require.NoError(t, h.env.Client.Update(t.Context(), cur))
 	r := h.reconciles.n.Load()
 	got.SetAnnotations(map[string]string{"touched": "yes"})
-	require.NoError(t, h.env.Client.Update(context.Background(), got))
+	require.NoError(t, h.env.Client.Update(t.Context(), got))
 	testenv.Eventually(t, 30*time.Second, "a reconcile after the touch", func() error {
 		if h.reconciles.n.Load() == r {
 			return errors.New("none yet")
@@ -229,13 +229,13 @@ forProvider: {region: set-by-hand}`)
 	})
 	got = h.get(t, w)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "set-by-hand" {
-		t.Errorf("spec.forProvider.region: got %q, want %q", v, "set-by-hand")
+		t.Errorf("spec.forProvider.region: want %q, got %q", "set-by-hand", v)
 	}
 	if v := str(t, got, "spec", "cidrBlock"); v != "eu-west-1" {
-		t.Errorf("spec.cidrBlock: got %q, want %q (IfNotPresent resolves once)", v, "eu-west-1")
+		t.Errorf("spec.cidrBlock: want %q, got %q (IfNotPresent resolves once)", "eu-west-1", v)
 	}
 	if m := condition(t, got).Message; m != "2 external values resolved" {
-		t.Errorf("condition message: got %q, want %q", m, "2 external values resolved")
+		t.Errorf("condition message: want %q, got %q", "2 external values resolved", m)
 	}
 }
 
@@ -257,7 +257,7 @@ externalValues:
 	for _, region := range []string{"ap-south-1", "us-west-2"} {
 		cur := h.get(t, cm)
 		require.NoError(t, unstructured.SetNestedField(cur.Object, region, "data", "region"))
-		require.NoError(t, h.env.Client.Update(context.Background(), cur))
+		require.NoError(t, h.env.Client.Update(t.Context(), cur))
 		changed := time.Now()
 		testenv.Eventually(t, 2*time.Second, "the referencer follows its source", func() error {
 			if got := str(t, h.get(t, w), "spec", "forProvider", "region"); got != region {
@@ -280,17 +280,17 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
 	if m := condition(t, got).Message; m != `cannot resolve spec.externalValues[0].fromObject (configmaps later/settings, data.region): source not found: ConfigMap "settings" does not exist` {
-		t.Errorf("condition message: got %q, want %q", m, `cannot resolve spec.externalValues[0].fromObject (configmaps later/settings, data.region): source not found: ConfigMap "settings" does not exist`)
+		t.Errorf("condition message: want %q, got %q", `cannot resolve spec.externalValues[0].fromObject (configmaps later/settings, data.region): source not found: ConfigMap "settings" does not exist`, m)
 	}
 	if gen := got.GetGeneration(); gen != 1 {
-		t.Errorf("generation: got %d, want 1 (nothing written to spec)", gen)
+		t.Errorf("generation: want 1, got %d (nothing written to spec)", gen)
 	}
 	warningEvent(t, h, w, ReasonResolutionFailed)
 
 	h.create(t, configMap("later", "settings", map[string]any{"region": "eu-west-1"}))
 	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "eu-west-1" {
-		t.Errorf("spec.forProvider.region: got %q, want %q", v, "eu-west-1")
+		t.Errorf("spec.forProvider.region: want %q, got %q", "eu-west-1", v)
 	}
 }
 
@@ -329,14 +329,14 @@ externalValues:
 	msg := condition(t, got).Message
 	for _, want := range []string{"Convert: cannot convert a string of 15 bytes to int64", "fmt: value 1: integer verbs print whole numbers, not a string of 15 bytes", "the reason is withheld", "Map: the map has no entry for a string of 15 bytes", "spec.forProvider.password is a string of 15 bytes, not an object"} {
 		if !strings.Contains(msg, want) {
-			t.Errorf("condition message: got %q, want it to contain %q", msg, want)
+			t.Errorf("condition message: want it to contain %q, got %q", want, msg)
 		}
 	}
 
 	events := &unstructured.UnstructuredList{}
 	events.SetAPIVersion("events.k8s.io/v1")
 	events.SetKind("EventList")
-	require.NoError(t, h.env.Client.List(context.Background(), events, client.InNamespace("no-leak")))
+	require.NoError(t, h.env.Client.List(t.Context(), events, client.InNamespace("no-leak")))
 	var all strings.Builder
 	for _, e := range events.Items {
 		b, err := json.Marshal(e.Object)
@@ -388,13 +388,13 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionDenied)
 	if m := condition(t, got).Message; !strings.Contains(m, "denied by the default source policy") {
-		t.Errorf("condition message: got %q, want it to contain %q", m, "denied by the default source policy")
+		t.Errorf("condition message: want it to contain %q, got %q", "denied by the default source policy", m)
 	}
 	if v := str(t, got, "spec", "forProvider", "directoryArn"); v != "" {
-		t.Errorf("spec.forProvider.directoryArn: got %q, want %q", v, "")
+		t.Errorf("spec.forProvider.directoryArn: want %q, got %q", "", v)
 	}
 	if gen := got.GetGeneration(); gen != 1 {
-		t.Errorf("generation: got %d, want 1 (nothing written to spec)", gen)
+		t.Errorf("generation: want 1, got %d (nothing written to spec)", gen)
 	}
 
 	// Allowed by a rule, but the service account may not read it.
@@ -407,10 +407,10 @@ externalValues:
 	h2.create(t, w2)
 	got = h2.resolved(t, w2, metav1.ConditionFalse, ReasonResolutionDenied)
 	if m := condition(t, got).Message; !strings.Contains(m, "denied by a SubjectAccessReview: system:serviceaccount:denied-a:reader may not get it") {
-		t.Errorf("condition message: got %q, want it to contain %q", m, "denied by a SubjectAccessReview: system:serviceaccount:denied-a:reader may not get it")
+		t.Errorf("condition message: want it to contain %q, got %q", "denied by a SubjectAccessReview: system:serviceaccount:denied-a:reader may not get it", m)
 	}
 	if gen := got.GetGeneration(); gen != 1 {
-		t.Errorf("generation: got %d, want 1 (nothing written to spec)", gen)
+		t.Errorf("generation: want 1, got %d (nothing written to spec)", gen)
 	}
 
 	// RBAC lets the service account read that one Secret.
@@ -437,7 +437,7 @@ subjects:
 	h3.create(t, w3)
 	got = h3.resolved(t, w3, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "directoryArn"); v != "1234" {
-		t.Errorf("spec.forProvider.directoryArn: got %q, want %q", v, "1234")
+		t.Errorf("spec.forProvider.directoryArn: want %q, got %q", "1234", v)
 	}
 }
 
@@ -459,22 +459,22 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
 	if m := condition(t, got).Message; m != `cannot resolve spec.externalValues[1].combine[1] (configmaps combine/accounts, data.prodAWSAccountID): source not found: ConfigMap "accounts" does not exist` {
-		t.Errorf("condition message: got %q, want %q", m, `cannot resolve spec.externalValues[1].combine[1] (configmaps combine/accounts, data.prodAWSAccountID): source not found: ConfigMap "accounts" does not exist`)
+		t.Errorf("condition message: want %q, got %q", `cannot resolve spec.externalValues[1].combine[1] (configmaps combine/accounts, data.prodAWSAccountID): source not found: ConfigMap "accounts" does not exist`, m)
 	}
 	if v := str(t, got, "spec", "forProvider", "region"); v != "" {
-		t.Errorf("spec.forProvider.region: got %q, want %q (all or nothing)", v, "")
+		t.Errorf("spec.forProvider.region: want %q, got %q (all or nothing)", "", v)
 	}
 	if v := str(t, got, "spec", "forProvider", "directoryArn"); v != "" {
-		t.Errorf("spec.forProvider.directoryArn: got %q, want %q", v, "")
+		t.Errorf("spec.forProvider.directoryArn: want %q, got %q", "", v)
 	}
 
 	h.create(t, configMap("combine", "accounts", map[string]any{"prodAWSAccountID": "123456789012"}))
 	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "us-east-1" {
-		t.Errorf("spec.forProvider.region: got %q, want %q", v, "us-east-1")
+		t.Errorf("spec.forProvider.region: want %q, got %q", "us-east-1", v)
 	}
 	if v := str(t, got, "spec", "forProvider", "directoryArn"); v != "arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0" {
-		t.Errorf("spec.forProvider.directoryArn: got %q, want %q", v, "arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0")
+		t.Errorf("spec.forProvider.directoryArn: want %q, got %q", "arn:aws:clouddirectory:us-east-1:123456789012:schema/published/cognito/1.0", v)
 	}
 }
 
@@ -483,7 +483,7 @@ externalValues:
 // source exist, without waiting for UnknownResourceRetry.
 func TestAPIServerCRDInstalledLater(t *testing.T) {
 	h := start(t, testapi.WidgetKind, Options{})
-	ctx := context.Background()
+	ctx := t.Context()
 	crd := fromYAML(t, readFile(t, "internal/testapi/late/crds/late.extref.test.ctrlkit.dev_gadgets.yaml"))
 	if err := h.env.Client.Get(ctx, client.ObjectKeyFromObject(crd), crd.DeepCopy()); !apierrors.IsNotFound(err) {
 		t.Fatalf("the Gadget CRD must not exist before this test (err %v)", err)
@@ -495,7 +495,7 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
 	if m := condition(t, got).Message; !strings.Contains(m, "unknown resource gadgets.late.extref.test.ctrlkit.dev") {
-		t.Errorf("condition message: got %q, want it to contain %q", m, "unknown resource gadgets.late.extref.test.ctrlkit.dev")
+		t.Errorf("condition message: want it to contain %q, got %q", "unknown resource gadgets.late.extref.test.ctrlkit.dev", m)
 	}
 
 	require.NoError(t, h.env.Client.Create(ctx, crd))
@@ -516,7 +516,7 @@ externalValues:
 	start := time.Now()
 	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "eu-north-1" {
-		t.Errorf("spec.forProvider.region: got %q, want %q", v, "eu-north-1")
+		t.Errorf("spec.forProvider.region: want %q, got %q", "eu-north-1", v)
 	}
 	if waited := time.Since(crdCreated); waited >= UnknownResourceRetry/2 {
 		t.Errorf("resolved %s after the CRD was created: the CRD watch should have brought it well before UnknownResourceRetry (%s)", waited, UnknownResourceRetry)
@@ -530,7 +530,7 @@ externalValues:
 // SetupReconciler handles it as unstructured content.
 func TestAPIServerCompositeResource(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	xnetwork := schema.GroupVersionKind{Group: "xr.extref.test.ctrlkit.dev", Version: "v1alpha1", Kind: "XNetwork"}
 	preserve := map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
 	crd := &unstructured.Unstructured{Object: map[string]any{
@@ -600,7 +600,7 @@ spec:
 	h.create(t, xr)
 	got := h.resolved(t, xr, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "parameters", "region"); v != "eu-central-1" {
-		t.Errorf("spec.parameters.region: got %q, want %q", v, "eu-central-1")
+		t.Errorf("spec.parameters.region: want %q, got %q", "eu-central-1", v)
 	}
 }
 
@@ -633,19 +633,19 @@ externalValues:
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonWriteRejected)
 	msg := condition(t, got).Message
 	if !strings.Contains(msg, "the API server rejected the resolved values (") {
-		t.Errorf("condition message: got %q, want it to contain %q", msg, "the API server rejected the resolved values (")
+		t.Errorf("condition message: want it to contain %q, got %q", "the API server rejected the resolved values (", msg)
 	}
 	if !strings.Contains(msg, "spec.forProvider.size") {
-		t.Errorf("condition message: got %q, want it to contain %q", msg, "spec.forProvider.size")
+		t.Errorf("condition message: want it to contain %q, got %q", "spec.forProvider.size", msg)
 	}
 	if gen := got.GetGeneration(); gen != 1 {
-		t.Errorf("generation: got %d, want 1 (nothing written to spec)", gen)
+		t.Errorf("generation: want 1, got %d (nothing written to spec)", gen)
 	}
 	warningEvent(t, h, w, ReasonWriteRejected)
 
 	// Not retried with backoff: no reconcile returned an error.
 	if n := h.reconciles.errors.Load(); n != 0 {
-		t.Errorf("reconciles that returned an error: got %d, want 0", n)
+		t.Errorf("reconciles that returned an error: want 0, got %d", n)
 	}
 
 	// A spec change brings the next attempt.
@@ -655,11 +655,11 @@ externalValues:
 		"toFieldPath": "spec.forProvider.size",
 		"transforms":  []any{map[string]any{"type": "Convert", "toType": "int64"}},
 	}}, "spec", "externalValues"))
-	require.NoError(t, h.env.Client.Update(context.Background(), cur))
+	require.NoError(t, h.env.Client.Update(t.Context(), cur))
 	got = h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	size, _, err := unstructured.NestedInt64(got.Object, "spec", "forProvider", "size")
 	require.NoError(t, err)
 	if size != 3 {
-		t.Errorf("spec.forProvider.size: got %d, want 3", size)
+		t.Errorf("spec.forProvider.size: want 3, got %d", size)
 	}
 }

@@ -62,20 +62,20 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "EU-WEST-1" {
-		t.Errorf("spec.forProvider.region: got %q, want %q", v, "EU-WEST-1")
+		t.Errorf("spec.forProvider.region: want %q, got %q", "EU-WEST-1", v)
 	}
 	if v, _, _ := unstructured.NestedInt64(got.Object, "spec", "forProvider", "size"); v != 4000 {
-		t.Errorf("spec.forProvider.size: got %d, want 4000", v)
+		t.Errorf("spec.forProvider.size: want 4000, got %d", v)
 	}
 	if v, _, _ := unstructured.NestedStringMap(got.Object, "spec", "forProvider", "tags"); v["tier"] != "1" || v["support"] != "24x7" || len(v) != 2 {
-		t.Errorf("spec.forProvider.tags: got %v, want tier 1, support 24x7", v)
+		t.Errorf("spec.forProvider.tags: want tier 1, got %v, support 24x7", v)
 	}
 	if v := got.GetAnnotations()["example.org/zones"]; v != "a, b, 3" {
-		t.Errorf("annotation example.org/zones: got %q, want %q", v, "a, b, 3")
+		t.Errorf("annotation example.org/zones: want %q, got %q", "a, b, 3", v)
 	}
 	sum := sha256.Sum256([]byte("gold"))
 	if v, want := got.GetAnnotations()["example.org/tier-sha256"], hex.EncodeToString(sum[:]); v != want {
-		t.Errorf("annotation example.org/tier-sha256: got %q, want %q", v, want)
+		t.Errorf("annotation example.org/tier-sha256: want %q, got %q", want, v)
 	}
 
 	// A Secret's value that no regexp matches: the condition says so, by
@@ -95,7 +95,7 @@ externalValues:
 	msg := condition(t, failed).Message
 	for _, want := range []string{"String: a string of 15 bytes does not match the regexp", "Math: takes a number, not a string of 15 bytes"} {
 		if !strings.Contains(msg, want) {
-			t.Errorf("condition message: got %q, want it to contain %q", msg, want)
+			t.Errorf("condition message: want it to contain %q, got %q", want, msg)
 		}
 	}
 	for where, text := range map[string]string{"the condition": msg, "the log": logs.String()} {

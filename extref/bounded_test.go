@@ -68,7 +68,7 @@ func TestResolveTemplatesRetained(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := r.Resolve(context.Background(), w)
+	_, err := r.Resolve(t.Context(), w)
 	require.NoError(t, err)
 	runtime.GC()
 	runtime.ReadMemStats(&after)

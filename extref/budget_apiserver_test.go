@@ -132,7 +132,7 @@ externalValues:
 		got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 		writes := h.writeTimes(w)
 		if n := mostInWindow(writes, budget.Window); n > budget.Writes {
-			t.Errorf("%s: got %d writes in a window of %s, want at most %d", b.name, n, budget.Window, budget.Writes)
+			t.Errorf("%s: want at most %d, got %d writes in a window of %s", b.name, budget.Writes, n, budget.Window)
 		}
 		t.Logf("%s: %d writes; the last value written %s after the source held still; generation %d", b.name, len(writes), written[i].Round(time.Millisecond), got.GetGeneration())
 	}

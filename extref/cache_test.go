@@ -31,14 +31,14 @@ func TestBoundedCache(t *testing.T) {
 		c.put("b", "xxxx")
 		c.put("a", "yyyy") // replaced: counted once, and now the newest
 		if c.bytes != 8 || c.len() != 2 {
-			t.Fatalf("two values of 4 bytes, one replaced: got %d values, %d bytes counted; want 2, 8", c.len(), c.bytes)
+			t.Fatalf("two values of 4 bytes, one replaced: want 2; got %d values, %d bytes counted, 8", c.len(), c.bytes)
 		}
 		c.put("c", "zzzz")
 		if _, ok := c.get("b"); ok {
 			t.Errorf("past the bytes: the least recently used value is kept")
 		}
 		if v, ok := c.get("a"); !ok || v != "yyyy" {
-			t.Errorf("get(a): got %q, %v; want the replacement", v, ok)
+			t.Errorf("get(a): want the replacement; got %q, %v", v, ok)
 		}
 		c.put("big", "01234567890")
 		if _, ok := c.get("big"); ok || c.bytes != 8 {

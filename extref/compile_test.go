@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -273,7 +272,7 @@ func TestResolveInvalid(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			reader := newReader(configMap("team-a", "settings", map[string]any{"region": "x"}))
 			w := widget(t, "team-a", "w", tc.spec)
-			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("%s\nResolve(...): want an error wrapping ErrInvalid, got %v", tc.reason, err)
 			}

@@ -97,7 +97,7 @@ func TestResolveEmptyGroupIsCore(t *testing.T) {
 // events in groups other than the core group.
 func TestAPIServerEmptyGroupIsCore(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	ns := env.Namespace(t, "core-group")
 	for _, o := range []*unstructured.Unstructured{
 		object(leaseKind, ns, "l", map[string]any{"spec": map[string]any{"holderIdentity": "holder"}}),

@@ -38,7 +38,7 @@ func TestDigestEqual(t *testing.T) {
 		}
 	}
 	if _, ok := digest(seed, map[string]any{"a": struct{}{}}); ok {
-		t.Errorf("digest of a value that is not JSON: got ok, want not (it is compiled every time)")
+		t.Errorf("digest of a value that is not JSON: want not, got ok (it is compiled every time)")
 	}
 }
 
@@ -85,9 +85,9 @@ externalValues:
 
 	// A value that no longer compiles fails, and compiles again once fixed.
 	ev()["toFieldPath"] = "status.zone"
-	_, err := r.Resolve(context.Background(), w)
+	_, err := r.Resolve(t.Context(), w)
 	if !errors.Is(err, ErrInvalid) {
-		t.Errorf("Resolve with toFieldPath status.zone: got error %v, want ErrInvalid", err)
+		t.Errorf("Resolve with toFieldPath status.zone: want ErrInvalid, got error %v", err)
 	}
 	ev()["toFieldPath"] = "spec.forProvider.zone"
 	reader.put(configMap("team-a", "settings", map[string]any{"region": "us-east-1", "zone": "b"}))
@@ -124,12 +124,12 @@ externalValues:
   toFieldPath: spec.forProvider.a
 - fromObject: {version: v1, resource: secrets, name: b, fieldPath: data.x}
   toFieldPath: spec.forProvider.b`)
-	_, err := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}, ReadTimeout(timeout)).Resolve(context.Background(), w)
+	_, err := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}, ReadTimeout(timeout)).Resolve(t.Context(), w)
 	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Resolve with blocking reads: got error %v, want context.DeadlineExceeded", err)
+		t.Errorf("Resolve with blocking reads: want context.DeadlineExceeded, got error %v", err)
 	}
 	if got := len(reader.waited); got != 2 {
-		t.Errorf("reads waited on: got %d, want 2", got)
+		t.Errorf("reads waited on: want 2, got %d", got)
 	}
 	if first := reader.waited[0]; first < timeout/2 {
 		t.Errorf("the first read waited %v: want at least %v", first, timeout/2)
@@ -156,11 +156,11 @@ func TestResolveReadTimeoutPerKind(t *testing.T) {
 	}
 	w := widget(t, "team-a", "w", b.String())
 	start := time.Now()
-	out, err := NewResolver(reader, testMapper(), SourcePolicy{}, ReadTimeout(timeout)).Resolve(context.Background(), w)
+	out, err := NewResolver(reader, testMapper(), SourcePolicy{}, ReadTimeout(timeout)).Resolve(t.Context(), w)
 	took := time.Since(start)
 	require.Error(t, err)
 	if got := len(reader.waited); got != 1 {
-		t.Errorf("reads waited on: got %d, want 1", got)
+		t.Errorf("reads waited on: want 1, got %d", got)
 	}
 	if took > 10*timeout {
 		t.Errorf("Resolve of 40 sources of a kind that never syncs took %v: want about one read timeout (%v)", took, timeout)

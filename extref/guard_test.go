@@ -34,20 +34,20 @@ func TestWriteGuard(t *testing.T) {
 
 	for i := range within {
 		if reconcile(1, 2).held {
-			t.Errorf("reconcile %d within the budget: got held, want admitted", i)
+			t.Errorf("reconcile %d within the budget: want admitted, got held", i)
 		}
 		clk.Step(time.Second)
 	}
 	v := reconcile(1, 2)
 	if want := (verdict{held: true, report: true, wait: DefaultBudgetWindow, hold: DefaultBudgetWindow, writes: DefaultBudgetWrites}); v != want {
-		t.Errorf("the reconcile past the budget: got %+v, want %+v (it trips)", v, want)
+		t.Errorf("the reconcile past the budget: want %+v, got %+v (it trips)", want, v)
 	}
 
 	// Held for the window, whatever changes but the spec.
 	clk.Step(10 * time.Second)
 	v = reconcile(1, 1)
 	if !v.held || v.report || v.wait != 20*time.Second {
-		t.Errorf("within the hold: got %+v, want held, not to report again, wait 20s", v)
+		t.Errorf("within the hold: want held, got %+v, not to report again, wait 20s", v)
 	}
 
 	// After the hold, one reconcile is let through on probation, even
@@ -55,60 +55,60 @@ func TestWriteGuard(t *testing.T) {
 	// the next write within a window trips it again, for twice as long.
 	clk.Step(20 * time.Second)
 	if reconcile(1, 2).held {
-		t.Errorf("the probe: got held, want admitted")
+		t.Errorf("the probe: want admitted, got held")
 	}
 	clk.Step(5 * time.Second)
 	v = reconcile(1, 1)
 	if !v.held || v.hold != 2*DefaultBudgetWindow {
-		t.Errorf("a write within a window after the probe: got %+v, want held for %v", v, 2*DefaultBudgetWindow)
+		t.Errorf("a write within a window after the probe: want held for %v, got %+v", 2*DefaultBudgetWindow, v)
 	}
 
 	// A spec change ends the hold at once, with a fresh budget.
 	clk.Step(time.Second)
 	for i := range within {
 		if reconcile(2, 2).held {
-			t.Errorf("after the spec change, reconcile %d: got held, want admitted", i)
+			t.Errorf("after the spec change, reconcile %d: want admitted, got held", i)
 		}
 	}
 	v = reconcile(2, 2)
 	if !v.held || v.hold != 4*DefaultBudgetWindow {
-		t.Errorf("a trip after the spec change: got %+v, want held for %v (the back-off stays)", v, 4*DefaultBudgetWindow)
+		t.Errorf("a trip after the spec change: want held for %v, got %+v (the back-off stays)", 4*DefaultBudgetWindow, v)
 	}
 
 	// The hold doubles up to MaxHold.
 	for range 10 {
 		clk.Step(v.hold)
 		if reconcile(2, 2).held {
-			t.Errorf("the probe after a hold: got held, want admitted")
+			t.Errorf("the probe after a hold: want admitted, got held")
 		}
 		v = reconcile(2, 2)
 		if !v.held {
-			t.Errorf("a write after the probe: got %+v, want held", v)
+			t.Errorf("a write after the probe: want held, got %+v", v)
 		}
 	}
 	if v.hold != DefaultBudgetMaxHold {
-		t.Errorf("hold after 10 trips: got %v, want %v (MaxHold)", v.hold, DefaultBudgetMaxHold)
+		t.Errorf("hold after 10 trips: want %v, got %v (MaxHold)", DefaultBudgetMaxHold, v.hold)
 	}
 
 	// Quiet for long: the back-off starts again.
 	clk.Step(v.hold + 2*DefaultBudgetMaxHold)
 	if reconcile(2, 2).held {
-		t.Errorf("the probe after a long quiet: got held, want admitted")
+		t.Errorf("the probe after a long quiet: want admitted, got held")
 	}
 	clk.Step(DefaultBudgetWindow)
 	for i := range within {
 		if reconcile(2, 2).held {
-			t.Errorf("reconcile %d after a long quiet: got held, want admitted", i)
+			t.Errorf("reconcile %d after a long quiet: want admitted, got held", i)
 		}
 	}
 	v = reconcile(2, 2)
 	if !v.held || v.hold != DefaultBudgetWindow {
-		t.Errorf("a trip after a long quiet: got %+v, want held for %v (the back-off starts again)", v, DefaultBudgetWindow)
+		t.Errorf("a trip after a long quiet: want held for %v, got %+v (the back-off starts again)", DefaultBudgetWindow, v)
 	}
 
 	g.forget(key)
 	if len(g.refs) != 0 {
-		t.Errorf("forget: got %d referencers remembered, want none", len(g.refs))
+		t.Errorf("forget: want none, got %d referencers remembered", len(g.refs))
 	}
 }
 
@@ -228,11 +228,10 @@ func TestWriteGuardBurstConverges(t *testing.T) {
 				}
 				s.run(deadline.Sub(s.clk.Now())+time.Second, func(time.Duration) bool { return false })
 				if s.target != s.source || !s.resolved {
-					t.Errorf("%s: %s after the last change (the hold ended %s after it): got value %d (resolved %t), want %d",
-						name, s.clk.Now().Sub(last), s.holdEnd.Sub(last), s.target, s.resolved, s.source)
+					t.Errorf("%s: %s after the last change (the hold ended %s after it): want %d, got value %d (resolved %t)", name, s.clk.Now().Sub(last), s.holdEnd.Sub(last), s.source, s.target, s.resolved)
 				}
 				if got := s.maxInWindow(b.Window); got > b.Writes {
-					t.Errorf("%s: got %d writes in a window, want at most %d", name, got, b.Writes)
+					t.Errorf("%s: want at most %d, got %d writes in a window", name, b.Writes, got)
 				}
 			}
 		}
@@ -256,15 +255,15 @@ func TestWriteGuardLoopBounded(t *testing.T) {
 			return false
 		})
 		if got := s.maxInWindow(b.Window); got > b.Writes {
-			t.Errorf("budget %+v: got %d writes in a window, want at most %d", b, got, b.Writes)
+			t.Errorf("budget %+v: want at most %d, got %d writes in a window", b, b.Writes, got)
 		}
 		// After the first trip, a probe and a trip per hold, which
 		// doubles up to MaxHold.
 		if limit := b.Writes + int(run/b.Window)*(probeWrites+1); len(s.writes) > limit {
-			t.Errorf("budget %+v: got %d writes in %s, want at most %d", b, len(s.writes), run, limit)
+			t.Errorf("budget %+v: want at most %d, got %d writes in %s", b, limit, len(s.writes), run)
 		}
 		if limit := b.Writes + int(run/b.MaxHold+8)*(probeWrites+1); len(s.writes) > limit {
-			t.Errorf("budget %+v: got %d writes in %s, want at most %d (holds of up to %s)", b, len(s.writes), run, limit, b.MaxHold)
+			t.Errorf("budget %+v: want at most %d, got %d writes in %s (holds of up to %s)", b, limit, len(s.writes), run, b.MaxHold)
 		}
 		t.Logf("budget %d in %s: %d writes in %s", b.Writes, b.Window, len(s.writes), run)
 	}

@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -48,7 +47,7 @@ func TestAPIServerInformersComeAndGo(t *testing.T) {
 	}
 	const idle = 2 * time.Second
 	h := start(t, testapi.WidgetKind, Options{InformerIdle: idle})
-	ctx := context.Background()
+	ctx := t.Context()
 	const ns = "informers"
 	began := time.Now()
 	for i := range n {
@@ -121,10 +120,10 @@ externalValues:
 
 	// Any watch would have started before the condition was written.
 	if got := h.sourceWatches(); len(got) != 0 {
-		t.Errorf("watches for denied sources: got %q, want none", got)
+		t.Errorf("watches for denied sources: want none, got %q", got)
 	}
 	if got := hc.sourceWatches(); len(got) != 0 {
-		t.Errorf("watches for a cluster-scoped referencer's unknown resource it could not read: got %q, want none", got)
+		t.Errorf("watches for a cluster-scoped referencer's unknown resource it could not read: want none, got %q", got)
 	}
 }
 
@@ -132,22 +131,22 @@ externalValues:
 func TestCouldAllow(t *testing.T) {
 	none := SourcePolicy{}
 	if !none.couldAllow("team-a", "example.org", "things") {
-		t.Errorf("no rules, a namespaced referencer: got false, want true (it reads its own namespace)")
+		t.Errorf("no rules, a namespaced referencer: want true, got false (it reads its own namespace)")
 	}
 	if none.couldAllow("", "example.org", "things") {
-		t.Errorf("no rules, a cluster-scoped referencer: got true, want false (it reads nothing by default)")
+		t.Errorf("no rules, a cluster-scoped referencer: want false, got true (it reads nothing by default)")
 	}
 	rules := SourcePolicy{Allow: []SourceRule{
 		{Group: "example.org", Resource: "things", ReferencerNamespaces: []string{"team-b"}},
 		{Group: "*", Resource: "gadgets"},
 	}}
 	if rules.couldAllow("", "example.org", "things") {
-		t.Errorf("things.example.org with a rule for other referencers: got true, want false")
+		t.Errorf("things.example.org with a rule for other referencers: want false, got true")
 	}
 	if !rules.couldAllow("", "other.org", "gadgets") {
-		t.Errorf("gadgets.other.org with a rule for gadgets in any group: got false, want true")
+		t.Errorf("gadgets.other.org with a rule for gadgets in any group: want true, got false")
 	}
 	if rules.couldAllow("", "example.org", "widgets") {
-		t.Errorf("widgets.example.org with no rule for it: got true, want false")
+		t.Errorf("widgets.example.org with no rule for it: want false, got true")
 	}
 }

@@ -124,7 +124,7 @@ func TestResolveHostileSizes(t *testing.T) {
 			reader := newReader(configMap("team-a", "settings", map[string]any{"region": "eu-west-1"}))
 			w := widget(t, "team-a", "w", tc.spec)
 			before := w.DeepCopy()
-			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 			if tc.want == "" {
 				require.NoError(t, err, tc.reason)
 				require.True(t, out.Changed, tc.reason)
@@ -157,7 +157,7 @@ func TestResolveManyFailuresMessage(t *testing.T) {
 		fmt.Fprintf(&b, "- {fromObject: {version: v1, resource: configmaps, name: missing-%03d-%s, fieldPath: data.x}, toFieldPath: spec.a%d}\n", i, strings.Repeat("x", 200), i)
 	}
 	w := widget(t, "team-a", "w", b.String())
-	out, err := NewResolver(newReader(), testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+	out, err := NewResolver(newReader(), testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 	require.Error(t, err)
 	require.Len(t, out.Failed, maxExternalValues)
 	msg := err.Error()
@@ -244,31 +244,31 @@ func TestResolveAccessReviewsBounded(t *testing.T) {
 	r := NewResolver(newReader(objs...), testMapper(), SourcePolicy{}, WithAccessReview(review))
 
 	ref := widget(t, "team-a", "w", b.String())
-	out, err := r.Resolve(context.Background(), ref)
+	out, err := r.Resolve(t.Context(), ref)
 	if got := len(w.reviews); got != reviewBurst {
-		t.Errorf("reviews created by the first Resolve: got %d, want %d", got, reviewBurst)
+		t.Errorf("reviews created by the first Resolve: want %d, got %d", reviewBurst, got)
 	}
 	require.Error(t, err)
 	if errors.Is(err, ErrDenied) || !errors.Is(err, errReviewsLimited) || !transient(out.Failed) {
 		t.Errorf("Resolve past the review budget: want a transient error wrapping errReviewsLimited and not ErrDenied, got %v", err)
 	}
 	if got := len(out.Failed); got != n-reviewBurst {
-		t.Errorf("failed external values: got %d, want %d", got, n-reviewBurst)
+		t.Errorf("failed external values: want %d, got %d", n-reviewBurst, got)
 	}
 	if out.Changed {
 		t.Error("Resolve past the review budget changed the referencer")
 	}
 
 	clk.SetTime(clk.Now().Add(time.Second))
-	_, _ = r.Resolve(context.Background(), ref)
+	_, _ = r.Resolve(t.Context(), ref)
 	if got, want := len(w.reviews), reviewBurst+reviewRate; got != want {
-		t.Errorf("reviews a second later: got %d, want %d (the decisions made are reused)", got, want)
+		t.Errorf("reviews a second later: want %d, got %d (the decisions made are reused)", want, got)
 	}
 
 	// Later Resolves review the rest, reviewBurst at a time.
 	for range n / reviewBurst {
 		clk.SetTime(clk.Now().Add(reviewBurst / reviewRate * time.Second))
-		if out, err = r.Resolve(context.Background(), ref); err == nil {
+		if out, err = r.Resolve(t.Context(), ref); err == nil {
 			break
 		}
 	}
@@ -277,7 +277,7 @@ func TestResolveAccessReviewsBounded(t *testing.T) {
 		t.Errorf("Resolve after the reviews: want %d values written, got changed=%t, resolved=%d", n, out.Changed, out.Resolved)
 	}
 	if got := len(w.reviews); got != n {
-		t.Errorf("reviews in all: got %d, want one per source, %d", got, n)
+		t.Errorf("reviews in all: want one per source, %d, got %d", n, got)
 	}
 }
 
@@ -344,7 +344,7 @@ externalValues:
 	var first string
 	for i := range 3 {
 		start := time.Now()
-		out, err := r.Resolve(context.Background(), w)
+		out, err := r.Resolve(t.Context(), w)
 		if i == 0 && err != nil {
 			first = err.Error()
 		} else if err != nil && err.Error() != first {
@@ -365,11 +365,11 @@ externalValues:
 		}
 	}
 	if got := reader.waits.Load(); got != 1 {
-		t.Errorf("reads that waited for the informer: got %d, want 1", got)
+		t.Errorf("reads that waited for the informer: want 1, got %d", got)
 	}
 
 	reader.synced.Store(true)
-	out, err := r.Resolve(context.Background(), w)
+	out, err := r.Resolve(t.Context(), w)
 	require.NoError(t, err, "once the informer has synced")
 	require.True(t, out.Changed)
 }
@@ -404,12 +404,12 @@ externalValues:
 		t.Run(name, func(t *testing.T) {
 			r := NewResolver(reader, testMapper(), SourcePolicy{})
 			w := widget(t, "team-a", "w", tc.spec)
-			out, err := r.Resolve(context.Background(), w)
+			out, err := r.Resolve(t.Context(), w)
 			require.NoError(t, err)
 			require.True(t, out.Changed, "the first Resolve writes")
 			settled := w.DeepCopy()
 			for i := range 2 {
-				out, err := r.Resolve(context.Background(), w)
+				out, err := r.Resolve(t.Context(), w)
 				require.NoError(t, err)
 				if out.Changed {
 					t.Errorf("%s\nResolve %d of a settled referencer: changed, want no change", tc.reason, i+2)
@@ -436,11 +436,11 @@ func TestResolveOverlappingTargetsSettleTyped(t *testing.T) {
 		}},
 	}
 	r := NewResolver(reader, testMapper(), SourcePolicy{})
-	out, err := r.Resolve(context.Background(), w)
+	out, err := r.Resolve(t.Context(), w)
 	require.NoError(t, err)
 	require.True(t, out.Changed)
 	require.Equal(t, "two", w.Spec.ForProvider.Region)
-	out, err = r.Resolve(context.Background(), w)
+	out, err = r.Resolve(t.Context(), w)
 	require.NoError(t, err)
 	if out.Changed {
 		t.Error("Resolve of a settled typed referencer whose values write one field in turn: changed, want no change")

@@ -129,7 +129,7 @@ func TestLookupBudget(t *testing.T) {
 		got++
 	}
 	if got != lookupRate {
-		t.Errorf("a second later: got %d tokens, want %d", got, lookupRate)
+		t.Errorf("a second later: want %d, got %d tokens", lookupRate, got)
 	}
 	now = now.Add(time.Hour)
 	if take(b, now, lookupBurst) {

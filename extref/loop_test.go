@@ -125,7 +125,7 @@ func TestAPIServerWriteLoopsDefaultBudget(t *testing.T) {
 		if c.refused {
 			got := h.resolved(t, c.referencers[0], metav1.ConditionFalse, ReasonResolutionFailed)
 			if m := condition(t, got).Message; !strings.Contains(m, "changes whenever its object is written") {
-				t.Errorf("condition message: got %q, want it to contain %q", m, "changes whenever its object is written")
+				t.Errorf("condition message: want it to contain %q, got %q", "changes whenever its object is written", m)
 			}
 			continue
 		}
@@ -136,7 +136,7 @@ func TestAPIServerWriteLoopsDefaultBudget(t *testing.T) {
 			}
 		}
 		if held == 0 {
-			t.Errorf("%s: got no referencer held as Oscillating, want at least one", c.name)
+			t.Errorf("%s: want at least one, got no referencer held as Oscillating", c.name)
 		}
 	}
 }
@@ -185,7 +185,7 @@ func TestAPIServerWriteLoops(t *testing.T) {
 	})
 	warningEvent(t, h, held, ReasonOscillating)
 	if m := conditionOf(h.get(t, held)).Message; !strings.Contains(m, "nothing more is written until its spec changes") {
-		t.Errorf("condition message: got %q, want it to contain %q", m, "nothing more is written until its spec changes")
+		t.Errorf("condition message: want it to contain %q, got %q", "nothing more is written until its spec changes", m)
 	}
 
 	// Break the loop: a copies b without the flip. Its spec changes,
@@ -213,7 +213,7 @@ func TestAPIServerWriteLoops(t *testing.T) {
 	})
 	h.resolved(t, b, metav1.ConditionTrue, ReasonResolved)
 	if ra, rb := str(t, h.get(t, a), "spec", "forProvider", "region"), str(t, h.get(t, b), "spec", "forProvider", "region"); ra != rb {
-		t.Errorf("spec.forProvider.region: got %q in %s and %q in %s, want the same", ra, a.GetName(), rb, b.GetName())
+		t.Errorf("spec.forProvider.region: want the same, got %q in %s and %q in %s", ra, a.GetName(), rb, b.GetName())
 	}
 }
 

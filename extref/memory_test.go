@@ -161,7 +161,7 @@ func TestEntryCacheBytes(t *testing.T) {
 	}
 	kept := maxCachedBytes / size
 	if got := c.len(); got != kept {
-		t.Errorf("lists kept: got %d, want %d", got, kept)
+		t.Errorf("lists kept: want %d, got %d", kept, got)
 	}
 	for i := range 100 {
 		if _, ok := c.get(key(i)); ok != (i >= 100-kept) {
@@ -174,12 +174,12 @@ func TestEntryCacheBytes(t *testing.T) {
 	big := referencerKey{NamespacedName: types.NamespacedName{Namespace: "a", Name: "big"}}
 	c.put(big, list(maxCachedBytes+1))
 	if _, ok := c.get(big); ok {
-		t.Errorf("a list larger than the cache: got it kept, want not")
+		t.Errorf("a list larger than the cache: want not, got it kept")
 	}
 	for i := range 100 {
 		c.remove(key(i))
 	}
 	if c.bytes != 0 || c.len() != 0 {
-		t.Errorf("after forgetting every referencer: got %d lists and %d bytes counted, want none", c.len(), c.bytes)
+		t.Errorf("after forgetting every referencer: want none, got %d lists and %d bytes counted", c.len(), c.bytes)
 	}
 }

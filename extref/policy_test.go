@@ -92,7 +92,7 @@ func TestAccessReview(t *testing.T) {
 	}}
 	clk := clocktesting.NewFakePassiveClock(time.Unix(1_000_000, 0))
 	review := NewAccessReview(w, "reader", DecisionTTL(time.Minute), WithClock(clk))
-	ctx := context.Background()
+	ctx := t.Context()
 	cm := Source{Version: "v1", Resource: "configmaps", Namespace: "team-a", Name: "settings", FieldPath: "data.region"}
 	sec := Source{Version: "v1", Resource: "secrets", Namespace: "team-a", Name: "db", FieldPath: "data.password"}
 
@@ -170,7 +170,7 @@ func TestResolveWithAccessReview(t *testing.T) {
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
   toFieldPath: spec.forProvider.region`)
-	out, err := NewResolver(reader, testMapper(), SourcePolicy{}, WithAccessReview(&AccessReview{Client: w, ServiceAccount: "reader"})).Resolve(context.Background(), ref)
+	out, err := NewResolver(reader, testMapper(), SourcePolicy{}, WithAccessReview(&AccessReview{Client: w, ServiceAccount: "reader"})).Resolve(t.Context(), ref)
 	if !errors.Is(err, ErrDenied) {
 		t.Fatalf("Resolve(...): want ErrDenied from the review, got %v", err)
 	}
@@ -208,7 +208,7 @@ externalValues:
   policy: {resolution: Optional}`)
 				reads := reader.reads()
 				w := NewWatcher(nil)
-				out, err := NewResolver(reader, testMapper(), tc.policy, WithWatcher(w)).Resolve(context.Background(), ref)
+				out, err := NewResolver(reader, testMapper(), tc.policy, WithWatcher(w)).Resolve(t.Context(), ref)
 				if !errors.Is(err, ErrDenied) {
 					t.Fatalf("Resolve(...): want ErrDenied, got %v", err)
 				}
@@ -233,7 +233,7 @@ externalValues:
 - fromObject: {version: v1, resource: SECRET, name: db, fieldPath: data.password}
   makeAvailableAs: password`)
 	r := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}, WithAccessReview(&AccessReview{Client: rw, ServiceAccount: "reader"}))
-	if _, err := r.Resolve(context.Background(), ref); err != nil {
+	if _, err := r.Resolve(t.Context(), ref); err != nil {
 		t.Fatalf("Resolve(...) with the access review allowing: %v", err)
 	}
 	if len(rw.reviews) != 1 {
@@ -305,14 +305,14 @@ func TestAccessReviewDecisionBytes(t *testing.T) {
 		}
 	}
 	if n := a.decisions.len(); n != maxDecisionBytes/size {
-		t.Errorf("decisions kept: got %d, want %d", n, maxDecisionBytes/size)
+		t.Errorf("decisions kept: want %d, got %d", maxDecisionBytes/size, n)
 	}
 	huge := reviewKey{user: "u", src: Source{Name: strings.Repeat("n", maxDecisionBytes)}}
 	a.decisions.putUntil(huge, decision{allowed: true}, now.Add(time.Minute))
 	if _, ok := a.decisions.getAt(huge, now); ok {
-		t.Errorf("a decision larger than maxDecisionBytes: got it kept, want not")
+		t.Errorf("a decision larger than maxDecisionBytes: want not, got it kept")
 	}
 	if _, ok := a.decisions.getAt(key(199), now.Add(time.Minute)); ok {
-		t.Errorf("a decision at its expiry: got it reused, want not")
+		t.Errorf("a decision at its expiry: want not, got it reused")
 	}
 }

@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -97,7 +96,7 @@ func TestResolveProtectedTargets(t *testing.T) {
 			reader := newReader(configMap("team-a", "settings", map[string]any{"region": "eu-west-1"}))
 			w := widget(t, "team-a", "w", "externalValues:\n- fromObject: "+cm+"\n  toFieldPath: '"+tc.target+"'")
 			before := runtime.DeepCopyJSON(w.Object)
-			out, err := NewResolver(reader, testMapper(), SourcePolicy{}, tc.opts...).Resolve(context.Background(), w)
+			out, err := NewResolver(reader, testMapper(), SourcePolicy{}, tc.opts...).Resolve(t.Context(), w)
 			if tc.want == "" {
 				if err != nil || !out.Changed {
 					t.Errorf("%s\nResolve(...): want the value written, got %+v, %v", tc.reason, out, err)

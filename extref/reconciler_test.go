@@ -24,7 +24,7 @@ func TestAPIServerAdmissionDenialNotLogged(t *testing.T) {
 	const ns = "denied-admission"
 	logs := testenv.NewLogs(7) // client-go logs request bodies, which hold the values written, from 8 on
 	h := start(t, testapi.WidgetKind, Options{Policy: SourcePolicy{OwnNamespaceSecrets: true}}, logs.Logger)
-	ctx := context.Background()
+	ctx := t.Context()
 	policy := fromYAML(t, `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -58,7 +58,7 @@ spec:
 		cur := h.get(t, probe)
 		require.NoError(t, unstructured.SetNestedField(cur.Object, "x", "spec", "forProvider", "region"))
 		if err := h.env.Client.Update(ctx, cur); !apierrors.IsForbidden(err) {
-			return fmt.Errorf("update: got %v, want Forbidden", err)
+			return fmt.Errorf("update: want Forbidden, got %v", err)
 		}
 		return nil
 	})
@@ -98,7 +98,7 @@ func TestAPIServerLongMessageEvent(t *testing.T) {
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonResolutionFailed)
 	if n := len(condition(t, got).Message); n <= maxEventNote {
-		t.Fatalf("condition message: got %d bytes, want more than %d for this test", n, maxEventNote)
+		t.Fatalf("condition message: want more than %d for this test, got %d bytes", maxEventNote, n)
 	}
 	warningEvent(t, h, w, ReasonResolutionFailed)
 }

@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
 	"strings"
@@ -69,7 +68,7 @@ func TestResolveNeverQuotesSecrets(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := widget(t, "team-a", "w", "externalValues:\n"+tc.spec)
-			out, err := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}).Resolve(context.Background(), w)
+			out, err := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}).Resolve(t.Context(), w)
 			msg := Condition(out, err, 1).Message
 			if err != nil {
 				msg += "\n" + err.Error()
@@ -96,7 +95,7 @@ externalValues:
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.size}
   transforms: [{type: Convert, toType: int64}]
   toFieldPath: spec.forProvider.region`)
-	_, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+	_, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 	const want = `cannot resolve spec.externalValues[0].transforms[0]: cannot transform value: Convert: cannot convert a string ("3x") to int64: not a decimal integer`
 	if err == nil || err.Error() != want {
 		t.Errorf("Resolve(...): want %q, got %v", want, err)
@@ -126,7 +125,7 @@ func TestResolveTypedNeverQuotesSecrets(t *testing.T) {
 	w := &timedWidget{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "w"}, Spec: timedSpec{ExternalValues: []v1alpha1.ExternalValue{
 		{FromObject: &v1alpha1.ObjectFieldRef{Version: "v1", Resource: "secrets", Name: "db", FieldPath: "data.password"}, ToFieldPath: "spec.notAfter"},
 	}}}
-	_, err := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}).Resolve(context.Background(), w)
+	_, err := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true}).Resolve(t.Context(), w)
 	const want = "cannot resolve spec.externalValues[0].toFieldPath: cannot write value to spec.notAfter: *extref.timedWidget cannot hold a string of 15 bytes there: the reason is withheld"
 	if !errors.Is(err, ErrTarget) || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("Resolve(...): want ErrTarget starting %q, got %v", want, err)

@@ -21,7 +21,7 @@ import (
 // external value, its target and its problem once, and no byte of a value.
 func TestAPIServerWriteRejectedNamesValues(t *testing.T) {
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	sprocket := schema.GroupVersionKind{Group: "rejects.extref.test.ctrlkit.dev", Version: "v1alpha1", Kind: "Sprocket"}
 	str := func(rules map[string]any) map[string]any {
 		s := map[string]any{"type": "string"}
@@ -130,7 +130,7 @@ func TestAPIServerWriteRejectedNamesValues(t *testing.T) {
 		}
 		for _, want := range tc.want {
 			if n := strings.Count(msg, want); n != 1 {
-				t.Errorf("%s: condition message %q: got %q %d times, want once", name, msg, want, n)
+				t.Errorf("%s: condition message %q: want once, got %q %d times", name, msg, want, n)
 			}
 		}
 		if n, want := strings.Count(msg, "spec.externalValues["), len(tc.want); n != want {
@@ -139,6 +139,6 @@ func TestAPIServerWriteRejectedNamesValues(t *testing.T) {
 		warningEvent(t, h, s, ReasonWriteRejected)
 	}
 	if n := h.reconciles.errors.Load(); n != 0 {
-		t.Errorf("reconciles that returned an error: got %d, want 0", n)
+		t.Errorf("reconciles that returned an error: want 0, got %d", n)
 	}
 }

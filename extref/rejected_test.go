@@ -152,7 +152,7 @@ func TestRejectedConditionWithholdsValues(t *testing.T) {
 				t.Errorf("%s\n-want, +got:\n%s", tc.reason, diff)
 			}
 			if got.Reason != ReasonWriteRejected || got.Status != metav1.ConditionFalse || got.ObservedGeneration != 3 {
-				t.Errorf("%s\ngot %s/%s for generation %d, want False/%s for 3", tc.reason, got.Status, got.Reason, got.ObservedGeneration, ReasonWriteRejected)
+				t.Errorf("%s\nwant False/%s for 3, got %s/%s for generation %d", tc.reason, ReasonWriteRejected, got.Status, got.Reason, got.ObservedGeneration)
 			}
 		})
 	}

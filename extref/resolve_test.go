@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -36,7 +35,7 @@ func TestResolveTyped(t *testing.T) {
 		}},
 	}
 	r := NewResolver(reader, testMapper(), SourcePolicy{OwnNamespaceSecrets: true})
-	out, err := r.Resolve(context.Background(), w)
+	out, err := r.Resolve(t.Context(), w)
 	require.NoError(t, err)
 	want := summary{Changed: true, Resolved: 3, Values: map[string]any{"password": "s3cr3t"}}
 	if diff := cmp.Diff(want, summarize(out)); diff != "" {
@@ -49,7 +48,7 @@ func TestResolveTyped(t *testing.T) {
 	}
 
 	// Settled: nothing changes.
-	out, err = r.Resolve(context.Background(), w)
+	out, err = r.Resolve(t.Context(), w)
 	require.NoError(t, err)
 	if out.Changed {
 		t.Errorf("Resolve(typed) again: want no change")
@@ -64,7 +63,7 @@ func TestResolveTyped(t *testing.T) {
 		}},
 	}
 	before := w2.DeepCopy()
-	_, err = r.Resolve(context.Background(), w2)
+	_, err = r.Resolve(t.Context(), w2)
 	const wantErr = `cannot resolve spec.externalValues[1].toFieldPath: cannot write value to spec.forProvider.nope: cannot write to *v1alpha1.Widget: `
 	if !errors.Is(err, ErrTarget) || !strings.HasPrefix(err.Error(), wantErr) {
 		t.Fatalf("Resolve(typed, unknown field): want ErrTarget starting %q, got %v", wantErr, err)
@@ -82,7 +81,7 @@ func TestResolveRefreshesMapper(t *testing.T) {
 externalValues:
 - fromObject: {group: late.extref.test.ctrlkit.dev, version: v1alpha1, resource: gadgets, name: g, fieldPath: spec.region}
   toFieldPath: spec.forProvider.region`)
-	out, err := NewResolver(reader, m, SourcePolicy{}).Resolve(context.Background(), ref)
+	out, err := NewResolver(reader, m, SourcePolicy{}).Resolve(t.Context(), ref)
 	require.NoError(t, err, "the mapper learns gadgets when it is reset")
 	if !out.Changed || m.resets != 1 {
 		t.Errorf("Resolve(...): want a change after exactly 1 reset, got changed=%t after %d resets", out.Changed, m.resets)
@@ -96,7 +95,7 @@ externalValues:
   toFieldPath: spec.cidrBlock
 - fromObject: {group: nope.example.org, version: v1, resource: things, name: b, fieldPath: spec.b}
   toFieldPath: spec.forProvider.region`)
-	_, err = NewResolver(reader, m, SourcePolicy{}).Resolve(context.Background(), ref)
+	_, err = NewResolver(reader, m, SourcePolicy{}).Resolve(t.Context(), ref)
 	if !errors.Is(err, ErrUnknownResource) {
 		t.Fatalf("Resolve(...): want ErrUnknownResource, got %v", err)
 	}
@@ -112,7 +111,7 @@ func TestResolveReadError(t *testing.T) {
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
   toFieldPath: spec.forProvider.region`)
-	out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), ref)
+	out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), ref)
 	want := "cannot resolve spec.externalValues[0].fromObject (configmaps team-a/settings, data.region): cannot read the source: connection refused"
 	if err == nil || err.Error() != want {
 		t.Fatalf("Resolve(...): want error %q, got %v", want, err)
@@ -124,11 +123,11 @@ externalValues:
 
 func TestResolveNil(t *testing.T) {
 	var w *testapi.Widget
-	_, err := NewResolver(newReader(), testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+	_, err := NewResolver(newReader(), testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 	if !errors.Is(err, ErrInvalid) {
 		t.Errorf("Resolve(nil): want ErrInvalid, got %v", err)
 	}
-	_, err = NewResolver(newReader(), testMapper(), SourcePolicy{}, Path("spec[")).Resolve(context.Background(), widget(t, "a", "w", "{}"))
+	_, err = NewResolver(newReader(), testMapper(), SourcePolicy{}, Path("spec[")).Resolve(t.Context(), widget(t, "a", "w", "{}"))
 	if !errors.Is(err, ErrInvalid) {
 		t.Errorf("Resolve with a bad Path: want ErrInvalid, got %v", err)
 	}
@@ -143,7 +142,7 @@ forProvider:
 refs:
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.region}
   toFieldPath: spec.forProvider.region`)
-	out, err := NewResolver(reader, testMapper(), SourcePolicy{}, Path("spec.refs")).Resolve(context.Background(), ref)
+	out, err := NewResolver(reader, testMapper(), SourcePolicy{}, Path("spec.refs")).Resolve(t.Context(), ref)
 	require.NoError(t, err)
 	if got, _ := fieldpath.Pave(ref.Object).GetString("spec.forProvider.region"); !out.Changed || got != "eu-west-1" {
 		t.Errorf("Resolve with Path(spec.refs): want region eu-west-1, got %q (changed=%t)", got, out.Changed)
@@ -215,7 +214,7 @@ externalValues:
 - fromObject: {version: v1, resource: configmaps, name: other, namespace: team-b, fieldPath: data.region}
   makeAvailableAs: denied
   policy: {resolution: Optional}`)
-	_, _ = r.Resolve(context.Background(), ref)
+	_, _ = r.Resolve(t.Context(), ref)
 	key := types.NamespacedName{Namespace: "team-a", Name: "w"}
 	want := []watchKey{
 		{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "settings"},
@@ -238,7 +237,7 @@ externalValues:
   toFieldPath: spec.cidrBlock
 - fromObject: {version: v1, resource: configmaps, name: b, namespace: team-b, fieldPath: data.x}
   toFieldPath: spec.forProvider.region`)
-	_, err := NewResolver(newReader(), testMapper(), SourcePolicy{}).Resolve(context.Background(), ref)
+	_, err := NewResolver(newReader(), testMapper(), SourcePolicy{}).Resolve(t.Context(), ref)
 	var re *ReferenceError
 	if !errors.As(err, &re) || re.Index != 0 || !errors.Is(re, ErrSourceNotFound) {
 		t.Fatalf("errors.As(...): want the first failure, index 0, got %v", re)
@@ -257,7 +256,7 @@ externalValues:
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: a, fieldPath: data.x}
   toFieldPath: spec.cidrBlock`)
-	_, err = NewResolver(newReader(), testMapper(), SourcePolicy{}).Resolve(context.Background(), ref)
+	_, err = NewResolver(newReader(), testMapper(), SourcePolicy{}).Resolve(t.Context(), ref)
 	if _, ok := err.(*ReferenceError); !ok {
 		t.Errorf("Resolve(...) with one failure: want a *ReferenceError, got %T", err)
 	}
@@ -288,7 +287,7 @@ externalValues:
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := ref.DeepCopy()
-			out, err := NewResolver(reader, testMapper(), policy).Resolve(context.Background(), ref)
+			out, err := NewResolver(reader, testMapper(), policy).Resolve(t.Context(), ref)
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("Resolve(...): want ErrInvalid, got %v", err)
 			}
@@ -314,7 +313,7 @@ externalValues:
   transforms: [{type: Convert, toType: int64}]
   toFieldPath: "`+target+`"`)
 			before := ref.DeepCopy()
-			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), ref)
+			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), ref)
 			if !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "labels and annotations take strings, not a number (3)") {
 				t.Fatalf("Resolve(...): want ErrTarget, labels and annotations take strings, got %v", err)
 			}
@@ -328,7 +327,7 @@ externalValues:
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data.size}
   toFieldPath: "metadata[labels][size]"`)
-	if _, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), ref); err != nil || ref.GetLabels()["size"] != "3" {
+	if _, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), ref); err != nil || ref.GetLabels()["size"] != "3" {
 		t.Errorf("Resolve(...) of a string to metadata[labels][size]: want label size=3, got %v, %v", ref.GetLabels(), err)
 	}
 }
@@ -350,7 +349,7 @@ externalValues:
   template: "{{ .a }}{{ .b }}"
   toFieldPath: spec.forProvider.region`)
 	reader := newReader(configMap("team-a", "settings", map[string]any{"x": "1"}))
-	out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), ref)
+	out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), ref)
 	want := `cannot resolve spec.externalValues[0].combine[0] (configmaps team-a/a, data.x): source not found: ConfigMap "a" does not exist; ` +
 		`cannot resolve spec.externalValues[0].combine[2] (configmaps team-b/b, data.x): denied by the default source policy: only the referencer's namespace "team-a" is readable unless an allow rule matches namespace "team-b", and none of the 0 allow rules does; ` +
 		`cannot resolve spec.externalValues[1].variables[0].fromRef (configmaps team-a/settings, data.missing): field not found: cannot get data.missing: data has no field "missing"`
@@ -385,7 +384,7 @@ externalValues:
   - {version: v1, resource: configmaps, name: settings, fieldPath: data.x}
   fmt: "%s-%s"
   toFieldPath: spec.cidrBlock`)
-	out, _ = NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), ref)
+	out, _ = NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), ref)
 	if len(out.Failed) != 1 || !errors.Is(out.Failed[0], ErrDenied) || !transient(out.Failed) {
 		t.Errorf("a denied and an unavailable source: want one failure, denied and transient, got %v (transient %t)", out.Failed, transient(out.Failed))
 	}
@@ -405,7 +404,7 @@ externalValues:
   toFieldPath: spec.forProvider.settings.tags.region
 - fromObject: {version: v1, resource: configmaps, name: settings, fieldPath: data}
   makeAvailableAs: settings`)
-	out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+	out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 	require.NoError(t, err)
 	out.Values["settings"].(map[string]any)["tags"].(map[string]any)["changed"] = "by the caller"
 	unstructured.RemoveNestedField(w.Object, "spec", "forProvider", "settings", "region")

@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -466,7 +465,7 @@ externalValues:
 			before := runtime.DeepCopyJSON(tc.referencer.Object)
 			r := NewResolver(reader, testMapper(), tc.policy)
 			metricsBefore := gatherMetrics(t)
-			out, err := r.Resolve(context.Background(), tc.referencer)
+			out, err := r.Resolve(t.Context(), tc.referencer)
 			wantMetrics := map[string]float64{}
 			for name, n := range map[string]int{
 				"ctrlkit_extref_values_resolved_total":                   out.Resolved,

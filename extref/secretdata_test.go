@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
 	"strings"
@@ -112,7 +111,7 @@ func TestResolveSecretData(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := widget(t, "team-a", "w", "externalValues:\n"+tc.spec)
-			out, err := NewResolver(newReader(db, clean, settings), testMapper(), policy).Resolve(context.Background(), w)
+			out, err := NewResolver(newReader(db, clean, settings), testMapper(), policy).Resolve(t.Context(), w)
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("%s\nResolve(...): want an error wrapping %v, got %v", tc.reason, tc.wantErr, err)

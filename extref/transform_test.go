@@ -140,14 +140,14 @@ func TestMapTable(t *testing.T) {
 		got, ok := table.lookup(k)
 		want, wantOK := m[k]
 		if got != want || ok != wantOK {
-			t.Errorf("lookup(%q): got %q, %v, want %q, %v", k, got, ok, want, wantOK)
+			t.Errorf("lookup(%q): want %q, %v, got %q, %v", k, want, wantOK, got, ok)
 		}
 	}
 	if empty := newMapTable(nil); empty.len() != 0 {
 		t.Errorf("a table of no entries has %d", empty.len())
 	}
 	if _, ok := newMapTable(nil).lookup(""); ok {
-		t.Errorf("lookup in a table of no entries: got found, want not")
+		t.Errorf("lookup in a table of no entries: want not, got found")
 	}
 }
 

@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -55,7 +54,7 @@ func TestAPIServerUnknownResourcesBoundDiscovery(t *testing.T) {
 externalValues:
 - fromObject: {group: g%d.unknown.example.org, version: v1, resource: things, name: x, fieldPath: spec.x}
   toFieldPath: spec.forProvider.region`, i))
-		_, err := r.Resolve(context.Background(), ref)
+		_, err := r.Resolve(t.Context(), ref)
 		switch {
 		case errors.Is(err, ErrUnknownResource):
 			unknown++

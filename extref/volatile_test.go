@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -49,24 +48,24 @@ externalValues:
   policy: `+policy)
 			reader := newReader(w)
 			before := w.DeepCopy()
-			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 			if !errors.Is(err, ErrInvalid) {
 				t.Errorf("fieldPath %s, policy %s: want ErrInvalid, got %v", path, policy, err)
 				continue
 			}
 			for _, want := range []string{"cannot resolve spec.externalValues[0].fromObject.fieldPath", "changes whenever its object is written"} {
 				if !strings.Contains(err.Error(), want) {
-					t.Errorf("fieldPath %s, policy %s: got error %q, want it to contain %q", path, policy, err, want)
+					t.Errorf("fieldPath %s, policy %s: want it to contain %q, got error %q", path, policy, want, err)
 				}
 			}
 			if out.Changed {
-				t.Errorf("fieldPath %s, policy %s: got Changed, want nothing changed", path, policy)
+				t.Errorf("fieldPath %s, policy %s: want nothing changed, got Changed", path, policy)
 			}
 			if diff := cmp.Diff(before, w); diff != "" {
 				t.Errorf("fieldPath %s, policy %s: the referencer changed: -want, +got:\n%s", path, policy, diff)
 			}
 			if n := reader.reads(); n != 0 {
-				t.Errorf("fieldPath %s, policy %s: got %d reads, want none", path, policy, n)
+				t.Errorf("fieldPath %s, policy %s: want none, got %d reads", path, policy, n)
 			}
 		}
 	}

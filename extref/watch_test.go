@@ -54,11 +54,11 @@ func TestWatcher(t *testing.T) {
 	// Tracked before the controller starts: handlers are added on Start.
 	w.track(a, []watchKey{settings, things})
 	if got := len(informers.InformersByGVK); got != 0 {
-		t.Errorf("informers before Start: got %d, want none", got)
+		t.Errorf("informers before Start: want none, got %d", got)
 	}
-	require.NoError(t, w.Start(context.Background(), q))
-	if err := w.Start(context.Background(), q); err == nil {
-		t.Errorf("a second Start: got no error, want one")
+	require.NoError(t, w.Start(t.Context(), q))
+	if err := w.Start(t.Context(), q); err == nil {
+		t.Errorf("a second Start: want one, got no error")
 	}
 	w.track(b, []watchKey{settings, later})
 	if got := len(informers.InformersByGVK); got != 2 {
@@ -68,7 +68,7 @@ func TestWatcher(t *testing.T) {
 		t.Errorf("metrics after two informers started: -want, +got:\n%s", diff)
 	}
 
-	cms, err := informers.FakeInformerFor(context.Background(), configMap("", "", nil))
+	cms, err := informers.FakeInformerFor(t.Context(), configMap("", "", nil))
 	require.NoError(t, err)
 	cm := func(name, rv string) *unstructured.Unstructured {
 		u := configMap("team-a", name, nil)
@@ -95,7 +95,7 @@ func TestWatcher(t *testing.T) {
 
 	pm := &metav1.PartialObjectMetadata{}
 	pm.SetGroupVersionKind(crdKind)
-	crds, err := informers.FakeInformerFor(context.Background(), pm)
+	crds, err := informers.FakeInformerFor(t.Context(), pm)
 	require.NoError(t, err)
 	crd := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "things.example.org", ResourceVersion: "1"}}
 	crds.Add(crd)
@@ -143,10 +143,10 @@ func TestWatcherSourceCreatedDuringResolve(t *testing.T) {
 	w := NewWatcher(informers)
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 	defer q.ShutDown()
-	require.NoError(t, w.Start(context.Background(), q))
+	require.NoError(t, w.Start(t.Context(), q))
 	// Another referencer already reads ConfigMaps, so their handler is there.
 	w.track(types.NamespacedName{Namespace: "team-a", Name: "other"}, []watchKey{{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "settings"}})
-	cms, err := informers.FakeInformerFor(context.Background(), configMap("", "", nil))
+	cms, err := informers.FakeInformerFor(t.Context(), configMap("", "", nil))
 	require.NoError(t, err)
 
 	reader := &racingReader{memReader: newReader()}
@@ -160,7 +160,7 @@ func TestWatcherSourceCreatedDuringResolve(t *testing.T) {
 externalValues:
 - fromObject: {version: v1, resource: configmaps, name: later, fieldPath: data.region}
   toFieldPath: spec.forProvider.region`)
-	if _, err := NewResolver(reader, testMapper(), SourcePolicy{}, WithWatcher(w)).Resolve(context.Background(), ref); !errors.Is(err, ErrSourceNotFound) {
+	if _, err := NewResolver(reader, testMapper(), SourcePolicy{}, WithWatcher(w)).Resolve(t.Context(), ref); !errors.Is(err, ErrSourceNotFound) {
 		t.Fatalf("Resolve(...): want ErrSourceNotFound from the read before the source was created, got %v", err)
 	}
 	if diff := cmp.Diff([]string{"team-a/w"}, drain(q)); diff != "" {
@@ -176,7 +176,7 @@ func TestWatcherWakesOnReadFieldsOnly(t *testing.T) {
 	w.wakeEvery = 200 * time.Millisecond
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 	defer q.ShutDown()
-	require.NoError(t, w.Start(context.Background(), q))
+	require.NoError(t, w.Start(t.Context(), q))
 	field := func(p string) *fieldpath.Path {
 		f, err := fieldpath.Compile(p)
 		require.NoError(t, err)
@@ -189,7 +189,7 @@ func TestWatcherWakesOnReadFieldsOnly(t *testing.T) {
 	b := types.NamespacedName{Namespace: "team-a", Name: "b"}
 	w.track(a, []watchKey{key(field("data.a"))})
 	w.track(b, []watchKey{key(field("data.b")), key(field("data.c"))})
-	cms, err := informers.FakeInformerFor(context.Background(), configMap("", "", nil))
+	cms, err := informers.FakeInformerFor(t.Context(), configMap("", "", nil))
 	require.NoError(t, err)
 	rv := 0
 	cm := func(data map[string]any) *unstructured.Unstructured {
@@ -235,11 +235,11 @@ func TestWatcherWakesByItsClock(t *testing.T) {
 	w := NewWatcher(informers, WithClock(clk))
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 	defer q.ShutDown()
-	require.NoError(t, w.Start(context.Background(), q))
+	require.NoError(t, w.Start(t.Context(), q))
 	f, err := fieldpath.Compile("data.a")
 	require.NoError(t, err)
 	w.track(types.NamespacedName{Namespace: "team-a", Name: "a"}, []watchKey{{gk: configMapKind.GroupKind(), gvk: configMapKind, namespace: "team-a", name: "hot", field: f}})
-	cms, err := informers.FakeInformerFor(context.Background(), configMap("", "", nil))
+	cms, err := informers.FakeInformerFor(t.Context(), configMap("", "", nil))
 	require.NoError(t, err)
 	rv := 0
 	cm := func(a string) *unstructured.Unstructured {
