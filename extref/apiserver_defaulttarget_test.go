@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,7 +22,7 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "eu-west-1" {
-		t.Errorf("spec.forProvider.region: got %q, want %q", v, "eu-west-1")
+		t.Errorf("spec.forProvider.region: want %q, got %q", "eu-west-1", v)
 	}
 
 	// Neither destination nor fromObject is still refused by the schema.
@@ -31,5 +30,5 @@ externalValues:
 externalValues:
 - combine: [{version: v1, resource: configmaps, name: x, fieldPath: data.a}]
   fmt: "%s"`)
-	require.Error(t, h.env.Client.Create(context.Background(), bad))
+	require.Error(t, h.env.Client.Create(t.Context(), bad))
 }

@@ -28,13 +28,13 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionFalse, ReasonWaitingForDependency)
 	if msg := condition(t, got).Message; !strings.Contains(msg, `ConfigMap "later" does not exist`) || !strings.Contains(msg, `Widget "dep" does not exist`) {
-		t.Errorf("condition message: got %q, want it to name both dependencies", msg)
+		t.Errorf("condition message: want it to name both dependencies, got %q", msg)
 	}
 
 	h.create(t, configMap("depends-on", "later", map[string]any{"k": "v"}))
 	// The other Widget is not this test's, so its reconciler leaves it alone.
 	dep := object(testapi.WidgetKind, "depends-on", "dep", map[string]any{"spec": map[string]any{}})
-	require.NoError(t, h.env.Client.Create(context.Background(), dep))
+	require.NoError(t, h.env.Client.Create(t.Context(), dep))
 	t.Cleanup(func() { _ = h.env.Client.Delete(context.Background(), dep) })
 	h.waitMessage(t, w, "widgets dep is not Ready (it has no Ready condition)")
 
@@ -42,7 +42,7 @@ externalValues:
 	require.NoError(t, unstructured.SetNestedSlice(cur.Object, []any{map[string]any{
 		"type": "Ready", "status": "True", "reason": "Available", "message": "ok", "lastTransitionTime": "2026-01-01T00:00:00Z",
 	}}, "status", "conditions"))
-	require.NoError(t, h.env.Client.Status().Update(context.Background(), cur))
+	require.NoError(t, h.env.Client.Status().Update(t.Context(), cur))
 	h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 }
 

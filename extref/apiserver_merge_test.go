@@ -52,7 +52,7 @@ forProvider:
 
 	// The overrides go: their tags go with them, and silver, which gold
 	// replaced, was the Widget's before defaults forced bronze over it.
-	require.NoError(t, h.env.Client.Delete(context.Background(), overrides))
+	require.NoError(t, h.env.Client.Delete(t.Context(), overrides))
 	want := map[string]string{"own": "mine", "team": "a", "tier": "bronze"}
 	testenv.Eventually(t, 30*time.Second, "the overrides' tags gone", func() error {
 		if diff := cmp.Diff(want, tags(h.get(t, w))); diff != "" {

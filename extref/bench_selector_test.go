@@ -72,7 +72,7 @@ externalValues:
 		b.Fatalf("first pass: want %d referencers changed, got %d", n, got)
 	}
 	if zones, _, _ := unstructured.NestedString(refs[0].Object, "spec", "forProvider", "tags", "zones"); zones != "z2,z1,z0" {
-		b.Fatalf("zones: got %q, want z2,z1,z0", zones)
+		b.Fatalf("zones: want z2,z1,z0, got %q", zones)
 	}
 	before := requests.Load()
 	b.ReportAllocs()

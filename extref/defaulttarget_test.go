@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -66,7 +65,7 @@ func TestDefaultTarget(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := widget(t, "team-a", "w", "externalValues:\n"+tc.spec)
-			_, err := NewResolver(newReader(source), testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+			_, err := NewResolver(newReader(source), testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 			if tc.err != "" {
 				if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("%s\nResolve(...): want ErrInvalid holding %q, got %v", tc.reason, tc.err, err)

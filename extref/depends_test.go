@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -149,7 +148,7 @@ func TestDependsOn(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := widget(t, "team-a", "w", "externalValues:\n"+tc.spec)
 			before := w.DeepCopy()
-			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+			out, err := NewResolver(reader, testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 			for _, want := range tc.wantErr {
 				if !errors.Is(err, want) {
 					t.Errorf("%s\nResolve(...): want an error wrapping %v, got %v", tc.reason, want, err)

@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -135,7 +134,7 @@ func TestMergePolicies(t *testing.T) {
 			}
 			w := widget(t, "team-a", "w", spec)
 			r := NewResolver(newReader(mergeSources()...), testMapper(), SourcePolicy{})
-			out, err := r.Resolve(context.Background(), w)
+			out, err := r.Resolve(t.Context(), w)
 			if err != nil {
 				t.Fatalf("%s\nResolve(...): %v", tc.reason, err)
 			}
@@ -147,7 +146,7 @@ func TestMergePolicies(t *testing.T) {
 			}
 			// The next resolution finds the result, and changes nothing.
 			again := w.DeepCopy()
-			out, err = r.Resolve(context.Background(), again)
+			out, err = r.Resolve(t.Context(), again)
 			if err != nil || out.Changed {
 				t.Errorf("%s\nResolve(the result): Changed %v, error %v; want no change", tc.reason, out.Changed, err)
 			}
@@ -164,7 +163,7 @@ func TestMergePolicies(t *testing.T) {
 // target's base stay (those a forced merge replaced come back), and a field
 // someone changed since it was merged is theirs and stays.
 func TestMergeRemoval(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	reader := newReader(mergeSources()...)
 	r := NewResolver(reader, testMapper(), SourcePolicy{})
 	optional := func(v string) string {
@@ -239,7 +238,7 @@ func TestMergeRemoval(t *testing.T) {
 // TestMergeRemovalOfACreatedTarget checks that a target the merge created
 // is removed when nothing merges into it any more.
 func TestMergeRemovalOfACreatedTarget(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	r := NewResolver(newReader(mergeSources()...), testMapper(), SourcePolicy{})
 	w := widget(t, "team-a", "w", "externalValues:\n"+mergeFrom("defaults", "", "spec.values", "MergeObjects"))
 	if _, err := r.Resolve(ctx, w); err != nil {
@@ -250,7 +249,7 @@ func TestMergeRemovalOfACreatedTarget(t *testing.T) {
 		t.Fatalf("Resolve(no values): %v", err)
 	}
 	if v := specField(t, w, "values"); v != nil {
-		t.Errorf("spec.values: got %v, want none", v)
+		t.Errorf("spec.values: want none, got %v", v)
 	}
 }
 
@@ -338,7 +337,7 @@ func TestMergeInvalid(t *testing.T) {
 				w.SetAnnotations(map[string]string{MergedAnnotation: tc.annotation})
 			}
 			before := w.DeepCopy()
-			_, err := NewResolver(newReader(mergeSources()...), testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+			_, err := NewResolver(newReader(mergeSources()...), testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("%s\nResolve(...): want an error wrapping %v, got %v", tc.reason, tc.wantErr, err)
 			}
@@ -369,7 +368,7 @@ func TestMergeBounds(t *testing.T) {
 	}
 	w := widget(t, "team-a", "w", "externalValues:\n"+mergeFrom("big", "array", "spec.list", "MergeObjectsAppendArrays"))
 	w.Object["spec"].(map[string]any)["list"] = long
-	_, err := NewResolver(newReader(big), testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+	_, err := NewResolver(newReader(big), testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 	if !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "more than a merge may") {
 		t.Errorf("Resolve(an array of 2000 items appended to one of 1500): want ErrTarget on the merge's bound, got %v", err)
 	}
@@ -378,7 +377,7 @@ func TestMergeBounds(t *testing.T) {
 	// value larger than the record may hold.
 	w = widget(t, "team-a", "w", "externalValues:\n"+mergeFrom("defaults", "", "spec.values", "ForceMergeObjects"))
 	w.Object["spec"].(map[string]any)["values"] = map[string]any{"tier": strings.Repeat("b", maxMergeRecord)}
-	_, err = NewResolver(newReader(mergeSources()...), testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+	_, err = NewResolver(newReader(mergeSources()...), testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 	if !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "record of what was merged would exceed") {
 		t.Errorf("Resolve(a record too large): want ErrTarget on the record's bound, got %v", err)
 	}

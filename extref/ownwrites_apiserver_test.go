@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ import (
 func TestAPIServerOneReconcilePerSourceChange(t *testing.T) {
 	const n = 20
 	h := start(t, testapi.WidgetKind, Options{})
-	ctx := context.Background()
+	ctx := t.Context()
 	const ns = "own-writes"
 	cm := configMap(ns, "settings", map[string]any{"region": "one"})
 	h.create(t, cm)

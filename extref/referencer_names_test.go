@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -86,11 +85,11 @@ func TestNameFromReferencer(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := widget(t, "team-a", "w", tc.spec)
-			_, err := NewResolver(listingReader(objs...), testMapper(), tc.policy).Resolve(context.Background(), w)
+			_, err := NewResolver(listingReader(objs...), testMapper(), tc.policy).Resolve(t.Context(), w)
 			if tc.err == nil {
 				require.NoError(t, err, tc.reason)
 				if got, _, _ := unstructured.NestedString(w.Object, "spec", "out"); got != tc.want {
-					t.Errorf("%s\nspec.out: got %q, want %q", tc.reason, got, tc.want)
+					t.Errorf("%s\nspec.out: want %q, got %q", tc.reason, tc.want, got)
 				}
 				return
 			}
@@ -98,7 +97,7 @@ func TestNameFromReferencer(t *testing.T) {
 				t.Fatalf("%s\nerror %v: want %v", tc.reason, err, tc.err)
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("%s\nerror: got %q, want it to hold %q", tc.reason, err, tc.msg)
+				t.Errorf("%s\nerror: want it to hold %q, got %q", tc.reason, tc.msg, err)
 			}
 			if strings.Contains(err.Error(), leak) {
 				t.Errorf("%s\nerror quotes the referencer's value: %q", tc.reason, err)
@@ -112,10 +111,10 @@ externalValues:
 - fromObject: {version: v1, resource: configmaps, nameFromFieldPath: spec.tenant, fieldPath: data.region}
   toFieldPath: spec.out
   policy: {resolution: Optional}`)
-		out, err := NewResolver(listingReader(objs...), testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+		out, err := NewResolver(listingReader(objs...), testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 		require.NoError(t, err)
 		if len(out.Skipped) != 1 || !errors.Is(out.Skipped[0], ErrFieldNotFound) {
-			t.Errorf("skipped: got %v, want the value, field not found", out.Skipped)
+			t.Errorf("skipped: want the value, its field not found, got %v", out.Skipped)
 		}
 	})
 
@@ -125,9 +124,9 @@ team: "`+strings.Repeat("b", 100)+leak+`"
 externalValues:
 - fromObject: {version: v1, resource: configmaps, selector: {matchLabels: [{key: team, valueFromFieldPath: spec.team}]}, fieldPath: data.region}
   toFieldPath: spec.out`)
-		_, err := NewResolver(listingReader(objs...), testMapper(), SourcePolicy{}).Resolve(context.Background(), w)
+		_, err := NewResolver(listingReader(objs...), testMapper(), SourcePolicy{}).Resolve(t.Context(), w)
 		if !errors.Is(err, ErrFieldNotFound) || !strings.Contains(err.Error(), "selector.matchLabels[0].valueFromFieldPath: the referencer's spec.team is not a label value (a string of 112 bytes)") {
-			t.Errorf("error: got %v, want a label value refused by its size", err)
+			t.Errorf("error: want a label value refused by its size, got %v", err)
 		}
 		if strings.Contains(err.Error(), leak) {
 			t.Errorf("error quotes the referencer's value: %q", err)

@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -70,17 +69,17 @@ externalValues:
 
 	got := h.resolved(t, sel, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "us-east-1,eu-west-1" {
-		t.Errorf("selected regions: got %q, want %q (sorted by data.rank)", v, "us-east-1,eu-west-1")
+		t.Errorf("selected regions: want %q, got %q (sorted by data.rank)", "us-east-1,eu-west-1", v)
 	}
 	got = h.resolved(t, named, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "eu-west-1" {
-		t.Errorf("region of the named source: got %q, want eu-west-1", v)
+		t.Errorf("region of the named source: want eu-west-1, got %q", v)
 	}
 	writes, reconciles := settle(t, h)
 
 	// A field no referencer reads, of a selected object and of one that
 	// is not selected: no reconcile, no write.
-	ctx := context.Background()
+	ctx := t.Context()
 	for _, o := range []*unstructured.Unstructured{b, other} {
 		cur := h.get(t, o)
 		require.NoError(t, unstructured.SetNestedField(cur.Object, "x", "data", "unread"))
@@ -88,10 +87,10 @@ externalValues:
 	}
 	time.Sleep(3 * wakeInterval)
 	if n := h.reconciles.n.Load() - reconciles; n != 0 {
-		t.Errorf("reconciles after changes no referencer reads: got %d, want 0", n)
+		t.Errorf("reconciles after changes no referencer reads: want 0, got %d", n)
 	}
 	if n := h.writes.writes.Load() - writes; n != 0 {
-		t.Errorf("writes of settled referencers: got %d, want 0", n)
+		t.Errorf("writes of settled referencers: want 0, got %d", n)
 	}
 
 	// A label change brings other into the selection, first by rank.
@@ -136,10 +135,10 @@ externalValues:
 	}
 	want := `cannot resolve spec.externalValues[0].fromObject (configmaps selectors-other/selected by app=web, data.region): denied by the default source policy: only the referencer's namespace "selectors-denied" is readable unless an allow rule matches namespace "selectors-other", and none of the 0 allow rules does`
 	if msgs[0] != want {
-		t.Errorf("denial: got %q, want %q", msgs[0], want)
+		t.Errorf("denial: want %q, got %q", want, msgs[0])
 	}
 	if want := strings.ReplaceAll(want, "selectors-other", "selectors-none"); msgs[1] != want {
-		t.Errorf("denial where nothing exists: got %q, want %q, the same but for the namespace", msgs[1], want)
+		t.Errorf("denial where nothing exists: want %q, got %q, the same but for the namespace", want, msgs[1])
 	}
 
 	w := widget(t, "selectors-denied", "none", `
@@ -165,10 +164,10 @@ func TestAPIServerSelectorSchema(t *testing.T) {
 		`{version: v1, resource: configmaps, selector: {matchLabels: [{key: app}]}, fieldPath: data.region}`:                      "exactly one of value and valueFromFieldPath must be set",
 	} {
 		w := widget(t, "default", "selectors-schema", "externalValues:\n- fromObject: "+spec+"\n  toFieldPath: spec.forProvider.region")
-		err := env.Client.Create(context.Background(), w)
+		err := env.Client.Create(t.Context(), w)
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("create with %s: got %v, want an error holding %q", spec, err, want)
-			_ = env.Client.Delete(context.Background(), w)
+			t.Errorf("create with %s: want an error holding %q, got %v", spec, want, err)
+			_ = env.Client.Delete(t.Context(), w)
 		}
 	}
 }

@@ -54,13 +54,13 @@ externalValues:
 		_, listsSome, errSome := resolveWith(t, SourcePolicy{}, spec("web"), hidden, shown)
 		_, listsNone, errNone := resolveWith(t, SourcePolicy{}, spec("web"))
 		if !errors.Is(errSome, ErrDenied) {
-			t.Fatalf("error: got %v, want ErrDenied", errSome)
+			t.Fatalf("error: want ErrDenied, got %v", errSome)
 		}
 		if diff := cmp.Diff(errNone.Error(), errSome.Error()); diff != "" {
 			t.Errorf("the denial depends on what exists: -none, +some:\n%s", diff)
 		}
 		if listsSome+listsNone != 0 {
-			t.Errorf("lists of a denied selection: got %d, want none", listsSome+listsNone)
+			t.Errorf("lists of a denied selection: want none, got %d", listsSome+listsNone)
 		}
 		// The same denial a source named in that namespace gets.
 		_, _, errNamed := resolveWith(t, SourcePolicy{}, `
@@ -69,7 +69,7 @@ externalValues:
   toFieldPath: spec.out`)
 		_, why, _ := strings.Cut(errNamed.Error(), "): ")
 		if !strings.HasSuffix(errSome.Error(), "): "+why) {
-			t.Errorf("denial: got %q, want it to end as a named source's: %q", errSome, why)
+			t.Errorf("denial: want it to end as a named source's (%q), got %q", why, errSome)
 		}
 	})
 
@@ -78,14 +78,14 @@ externalValues:
 		w, _, err := resolveWith(t, byName, spec("web"), hidden, shown)
 		require.NoError(t, err, "Single mode: the forbidden match is not counted, so one matches")
 		if got, _, _ := unstructured.NestedString(w.Object, "spec", "out"); got != "eu-west-1" {
-			t.Errorf("spec.out: got %q, want eu-west-1", got)
+			t.Errorf("spec.out: want eu-west-1, got %q", got)
 		}
 	})
 	t.Run("ForbiddenAloneIsNoMatch", func(t *testing.T) {
 		_, _, errHidden := resolveWith(t, byName, spec("api"), onlyHidden)
 		_, _, errNothing := resolveWith(t, byName, spec("api"))
 		if !errors.Is(errHidden, ErrSourceNotFound) {
-			t.Fatalf("error: got %v, want ErrSourceNotFound", errHidden)
+			t.Fatalf("error: want ErrSourceNotFound, got %v", errHidden)
 		}
 		if diff := cmp.Diff(errNothing.Error(), errHidden.Error()); diff != "" {
 			t.Errorf("an object the policy forbids shows in the error: -nothing, +forbidden object:\n%s", diff)
@@ -100,7 +100,7 @@ externalValues:
 - fromObject: {version: v1, resource: configmaps, namespace: team-b, selector: {mode: Multiple, minMatch: 2, matchLabels: [{key: app, value: web}]}, fieldPath: data.region}
   toFieldPath: spec.out`, hidden, shown)
 		if !errors.Is(err, ErrSourceNotFound) || !strings.Contains(err.Error(), "1 object matches the selector, fewer than minMatch 2") {
-			t.Errorf("error: got %v, want one match, fewer than minMatch", err)
+			t.Errorf("error: want one match, fewer than minMatch, got %v", err)
 		}
 		if _, found, _ := unstructured.NestedFieldNoCopy(w.Object, "spec", "out"); found {
 			t.Errorf("spec.out written")
@@ -114,16 +114,16 @@ externalValues:
 - fromObject: {version: v1, resource: secrets, selector: {matchLabels: [{key: app, value: db}]}, fieldPath: data.password}
   makeAvailableAs: password`, s)
 		if !errors.Is(err, ErrDenied) || lists != 0 {
-			t.Errorf("a selection of Secrets by default: got %v after %d lists, want ErrDenied and none", err, lists)
+			t.Errorf("a selection of Secrets by default: want ErrDenied and none, got %v after %d lists", err, lists)
 		}
 		w := widget(t, "team-a", "w", `
 externalValues:
 - fromObject: {version: v1, resource: secrets, selector: {matchLabels: [{key: app, value: db}]}, fieldPath: data.password}
   makeAvailableAs: password`)
-		out, err := NewResolver(listingReader(s), testMapper(), SourcePolicy{OwnNamespaceSecrets: true}).Resolve(context.Background(), w)
+		out, err := NewResolver(listingReader(s), testMapper(), SourcePolicy{OwnNamespaceSecrets: true}).Resolve(t.Context(), w)
 		require.NoError(t, err)
 		if out.Values["password"] != "s3cr3t" {
-			t.Errorf("password: got %v, want the decoded Secret value", out.Values["password"])
+			t.Errorf("password: want the decoded Secret value, got %v", out.Values["password"])
 		}
 	})
 }
@@ -137,16 +137,16 @@ func TestSelectAccessReview(t *testing.T) {
 externalValues:
 - fromObject: {version: v1, resource: configmaps, selector: {matchLabels: [{key: app, value: db}]}, fieldPath: data.region}
   toFieldPath: spec.out`)
-	_, err := NewResolver(reader, testMapper(), SourcePolicy{}, WithAccessReview(&AccessReview{Client: rw, ServiceAccount: "reader"})).Resolve(context.Background(), w)
+	_, err := NewResolver(reader, testMapper(), SourcePolicy{}, WithAccessReview(&AccessReview{Client: rw, ServiceAccount: "reader"})).Resolve(t.Context(), w)
 	if !errors.Is(err, ErrDenied) || !strings.Contains(err.Error(), "may not list them") {
-		t.Errorf("error: got %v, want a denial of the list", err)
+		t.Errorf("error: want a denial of the list, got %v", err)
 	}
 	if reader.lists != 0 {
-		t.Errorf("lists: got %d, want none", reader.lists)
+		t.Errorf("lists: want none, got %d", reader.lists)
 	}
 	want := &authorizationv1.ResourceAttributes{Verb: "list", Version: "v1", Resource: "configmaps", Namespace: "team-a"}
 	if len(rw.reviews) != 1 {
-		t.Fatalf("reviews: got %d, want 1", len(rw.reviews))
+		t.Fatalf("reviews: want 1, got %d", len(rw.reviews))
 	}
 	if diff := cmp.Diff(want, rw.reviews[0].ResourceAttributes); diff != "" {
 		t.Errorf("review: -want, +got:\n%s", diff)
@@ -157,7 +157,7 @@ externalValues:
 externalValues:
 - fromObject: {version: v1, resource: configmaps, selector: {matchLabels: [{key: app, value: db}]}, fieldPath: data.region}
   toFieldPath: spec.out`)
-	_, err = NewResolver(reader, testMapper(), SourcePolicy{}, WithAccessReview(&AccessReview{Client: rw, ServiceAccount: "reader"})).Resolve(context.Background(), w)
+	_, err = NewResolver(reader, testMapper(), SourcePolicy{}, WithAccessReview(&AccessReview{Client: rw, ServiceAccount: "reader"})).Resolve(t.Context(), w)
 	require.NoError(t, err)
 }
 
@@ -173,7 +173,7 @@ externalValues:
 - fromObject: {version: v1, resource: configmaps, selector: {mode: Multiple, maxMatch: 1, matchLabels: [{key: app, value: many}]}, fieldPath: data.v}
   toFieldPath: spec.out`, objs...)
 	if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "257 objects match the selector, more than 256") {
-		t.Errorf("error: got %v, want ErrAmbiguous for 257 matches", err)
+		t.Errorf("error: want ErrAmbiguous for 257 matches, got %v", err)
 	}
 }
 

@@ -44,7 +44,7 @@ func TestSortSelected(t *testing.T) {
 			err := sortSelected(tc.objs, path)
 			if tc.err != "" {
 				if err == nil || err.Error() != tc.err || !errors.Is(err, ErrFieldNotFound) {
-					t.Errorf("error: got %v, want %q", err, tc.err)
+					t.Errorf("error: want %q, got %v", tc.err, err)
 				}
 				return
 			}

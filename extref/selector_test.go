@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -201,21 +200,21 @@ externalValues:
 		t.Run(name, func(t *testing.T) {
 			r := NewResolver(listingReader(teamConfigs()...), testMapper(), SourcePolicy{})
 			w := widget(t, "team-a", "w", tc.spec)
-			out, err := r.Resolve(context.Background(), w)
+			out, err := r.Resolve(t.Context(), w)
 			if tc.err != nil {
 				require.Error(t, err, tc.reason)
 				if !errors.Is(err, tc.err) {
 					t.Errorf("%s\nerror %q does not wrap %v", tc.reason, err, tc.err)
 				}
 				if !strings.Contains(err.Error(), tc.msg) {
-					t.Errorf("%s\nerror: got %q, want it to hold %q", tc.reason, err, tc.msg)
+					t.Errorf("%s\nerror: want it to hold %q, got %q", tc.reason, tc.msg, err)
 				}
 				return
 			}
 			require.NoError(t, err, tc.reason)
 			if tc.skip {
 				if len(out.Skipped) != 1 || !errors.Is(out.Skipped[0], ErrSourceNotFound) {
-					t.Errorf("%s\nskipped: got %v, want one source not found", tc.reason, out.Skipped)
+					t.Errorf("%s\nskipped: want one source not found, got %v", tc.reason, out.Skipped)
 				}
 				return
 			}
@@ -266,18 +265,18 @@ externalValues:
 - fromObject: {version: v1, resource: configmaps, fieldPath: data.region, `+tc.selector+`}
   toFieldPath: spec.out
   policy: {resolution: Optional}`)
-			_, err := r.Resolve(context.Background(), w)
+			_, err := r.Resolve(t.Context(), w)
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("error %v: want ErrInvalid", err)
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error: got %q, want it to hold %q", err, tc.msg)
+				t.Errorf("error: want it to hold %q, got %q", tc.msg, err)
 			}
 			if len(err.Error()) > 1024 {
 				t.Errorf("error of %d bytes: the spec's value is quoted whole", len(err.Error()))
 			}
 			if reader.reads() != 0 {
-				t.Errorf("reads: got %d, want none", reader.reads())
+				t.Errorf("reads: want none, got %d", reader.reads())
 			}
 		})
 	}
@@ -291,9 +290,9 @@ func TestAmbiguousNotTransient(t *testing.T) {
 externalValues:
 - fromObject: {version: v1, resource: configmaps, selector: {matchLabels: [{key: app, value: web}]}, fieldPath: data.region}
   toFieldPath: spec.out`)
-	out, err := r.Resolve(context.Background(), w)
+	out, err := r.Resolve(t.Context(), w)
 	if !errors.Is(err, ErrAmbiguous) {
-		t.Fatalf("error: got %v, want ErrAmbiguous", err)
+		t.Fatalf("error: want ErrAmbiguous, got %v", err)
 	}
 	if transient(out.Failed) {
 		t.Errorf("an ambiguous selection is retried with backoff as a transient failure")

@@ -1,7 +1,6 @@
 package extref
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -25,7 +24,7 @@ func TestWatcherSelections(t *testing.T) {
 	w.wakeEvery = 0
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 	defer q.ShutDown()
-	require.NoError(t, w.Start(context.Background(), q))
+	require.NoError(t, w.Start(t.Context(), q))
 
 	objs := teamConfigs()
 	r := NewResolver(listingReader(objs...), testMapper(), SourcePolicy{}, WithWatcher(w))
@@ -41,17 +40,17 @@ externalValues:
   toFieldPath: spec.out
   policy: {resolve: Always}`)
 	for _, ref := range []*unstructured.Unstructured{web, db} {
-		_, err := r.Resolve(context.Background(), ref)
+		_, err := r.Resolve(t.Context(), ref)
 		require.NoError(t, err)
 	}
 	w.mu.Lock()
 	entries, selections := len(w.bySource), len(w.selections)
 	w.mu.Unlock()
 	if entries != 2 || selections != 1 {
-		t.Fatalf("index: got %d entries in %d scopes, want 2 selections of one kind and namespace", entries, selections)
+		t.Fatalf("index: want 2 selections of one kind and namespace, got %d entries in %d scopes", entries, selections)
 	}
 
-	cms, err := informers.FakeInformerFor(context.Background(), configMap("", "", nil))
+	cms, err := informers.FakeInformerFor(t.Context(), configMap("", "", nil))
 	require.NoError(t, err)
 	rv := 10
 	version := func(u *unstructured.Unstructured) *unstructured.Unstructured {
@@ -118,11 +117,11 @@ externalValues:
 	}
 
 	// Settled: the same selections again change nothing in the index.
-	_, err = r.Resolve(context.Background(), web)
+	_, err = r.Resolve(t.Context(), web)
 	require.NoError(t, err)
 	w.mu.Lock()
 	if len(w.bySource) != entries || len(w.selections) != selections {
-		t.Errorf("index after a settled Resolve: got %d entries in %d scopes, want %d in %d", len(w.bySource), len(w.selections), entries, selections)
+		t.Errorf("index after a settled Resolve: want %d in %d, got %d entries in %d scopes", entries, selections, len(w.bySource), len(w.selections))
 	}
 	w.mu.Unlock()
 
@@ -132,6 +131,6 @@ externalValues:
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.bySource) != 0 || len(w.selections) != 0 {
-		t.Errorf("index after Forget: got %d entries in %d scopes, want none", len(w.bySource), len(w.selections))
+		t.Errorf("index after Forget: want none, got %d entries in %d scopes", len(w.bySource), len(w.selections))
 	}
 }

@@ -53,7 +53,7 @@ externalValues:
 	h.create(t, w)
 	got := h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	if v := str(t, got, "spec", "forProvider", "region"); v != "eu-west-1" {
-		t.Errorf("spec.forProvider.region: got %q, want eu-west-1", v)
+		t.Errorf("spec.forProvider.region: want eu-west-1, got %q", v)
 	}
 	managers := map[string]bool{}
 	for _, f := range got.GetManagedFields() {

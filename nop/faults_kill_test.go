@@ -49,7 +49,7 @@ func TestFaultControllerKilled(t *testing.T) {
 	}
 	const test = "killed"
 	env := testenv.Fresh(t)
-	ctx := context.Background()
+	ctx := t.Context()
 
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "provider-nop")

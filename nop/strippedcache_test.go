@@ -1,7 +1,6 @@
 package nop
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -25,7 +24,7 @@ import (
 func TestAPIServerStrippedCache(t *testing.T) {
 	const test = "stripped-cache"
 	env := testenv.Get(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	var ahead clock.PassiveClock = aheadClock{5 * time.Second}
 	managerWithCache(t, env, test, stripLastApplied, func(r *reconciler) { r.useLocalClock(ahead) })
 
