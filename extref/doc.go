@@ -30,28 +30,22 @@
 //
 // # Resolution
 //
-// IfNotPresent (the default) resolves a value only while its target is
-// empty (missing, null or ""); Always on every call. A value equal to the
-// target's changes nothing, so a settled referencer takes no write.
-// policy.toFieldPath merges a value into its target instead (Crossplane's
-// MergeObjects, ForceMergeObjects and their AppendArrays forms): the values
-// of one target are merged in list order onto its base, which is the
-// target less what extref recorded merging into it, so a value that stops
-// contributing leaves nothing behind. A dependsOn value waits for an object
-// to exist (with ready, to be Ready) and writes nothing; while it waits,
-// Condition's reason is WaitingForDependency. A fromObject without a
-// destination writes to its own fieldPath, if that is a target. When a
-// Required value (the default) fails nothing is written, and the error names
-// each failing value and its source, wrapping ErrSourceNotFound,
-// ErrFieldNotFound, ErrAmbiguous, ErrDenied, ErrUnknownResource, ErrTransform, ErrTarget or
-// ErrInvalid; a failing Optional value is listed in Outcome.Skipped. Source
-// paths may not reach fields that change on every write (resourceVersion,
-// generation, managedFields, observedGeneration); targets lie under spec or
-// are one label or annotation, clear of the protected fields
-// (DefaultProtectedFields: Crossplane's claimRef, resourceRefs and the
-// like). An empty group is the core group. A Secret's data is read
-// decoded; written values must be UTF-8. No byte of a Secret's or
-// makeAvailableAs value appears in an error, condition, event or log.
+// IfNotPresent (the default) resolves a value only while its target is empty
+// (missing, null or ""), Always on every call; policy.toFieldPath merges it
+// in (Crossplane's merge policies), onto the target less what extref merged
+// there before; without a destination a fromObject writes to its own
+// fieldPath. A dependsOn value only waits for an object (WaitingForDependency).
+// An empty group is the core group; a Secret's data is read decoded.
+// A value equal to the target's changes nothing, so a settled referencer
+// takes no write. When a Required value (the default) fails nothing is
+// written, and the error names each failing value and its source, wrapping
+// one of the sentinels (ErrSourceNotFound, ErrDenied, ErrInvalid, ...); a
+// failing Optional value is listed in Outcome.Skipped. Sources may not reach
+// fields that change on every write (resourceVersion, managedFields, ...);
+// targets lie under spec or are one label or annotation, clear of
+// DefaultProtectedFields (Crossplane's claimRef, resourceRefs and the like).
+// No byte of a Secret's or makeAvailableAs value appears in an error,
+// condition, event or log.
 //
 // # Source policy
 //
@@ -81,9 +75,7 @@
 //   - workers: SetupReconciler reconciles DefaultWorkers (4) referencers at once (Options.Workers), so one referencer delays another by at most one ReadTimeout per worker ahead of it.
 //   - writes: SetupReconciler makes at most 10 writes per referencer in any 30 s (WriteBudget), the Oscillating condition included, then holds it; when the hold passes, the current values are written once.
 //
-// Metrics, in controller-runtime's registry (docs/guide.md lists them):
-// resolutions by result, values resolved, present and failed, write-budget
-// holds, and the informers the Watchers run.
+// Metrics are in controller-runtime's registry (docs/guide.md lists them).
 //
 // docs/design/extref.md has the API, transforms, templates and decisions.
 package extref
