@@ -130,6 +130,11 @@ func ParseFormat(f string, n int) (*Format, error) {
 		if err != nil {
 			return nil, err
 		}
+		if idx >= 0 && (w != "" || (next < len(f) && f[next] == '.')) {
+			// fmt prints %!v(BADINDEX) for "%[1]5d" and "%[1].2f": an
+			// index goes after the width and precision ("%5.2[1]f").
+			return nil, formatErr(f, start, "an argument index before a width or precision at position %d (write them first: %%5.2[1]f)", start)
+		}
 		spec += w
 		sized = w != ""
 		if sized {

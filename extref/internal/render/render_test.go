@@ -36,6 +36,8 @@ func TestFormat(t *testing.T) {
 		"Pointer":          {reason: "%p would print an address, different on every reconcile.", format: "%p", args: []any{"x"}, wantErr: `format "%p": unsupported verb 'p' at position 0`},
 		"NoVerb":           {reason: "A lone % is refused.", format: "100%", args: nil, wantErr: `format "100%": verb missing at position 3`},
 		"BadIndex":         {reason: "An index out of range is refused.", format: "%[3]s", args: []any{"a"}, wantErr: `format "%[3]s": argument index 3 at position 0 is out of range (1 values)`},
+		"IndexBeforeWidth": {reason: "fmt takes an index before a width or precision for a bad index.", format: "%[1]0X %[1].2f", args: []any{"a"}, wantErr: `format "%[1]0X %[1].2f": an argument index before a width or precision at position 0 (write them first: %5.2[1]f)`},
+		"IndexAfterWidth":  {reason: "After them it is fmt's.", format: "%5.2[1]f", args: []any{1.5}, want: " 1.50"},
 		"UnclosedIndex":    {reason: "An unclosed index is refused.", format: "%[1s", args: []any{"a"}, wantErr: `format "%[1s": unclosed argument index at position 0`},
 		"Unused":           {reason: "Every value must be printed.", format: "%s", args: []any{"a", "b"}, wantErr: `format "%s": prints 1 of 2 values`},
 		"ConflictingVerbs": {reason: "One value cannot be both integer and float.", format: "%[1]d %[1]f", args: []any{int64(1)}, wantErr: `value 1: a number (1) is printed by verbs that need different types`},
