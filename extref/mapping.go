@@ -3,6 +3,7 @@ package extref
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -157,4 +158,35 @@ func (r *Resolver) mapResource(gvr schema.GroupVersionResource) mapping {
 		r.misses.put(gvr, miss{mapping: m, at: now})
 	}
 	return m
+}
+
+// locate maps src's resource to its kind and completes src: the resource's
+// canonical group and name, and the namespace, defaulted to the
+// referencer's for a namespaced resource and refused for a cluster-scoped
+// one. It reports whether src is a Secret. A resource not yet mapped has its
+// CRD watched, if the policy could allow the read: a CRD is named
+// <plural>.<group>, in lower case.
+func (rs *resolution) locate(src *Source) (m mapping, secret bool, err error) {
+	gvr := schema.GroupVersionResource{Group: src.Group, Version: src.Version, Resource: src.Resource}
+	m = rs.mapping(gvr)
+	if m.err != nil {
+		gr := schema.GroupResource{Group: strings.ToLower(gvr.Group), Resource: strings.ToLower(gvr.Resource)}
+		if rs.r.policy.couldAllow(rs.namespace, gr.Group, gr.Resource) {
+			rs.watch(watchKey{crd: gr})
+		}
+		return m, false, m.err
+	}
+	src.Group, src.Resource = m.resource.Group, m.resource.Resource
+	secret = m.resource == secretsResource
+	if m.namespaced {
+		if src.Namespace == "" {
+			if rs.namespace == "" {
+				return m, secret, fmt.Errorf("%w: %s is namespaced and the referencer is cluster-scoped, so namespace is required", ErrInvalid, m.resource)
+			}
+			src.Namespace = rs.namespace
+		}
+	} else if src.Namespace != "" {
+		return m, secret, fmt.Errorf("%w: %s is cluster-scoped, so namespace must be empty", ErrInvalid, m.resource)
+	}
+	return m, secret, nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -655,27 +654,10 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef, path *fieldpath.Path) (v
 		return nil, secret, &ReferenceError{Source: &s, Err: err}
 	}
 	gvr := schema.GroupVersionResource{Group: ref.Group, Version: ref.Version, Resource: ref.Resource}
-	m := rs.mapping(gvr)
-	if m.err != nil {
-		// A CRD is named <plural>.<group>, in lower case. Its CRD is
-		// watched only if the policy could allow the read.
-		gr := schema.GroupResource{Group: strings.ToLower(gvr.Group), Resource: strings.ToLower(gvr.Resource)}
-		if rs.r.policy.couldAllow(rs.namespace, gr.Group, gr.Resource) {
-			rs.watch(watchKey{crd: gr})
-		}
-		return fail(m.err)
-	}
-	src.Group, src.Resource = m.resource.Group, m.resource.Resource
-	secret = m.resource == secretsResource
-	if m.namespaced {
-		if src.Namespace == "" {
-			if rs.namespace == "" {
-				return fail(fmt.Errorf("%w: %s is namespaced and the referencer is cluster-scoped, so namespace is required", ErrInvalid, m.resource))
-			}
-			src.Namespace = rs.namespace
-		}
-	} else if src.Namespace != "" {
-		return fail(fmt.Errorf("%w: %s is cluster-scoped, so namespace must be empty", ErrInvalid, m.resource))
+	m, isSecret, err := rs.locate(&src)
+	secret = isSecret
+	if err != nil {
+		return fail(err)
 	}
 	if err := rs.r.policy.check(rs.namespace, src, m.namespaced); err != nil {
 		return fail(err)
@@ -699,7 +681,7 @@ func (rs *resolution) read(ref v1alpha1.ObjectFieldRef, path *fieldpath.Path) (v
 	if res.err != nil {
 		return fail(res.err)
 	}
-	v, err := fieldValue(res.content, ref, src, path, m, secret)
+	v, err = fieldValue(res.content, ref, src, path, m, secret)
 	if err != nil {
 		return fail(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -401,26 +400,10 @@ func (rs *resolution) selectRead(ref v1alpha1.ObjectFieldRef, k *sourceKind) (v 
 	if err != nil {
 		return fail(err)
 	}
-	gvr := schema.GroupVersionResource{Group: ref.Group, Version: ref.Version, Resource: ref.Resource}
-	m := rs.mapping(gvr)
-	if m.err != nil {
-		gr := schema.GroupResource{Group: strings.ToLower(gvr.Group), Resource: strings.ToLower(gvr.Resource)}
-		if rs.r.policy.couldAllow(rs.namespace, gr.Group, gr.Resource) {
-			rs.watch(watchKey{crd: gr})
-		}
-		return fail(m.err)
-	}
-	src.Group, src.Resource = m.resource.Group, m.resource.Resource
-	secret = m.resource == secretsResource
-	if m.namespaced {
-		if src.Namespace == "" {
-			if rs.namespace == "" {
-				return fail(fmt.Errorf("%w: %s is namespaced and the referencer is cluster-scoped, so namespace is required", ErrInvalid, m.resource))
-			}
-			src.Namespace = rs.namespace
-		}
-	} else if src.Namespace != "" {
-		return fail(fmt.Errorf("%w: %s is cluster-scoped, so namespace must be empty", ErrInvalid, m.resource))
+	m, isSecret, err := rs.locate(&src)
+	secret = isSecret
+	if err != nil {
+		return fail(err)
 	}
 	// The policy first: a selection the policy allows no object of is
 	// denied as a name would be, whatever exists; then the objects it
