@@ -1,13 +1,10 @@
-// Package extref resolves generic references to other objects' fields: a
-// referencer lists external values in spec.externalValues, each naming any
-// object by group, version, resource, namespace and name and a field path in
-// it, and the resolver copies the value found there (transformed, or
-// combined with others by a format or a template) into a field of the
-// referencer, or hands it to the controller without writing it
-// (makeAvailableAs). A source's name and namespace may come from fields of
-// the referencer (nameFromFieldPath), or its objects be chosen by labels
-// (selector). It implements Crossplane's Generic Resource References
-// design; the API types are in extref/v1alpha1.
+// Package extref resolves generic references to other objects' fields: each
+// entry of a referencer's spec.externalValues names objects (by name, a
+// field of the referencer, or labels) and a field of theirs, and the
+// resolver copies, transforms or merges the value into a field of the
+// referencer, or hands it to the controller (makeAvailableAs). It implements
+// Crossplane's Generic Resource References design; the types are in
+// extref/v1alpha1.
 //
 // A controller for a kind with references (here a namespaced Widget):
 //
@@ -30,31 +27,21 @@
 //
 // # Resolution
 //
-// IfNotPresent (the default) resolves a value only while its target is empty
-// (missing, null or ""), Always on every call; policy.toFieldPath merges it
-// in (Crossplane's merge policies), onto the target less what extref merged
-// there before; without a destination a fromObject writes to its own
-// fieldPath. A dependsOn value only waits for an object (WaitingForDependency).
-// An empty group is the core group; a Secret's data is read decoded.
-// A value equal to the target's changes nothing, so a settled referencer
-// takes no write. When a Required value (the default) fails nothing is
-// written, and the error names each failing value and its source, wrapping
-// one of the sentinels (ErrSourceNotFound, ErrDenied, ErrInvalid, ...); a
-// failing Optional value is listed in Outcome.Skipped. Sources may not reach
-// fields that change on every write (resourceVersion, managedFields, ...);
-// targets lie under spec or are one label or annotation, clear of
-// DefaultProtectedFields (Crossplane's claimRef, resourceRefs and the like).
-// No byte of a Secret's or makeAvailableAs value appears in an error,
-// condition, event or log.
+// IfNotPresent (the default) fills an empty target, Always every time, and
+// policy.toFieldPath merges into it (Crossplane's merge policies); dependsOn
+// only waits for an object. A settled referencer takes no write. A failing
+// Required value writes nothing and its error wraps a sentinel
+// (ErrSourceNotFound, ErrDenied, ErrInvalid, ...); a failing Optional one is
+// listed in Outcome.Skipped. Targets lie under spec or are one label or
+// annotation, clear of DefaultProtectedFields. No byte of a Secret's or
+// makeAvailableAs value appears in an error, condition, event or log.
 //
 // # Source policy
 //
 // A namespaced referencer may read namespaced sources in its own namespace,
 // except Secrets; a cluster-scoped one nothing. A SourcePolicy widens that,
-// and an AccessReview checks each allowed read with a SubjectAccessReview. A
-// denied read touches neither the cache nor the API server. A selector
-// lists only where the policy could allow a read (an AccessReview checks
-// list), and counts only the objects it allows.
+// an AccessReview checks each read (a selection's list) with a
+// SubjectAccessReview, and a selector counts only what the policy allows.
 //
 // # Watches and status
 //
