@@ -41,11 +41,20 @@ func mergeValue(d any, present bool, s any, opts *MergeOptions) any {
 	case map[string]any:
 		if dm, ok := d.(map[string]any); ok {
 			mergeObject(dm, sv, opts)
+			if len(dm) == 0 {
+				// mergo puts the merged object, null fields and all, in
+				// place of an object that is still empty after the merge:
+				// one that KeepMapValues gave only null fields.
+				return sv
+			}
 			return dm
 		}
 	case []any:
 		da, isArray := d.([]any)
 		if opts.appendSlice() && (isArray || !present || d == nil) {
+			if da == nil {
+				return sv // not append(nil, sv...), which is null for []
+			}
 			return append(da, sv...)
 		}
 	}
@@ -56,7 +65,8 @@ func mergeValue(d any, present bool, s any, opts *MergeOptions) any {
 }
 
 // mergeObject merges each field of s into dm in place. A null field of s
-// sets the field to null, unless KeepMapValues keeps what dm has.
+// sets the field to null, unless KeepMapValues is set: then it is ignored,
+// even where dm has no such field.
 func mergeObject(dm, s map[string]any, opts *MergeOptions) {
 	for k, sv := range s {
 		dv, present := dm[k]
