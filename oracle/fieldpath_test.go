@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -299,10 +300,21 @@ func documented(obj map[string]any, op operation) bool {
 func documentedPath(obj map[string]any, op operation) bool {
 	segs, err := fieldpath.Parse(op.path)
 	if err != nil {
-		return false
+		return refusedPath(op.path)
 	}
 	return quotedName(segs) || throughNull(obj, segs) || (!op.expand && wildcard(segs))
 }
+
+// refusedPath reports whether path, which ours does not parse, is of a
+// kind docs/design/fieldpath.md says ours refuses and crossplane-runtime
+// may take (parseDifferences has one of each): the empty path, a negative
+// index, or a backslash, which is an escape inside brackets here and a
+// plain byte there.
+func refusedPath(path string) bool {
+	return path == "" || negativeIndex.MatchString(path) || strings.Contains(path, `\`)
+}
+
+var negativeIndex = regexp.MustCompile(`\[\s*-`)
 
 // wildcard reports whether segs hold a wildcard.
 func wildcard(segs fieldpath.Segments) bool {
@@ -359,6 +371,7 @@ func throughNull(v any, segs fieldpath.Segments) bool {
 // refuses and crossplane-runtime parses.
 var parseDifferences = map[string]string{
 	"":              "the empty path is an error",
+	`a[x\]`:         "a backslash escapes the bracket: unterminated",
 	"a[-1]":         "a negative index is an error, not the field -1",
 	"a[4294967296]": "the index limit applies to Parse",
 }
