@@ -40,7 +40,9 @@ type WriteBudget struct {
 	// two.
 	Writes int
 	// Window is the period the budget applies to; 0 means
-	// DefaultBudgetWindow.
+	// DefaultBudgetWindow. A source change wakes a referencer at most once
+	// a second, so a loop runs at about one reconcile (Writes' two) a
+	// second: a Window of a few seconds or less may let it through.
 	Window time.Duration
 	// MaxHold caps the hold after a trip; 0 means DefaultBudgetMaxHold.
 	MaxHold time.Duration

@@ -146,7 +146,12 @@ func TestAPIServerWriteLoopsDefaultBudget(t *testing.T) {
 // stay within the bound, a held referencer reports Oscillating with a
 // Warning event, and a spec change that breaks the loop settles it.
 func TestAPIServerWriteLoops(t *testing.T) {
-	budget := WriteBudget{Writes: 6, Window: time.Second, MaxHold: 4 * time.Second}
+	// A loop runs at about one reconcile (two writes) a second per
+	// referencer, the wake interval's pace: a window of several seconds
+	// holds more than a probe's writes at that pace, so every probe trips
+	// again. A one-second window let a probe pass when the loop ran a
+	// little slower than that, and the pair then wrote freely, never held.
+	budget := WriteBudget{Writes: 6, Window: 3 * time.Second, MaxHold: 4 * time.Second}
 	h := start(t, testapi.WidgetKind, Options{Writes: budget})
 	cases := loopCases(t, "loop")
 	began := time.Now()
