@@ -41,8 +41,8 @@ type WriteBudget struct {
 	Writes int
 	// Window is the period the budget applies to; 0 means
 	// DefaultBudgetWindow. A source change wakes a referencer at most once
-	// a second, so a loop runs at about one reconcile (Writes' two) a
-	// second: a Window of a few seconds or less may let it through.
+	// a second, so a loop takes about two writes a second: a Window shorter
+	// than Writes/2 seconds does not catch it.
 	Window time.Duration
 	// MaxHold caps the hold after a trip; 0 means DefaultBudgetMaxHold.
 	MaxHold time.Duration
