@@ -43,7 +43,10 @@ type Options struct {
 	PollInterval time.Duration
 
 	// MaxConcurrentReconciles is the number of objects of each kind
-	// reconciled at once. Zero means the manager's default (1 unless set).
+	// reconciled at once. Zero means the manager's default where its
+	// options set one (manager.Options.Controller.MaxConcurrentReconciles),
+	// and DefaultWorkers where they do not. docs/guide.md says how to size
+	// it.
 	MaxConcurrentReconciles int
 
 	// OnTransition, if set, is called after each scheduled condition change
@@ -93,6 +96,13 @@ func (t Transition) Lateness() time.Duration { return t.Landed.Sub(t.Due) }
 // +kubebuilder:rbac:groups=nop.ctrlkit.dev,resources=nopresources/finalizers;clusternopresources/finalizers,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
+// DefaultWorkers is how many objects of each kind Setup's controllers
+// reconcile at once unless Options.MaxConcurrentReconciles or the
+// manager's options say otherwise: enough for a two-core API server at its
+// limit (docs/benchmarks.md), where controller-runtime's default of one
+// worker is not, and Crossplane providers' default too.
+const DefaultWorkers = 10
+
 // Setup adds a controller for NopResources and one for ClusterNopResources to
 // mgr, whose scheme must know the v1alpha1 types and whose API server must
 // serve both CRDs (nop/crds).
@@ -115,12 +125,25 @@ func setup(mgr manager.Manager, r *reconciler, do reconcile.Reconciler) error {
 		// Secret that a resource could not write wakes that resource.
 		WatchesMetadata(secretMetadata(), handler.EnqueueRequestsFromMapFunc(r.secretChanged)).
 		Named(r.kind.controllerName()).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers(mgr, r.opts.MaxConcurrentReconciles)}).
 		Complete(do)
 	if err != nil {
 		return fmt.Errorf("cannot set up the %s controller: %w", r.kind.name, err)
 	}
 	return nil
+}
+
+// workers returns how many objects of a kind are reconciled at once: n
+// where it is set, else the manager's default where its options set one,
+// else DefaultWorkers.
+func workers(mgr manager.Manager, n int) int {
+	if n > 0 {
+		return n
+	}
+	if d := mgr.GetControllerOptions().MaxConcurrentReconciles; d > 0 {
+		return d
+	}
+	return DefaultWorkers
 }
 
 // unreconciled lets through every event but an update to a version that a

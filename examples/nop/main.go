@@ -38,7 +38,7 @@ import (
 )
 
 func main() {
-	concurrency := flag.Int("concurrency", 10, "objects of each kind reconciled at once")
+	concurrency := flag.Int("concurrency", nop.DefaultWorkers, "objects of each kind reconciled at once")
 	poll := flag.Duration("poll-interval", 0, "reconcile every object at least this often, as a safety net (0: off; the reconciler requeues at each deadline)")
 	var s *sample
 	run.Main(run.Example{

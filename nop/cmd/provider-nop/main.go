@@ -51,7 +51,7 @@ func main() {
 	probeAddr := set.String("health-probe-bind-address", ":8081", "address that serves /healthz and /readyz; 0 turns it off")
 	leaderElect := set.Bool("leader-elect", false, "elect a leader among replicas, so that one reconciles at a time")
 	leaderNS := set.String("leader-election-namespace", "", "namespace of the leader election Lease (default: the pod's)")
-	concurrency := set.Int("concurrency", 10, "objects of each kind reconciled at once")
+	concurrency := set.Int("concurrency", nop.DefaultWorkers, "objects of each kind reconciled at once")
 	poll := set.Duration("poll-interval", 0, "reconcile every object at least this often, as a safety net (0: off; the reconciler requeues at each deadline)")
 	zo := zap.Options{}
 	zo.BindFlags(set)
