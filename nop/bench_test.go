@@ -52,8 +52,9 @@ var benchSchedule = []v1alpha1.ConditionAfter{
 //
 // The floor mode runs no controller: a writer that knows every deadline in
 // advance sends the same writes (the finalizer patch on creation, then each
-// status write at its deadline with its body ready), with as many writes at
-// once as the controller has workers. Its
+// status write at its deadline with its body ready, or the latest due state
+// once where it gets its turn late), with as many writes at once as the
+// controller has workers (NOP_BENCH_FLOOR_CONCURRENCY sets it apart). Its
 // lateness is the API server's alone, the least any controller can achieve at
 // this load on this machine; the other modes report their p99 as a multiple
 // of it (p99/floor).
@@ -70,6 +71,7 @@ func BenchmarkAPIServer(b *testing.B) {
 	n := envInt(b, "NOP_BENCH_OBJECTS", 1000)
 	rate := envInt(b, "NOP_BENCH_RATE", 50)
 	workers := envInt(b, "NOP_BENCH_CONCURRENCY", 10)
+	floorWorkers := envInt(b, "NOP_BENCH_FLOOR_CONCURRENCY", workers)
 	latenessOut := os.Getenv("NOP_BENCH_LATENESS_OUT")
 	modes := []struct {
 		name  string
@@ -79,7 +81,7 @@ func BenchmarkAPIServer(b *testing.B) {
 		floor bool // no controller: each status write sent at its deadline
 		peer  bool // provider-nop itself (runPeer)
 	}{
-		{name: "floor", opts: Options{MaxConcurrentReconciles: workers}, floor: true},
+		{name: "floor", opts: Options{MaxConcurrentReconciles: floorWorkers}, floor: true},
 		{name: "deadline", opts: Options{MaxConcurrentReconciles: workers}},
 		{name: "poll-1s", opts: Options{MaxConcurrentReconciles: workers, PollInterval: time.Second}, poll: true},
 		{name: "provider-nop", opts: Options{MaxConcurrentReconciles: workers, PollInterval: time.Second}, poll: true, write: true},
@@ -127,7 +129,7 @@ func BenchmarkAPIServer(b *testing.B) {
 					"%d status writes: %d carried %d transitions (%.3f writes per transition), %d others (%.2f per object: observedGeneration alone, when no entry is due within a second); "+
 					"a status write took p50 %s, p99 %s; "+
 					"%d API requests and %d reconciles in %s (%s), of which %d requests and %d reconciles in the %s after the last transition",
-					m.name, n, rate, workers, n, r.lateness(50), r.lateness(99), r.lateness(100), r.controllerLate(50), r.controllerLate(99),
+					m.name, n, rate, m.opts.MaxConcurrentReconciles, n, r.lateness(50), r.lateness(99), r.lateness(100), r.controllerLate(50), r.controllerLate(99),
 					r.statusWrites, r.transitionWrites, r.transitions, float64(r.transitionWrites)/float64(r.transitions), r.statusWrites-r.transitionWrites, float64(r.statusWrites-r.transitionWrites)/float64(n),
 					percentile(r.writeLatency, 50), percentile(r.writeLatency, 99),
 					r.requests, r.reconciles, r.window.Round(time.Millisecond), r.byVerb, r.requestsAfter, r.reconcilesAfter, settleTime)
@@ -374,14 +376,21 @@ func runAPIServer(b *testing.B, label string, n, rate int, o Options, wrap func(
 // floorWriter returns what stands in for the controller in the floor mode of
 // BenchmarkAPIServer: given a NopResource just created, it sends the writes
 // the reconciler would send: the finalizer patch at once, then the status
-// the reconciler would write at each of the object's deadlines, with the
-// body computed in advance and sent at the deadline, at most workers writes
-// at once in the order they fall due. Unlimited writes at once do worse: the
-// API server then shares its CPU among all of them, and all finish late.
-// No controller with that many workers can do better: what lateness remains
-// is the API server's, at this load on this machine.
+// the reconciler would write at each of the object's deadlines, with every
+// body computed in advance, at most workers writes at once, a due status
+// write ahead of a finalizer patch, each in the order they fall due. A
+// write that gets its turn after a later deadline of the same object has
+// passed sends the latest due state instead, once, as a late controller
+// may, and a status write already due when the finalizer patch returns
+// goes at once, in the patch's slot, as a late first reconcile sends both:
+// at saturation the floor coalesces and holds its turn as well as any
+// controller can.
+// Unlimited writes at once do worse: the API server then shares its CPU
+// among all of them, and all finish late. No controller with that many
+// workers can do better: what lateness remains is the API server's, at
+// this load on this machine.
 func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *requestCounter, workers int, onTransition func(Transition)) func(*v1alpha1.NopResource) {
-	sem := make(chan struct{}, workers)
+	slots := &writeSlots{free: workers}
 	cfg := requests.wrap(env.Config)
 	cfg.QPS = -1
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
@@ -393,38 +402,66 @@ func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *
 			b.Errorf("%s: %v", obj.Name, err) // called off the benchmark's goroutine: no FailNow
 			return
 		}
+		created := obj.CreationTimestamp.Time
+		deadlines := make([]time.Time, len(s))
+		states := make([][]metav1.Condition, len(s)) // the status after each entry
+		var conds []metav1.Condition
+		for i, e := range s {
+			deadlines[i] = created.Add(e.after)
+			due, _, _ := s.at(e.after)
+			apply(setter, &conds, desired(conds, created, due, defaults(s, e.after, ""), nil, obj.Generation, deadlines[i]), nil)
+			states[i] = slices.Clone(conds)
+		}
 		go func() {
 			// The finalizer patch the reconciler sends on creation, sent
 			// at once: any controller of this kind must hold the object.
 			patch := client.MergeFromWithOptions(obj.DeepCopy(), client.MergeFromWithOptimisticLock{})
 			obj.Finalizers = append(obj.Finalizers, Finalizer)
-			sem <- struct{}{}
+			if !slots.acquire(ctx, patchWrite) {
+				return
+			}
+			// A slot is held as a reconcile holds its worker: from the
+			// patch on to a status write already due, without queueing
+			// again.
+			held := true
+			defer func() {
+				if held {
+					slots.release()
+				}
+			}()
 			err := c.Patch(ctx, obj, patch)
-			<-sem
 			if err != nil {
 				if ctx.Err() == nil {
 					b.Errorf("cannot add the finalizer to %s: %v", obj.Name, err)
 				}
 				return
 			}
-			created := obj.CreationTimestamp.Time
-			var conds []metav1.Condition
 			rv := obj.ResourceVersion
-			for _, e := range s {
-				deadline := created.Add(e.after)
-				due, _, _ := s.at(e.after)
-				apply(setter, &conds, desired(conds, created, due, defaults(s, e.after, ""), nil, obj.Generation, deadline), nil)
+			for i := 0; i < len(s); {
+				if held && time.Now().Before(deadlines[i]) {
+					slots.release()
+					held = false
+				}
+				if !held {
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(time.Until(deadlines[i])):
+					}
+					if !slots.acquire(ctx, statusWrite) {
+						return
+					}
+					held = true
+				}
+				// The latest entry due by the time of the write.
+				last := i
+				for now := time.Now(); last+1 < len(s) && !deadlines[last+1].After(now); {
+					last++
+				}
 				body := &v1alpha1.NopResource{ObjectMeta: metav1.ObjectMeta{Namespace: obj.Namespace, Name: obj.Name, UID: obj.UID, ResourceVersion: rv}}
 				body.Status.ObservedGeneration = obj.Generation
-				body.Status.Conditions = slices.Clone(conds)
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(time.Until(deadline)):
-				}
-				sem <- struct{}{}
+				body.Status.Conditions = states[last]
 				err := c.Status().Update(ctx, body)
-				<-sem
 				if err != nil {
 					if ctx.Err() == nil {
 						b.Errorf("cannot write the status of %s: %v", obj.Name, err)
@@ -433,9 +470,63 @@ func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *
 				}
 				rv = body.ResourceVersion
 				if onTransition != nil {
-					onTransition(Transition{Object: client.ObjectKeyFromObject(obj), Due: deadline, Landed: time.Now()})
+					landed := time.Now()
+					for ; i <= last; i++ {
+						onTransition(Transition{Object: client.ObjectKeyFromObject(obj), Due: deadlines[i], Landed: landed})
+					}
 				}
+				i = last + 1
 			}
 		}()
 	}
+}
+
+// The classes of floorWriter's writes, in the order writeSlots serves them.
+const (
+	statusWrite = iota // a transition that has fallen due
+	patchWrite         // the finalizer of a new object
+)
+
+// writeSlots lets a fixed number of writes run at once: a waiting status
+// write goes ahead of a waiting finalizer patch (as nop's requeues at a
+// deadline go ahead of new objects in its priority queue), and writes of
+// a class go in the order they asked.
+type writeSlots struct {
+	mu      sync.Mutex
+	free    int
+	waiting [2][]chan struct{}
+}
+
+// acquire waits for a slot; false means ctx ended first.
+func (w *writeSlots) acquire(ctx context.Context, class int) bool {
+	w.mu.Lock()
+	if w.free > 0 {
+		w.free--
+		w.mu.Unlock()
+		return true
+	}
+	ch := make(chan struct{})
+	w.waiting[class] = append(w.waiting[class], ch)
+	w.mu.Unlock()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false // the slot it may still be given is lost with the run
+	}
+}
+
+// release hands the slot to the first waiter of the first class that has
+// one, or frees it.
+func (w *writeSlots) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for class, q := range w.waiting {
+		if len(q) > 0 {
+			close(q[0])
+			w.waiting[class] = q[1:]
+			return
+		}
+	}
+	w.free++
 }
