@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -446,13 +447,33 @@ func FuzzMergeAgainstCrossplaneRuntime(f *testing.F) {
 			call: func(p paved) (any, error) { return nil, p.Merge(path, runtime.DeepCopyJSONValue(v), o) }}
 		want := run(runtimeV1{xpfp1.Pave(runtime.DeepCopyJSON(obj))}, op.call)
 		got := run(ours{fieldpath.Pave(runtime.DeepCopyJSON(obj))}, op.call)
-		if want.Err || documentedPath(obj, op) || emptyAppend(obj, op, v) {
+		if want.Err || documentedPath(obj, op) || emptyAppend(obj, op, v) || (op.appendSlice && (wholeFloat(obj) || wholeFloat(v))) {
 			return
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("MergeValue(%q, %s, %+v) on %s: -crossplane-runtime, +ctrlkit:\n%s", path, value, o, object, diff)
 		}
 	})
+}
+
+// wholeFloat reports whether v holds a float with an integral value, such as
+// 1.0: appending compares items as JSON values here (1.0 equals 1) and with
+// reflect.DeepEqual in crossplane-runtime (float64(1) is not int64(1)), a
+// documented difference.
+func wholeFloat(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return x == math.Trunc(x)
+	case []any:
+		return slices.ContainsFunc(x, wholeFloat)
+	case map[string]any:
+		for _, e := range x {
+			if wholeFloat(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // emptyAppend reports whether op appends an empty array onto an empty one:
