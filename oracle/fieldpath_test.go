@@ -296,9 +296,13 @@ func documented(obj map[string]any, op operation) bool {
 // docs/design/fieldpath.md says ours and crossplane-runtime differ: a path
 // that passes through null, a name that begins or ends with a quote outside
 // brackets (crossplane-runtime trims quotes from every name; ours keeps
-// them), or a wildcard given to anything but ExpandWildcards
-// (crossplane-runtime takes it as the key "*"; ours refuses it).
+// them), a wildcard given to anything but ExpandWildcards
+// (crossplane-runtime takes it as the key "*"; ours refuses it), a
+// backslash, or a path ours refuses (refusedPath).
 func documentedPath(obj map[string]any, op operation) bool {
+	if strings.Contains(op.path, `\`) {
+		return true // an escape inside brackets here, a plain byte there
+	}
 	segs, err := fieldpath.Parse(op.path)
 	if err != nil {
 		return refusedPath(op.path)
@@ -308,11 +312,10 @@ func documentedPath(obj map[string]any, op operation) bool {
 
 // refusedPath reports whether path, which ours does not parse, is of a
 // kind docs/design/fieldpath.md says ours refuses and crossplane-runtime
-// may take (parseDifferences has one of each): the empty path, a negative
-// index, or a backslash, which is an escape inside brackets here and a
-// plain byte there.
+// may take (parseDifferences has one of each): the empty path or a
+// negative index.
 func refusedPath(path string) bool {
-	return path == "" || negativeIndex.MatchString(path) || strings.Contains(path, `\`)
+	return path == "" || negativeIndex.MatchString(path)
 }
 
 var negativeIndex = regexp.MustCompile(`\[\s*-`)
