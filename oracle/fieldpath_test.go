@@ -312,10 +312,11 @@ func documentedPath(obj map[string]any, op operation) bool {
 
 // refusedPath reports whether path, which ours does not parse, is of a
 // kind docs/design/fieldpath.md says ours refuses and crossplane-runtime
-// may take (parseDifferences has one of each): the empty path or a
-// negative index.
+// may take (parseDifferences has one of each): the empty path, a negative
+// index, or a quote, which opens a quoted name directly inside brackets
+// here (so `["]` is unterminated) and is trimmed from every name there.
 func refusedPath(path string) bool {
-	return path == "" || negativeIndex.MatchString(path)
+	return path == "" || negativeIndex.MatchString(path) || strings.ContainsAny(path, `'"`)
 }
 
 var negativeIndex = regexp.MustCompile(`\[\s*-`)
@@ -376,6 +377,7 @@ func throughNull(v any, segs fieldpath.Segments) bool {
 var parseDifferences = map[string]string{
 	"":              "the empty path is an error",
 	`a[x\]`:         "a backslash escapes the bracket: unterminated",
+	`["]`:           "a quote directly inside brackets opens a quoted name: unterminated",
 	"a[-1]":         "a negative index is an error, not the field -1",
 	"a[4294967296]": "the index limit applies to Parse",
 }
