@@ -2,6 +2,8 @@ package extref
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,14 +16,16 @@ import (
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
 )
 
-// TestAPIServerOneReconcilePerSourceChange: a source change costs each
-// referencer that reads the changed field one reconcile and its two writes
-// (the value, then the condition's observedGeneration); the watch events of
-// those writes cost none. A spec change made by someone else is still
-// reconciled.
-func TestAPIServerOneReconcilePerSourceChange(t *testing.T) {
+// TestAPIServerReconcilesPerSourceChange: a source change costs each
+// referencer that reads the changed field two reconciles and two writes:
+// the Watcher's wake writes the value, and the watch event of that write
+// brings the reconcile that writes the condition's observedGeneration; the
+// watch event of the condition write costs none. With one worker, every
+// value is written before any condition. A spec change made by someone else
+// is still reconciled.
+func TestAPIServerReconcilesPerSourceChange(t *testing.T) {
 	const n = 20
-	h := start(t, testapi.WidgetKind, Options{})
+	h := start(t, testapi.WidgetKind, Options{Workers: 1})
 	ctx := t.Context()
 	const ns = "own-writes"
 	cm := configMap(ns, "settings", map[string]any{"region": "one"})
@@ -70,8 +74,22 @@ externalValues:
 		h.resolved(t, w, metav1.ConditionTrue, ReasonResolved)
 	}
 	reconciles, wrote := quiet()-before, h.writes.writes.Load()-writes
-	if reconciles != n || wrote != 2*n {
-		t.Errorf("a source change read by %d referencers took %d reconciles and %d writes: want %d and %d (one reconcile each, its value and its condition)", n, reconciles, wrote, n, 2*n)
+	if reconciles != 2*n || wrote != 2*n {
+		t.Errorf("a source change read by %d referencers took %d reconciles and %d writes: want %d and %d (two reconciles each, one for its value and one for its condition)", n, reconciles, wrote, 2*n, 2*n)
+	}
+	h.writes.mu.Lock()
+	order := slices.Clone(h.writes.log[writes:])
+	h.writes.mu.Unlock()
+	lastValue, firstCondition := -1, len(order)
+	for i, w := range order {
+		if strings.HasSuffix(w, "/status") {
+			firstCondition = min(firstCondition, i)
+		} else {
+			lastValue = i
+		}
+	}
+	if lastValue > firstCondition {
+		t.Errorf("writes after a source change: want every value before any condition, got %v", order)
 	}
 
 	// Someone else's change of a referencer's spec is reconciled: the

@@ -79,8 +79,13 @@ const DefaultWorkers = 4
 // for the ReferencesResolved condition.
 //
 // Each reconcile resolves the referencer and writes it only when a value
-// changed (then writes the condition through the status subresource, only
-// when it changed), so a settled referencer costs no write. A failure is
+// changed, and writes the condition through the status subresource only
+// when it changed, so a settled referencer costs no write. After a value
+// write the condition (its observedGeneration) waits for the reconcile that
+// the write's own watch event brings, behind the reconciles already queued:
+// when many sources change at once, every referencer gets its values before
+// any gets its condition, at the cost of a second reconcile, which reads
+// nothing from the API server. A failure is
 // reported by the condition and a Warning event, and so is a write the API
 // server rejects (422 Invalid, 400 Bad Request: the resolved values do not
 // fit the referencer's schema), as ReasonWriteRejected; the controller retries
@@ -184,7 +189,8 @@ const staleRetry = time.Second
 // do. An update by anyone else makes a newer version and passes, or, when it
 // comes during a reconcile of the referencer, makes Reconcile requeue at
 // once. Every event passes while a reconcile waits for the cache to catch
-// up, and so does a resync (the same version twice). A referencer that reads
+// up or for the event of its value write to bring the condition's turn
+// (lastwrite.Tracker.Await), and so does a resync (the same version twice). A referencer that reads
 // its own fields is woken by the Watcher, which this filter does not touch.
 func (r *reconciler) unreconciled() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
@@ -246,6 +252,14 @@ func (r *reconciler) reconcileRequest(ctx context.Context, req reconcile.Request
 			default:
 				r.written.Record(req.NamespacedName, obj.GetResourceVersion())
 				r.guard.wrote(req.NamespacedName)
+				if conditionDiffers(obj, Condition(out, nil, obj.GetGeneration())) {
+					// The condition follows in the reconcile that this
+					// write's watch event brings, queued behind the wakes
+					// already waiting: a burst of source changes lands
+					// every value before the conditions.
+					r.written.Await(req.NamespacedName)
+					return nil
+				}
 			}
 		}
 		cond = Condition(out, resolveErr, obj.GetGeneration())
@@ -312,7 +326,9 @@ func (r *reconciler) admit(ctx context.Context, obj *unstructured.Unstructured, 
 	cond := Condition(out, resolveErr, obj.GetGeneration())
 	need := 0
 	if resolveErr == nil && out.Changed {
-		need = 2 // the spec, then the condition's observedGeneration
+		// The spec, then (in the next reconcile) the condition's
+		// observedGeneration: both, or the spec would run ahead of it.
+		need = 2
 	} else if conditionDiffers(obj, cond) {
 		need = 1
 	}

@@ -51,8 +51,10 @@ import (
 // DefaultWorkers). With EXTREF_BENCH_CACHE=stripped the manager's cache
 // drops managedFields (cache.TransformStripManagedFields). The floor-status mode sends, like the controller, the
 // condition's new observedGeneration through the status subresource after
-// each value, in the same slot. The controller mode reports its p99 as a
-// multiple of the floor's. Each mode runs on a control plane of its own:
+// each value, in the next free slot that no value write waits for. The
+// modes but the floor also report when each affected referencer's
+// condition caught up with its new value (settled). The controller mode
+// reports its p99 as a multiple of the floor's. Each mode runs on a control plane of its own:
 //
 //	go test -run '^$' -bench BenchmarkAPIServerSourceChange -benchtime 1x ./extref
 func BenchmarkAPIServerSourceChange(b *testing.B) {
@@ -100,6 +102,7 @@ func (sc sourceChange) affected(i int) bool { return i%sc.sources < sc.changed }
 
 type sourceChangeResult struct {
 	late                 []time.Duration // per affected referencer
+	settled              []time.Duration // per affected referencer, until its condition says so too
 	affected             int
 	reconcilesAffected   int64
 	reconcilesUnaffected int64
@@ -114,6 +117,9 @@ func (r sourceChangeResult) report(b *testing.B, sc sourceChange, mode string, f
 	b.ReportMetric(p(50).Seconds()*1000, "p50-ms")
 	b.ReportMetric(p(99).Seconds()*1000, "p99-ms")
 	b.ReportMetric(p(100).Seconds()*1000, "max-ms")
+	if mode != "floor" {
+		b.ReportMetric(durationPercentile(r.settled, 99).Seconds()*1000, "settled-p99-ms")
+	}
 	var total, referencerWrites int64
 	keys := make([]string, 0, len(r.requests))
 	for k, v := range r.requests {
@@ -139,6 +145,9 @@ func (r sourceChangeResult) report(b *testing.B, sc sourceChange, mode string, f
 		mode, sc.referencers, sc.sources, sc.changed, r.affected, sc.workers, p(50), p(99), p(100),
 		r.reconcilesAffected, float64(r.reconcilesAffected)/float64(r.affected), r.reconcilesUnaffected,
 		total, r.window.Round(time.Millisecond), strings.Join(keys, ", "), r.cpu.Round(time.Millisecond))
+	if mode != "floor" {
+		b.Logf("%s: new value and its condition's observedGeneration seen after p50 %s, p99 %s", mode, durationPercentile(r.settled, 50), durationPercentile(r.settled, 99))
+	}
 	if !strings.HasPrefix(mode, "floor") {
 		b.Logf("%s: live heap %.0f bytes per referencer held (the manager's cache, the source cache, the Resolver and the Watcher)", mode, r.heapPerReferencer)
 	}
@@ -240,8 +249,9 @@ func (sc sourceChange) run(b *testing.B, mode string) sourceChangeResult {
 	// value of its source, and when it is resolved.
 	var mu sync.Mutex
 	changeStart := time.Time{}
-	var late []time.Duration
+	var late, settledLate []time.Duration
 	seen := make(map[string]bool)
+	settled := make(map[string]bool)
 	resolved := make(map[string]bool)
 	source := func(name string) int {
 		i, _ := strconv.Atoi(strings.TrimPrefix(name, "w"))
@@ -268,6 +278,10 @@ func (sc sourceChange) run(b *testing.B, mode string) sourceChangeResult {
 		if !changeStart.IsZero() && region == now(s) && !seen[u.GetName()] {
 			seen[u.GetName()] = true
 			late = append(late, at.Sub(changeStart))
+		}
+		if !changeStart.IsZero() && region == now(s) && ok && !settled[u.GetName()] {
+			settled[u.GetName()] = true
+			settledLate = append(settledLate, at.Sub(changeStart))
 		}
 	}
 	watcher, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme, DefaultLabelSelector: labels.SelectorFromSet(labels.Set{testLabel: label})})
@@ -400,6 +414,16 @@ forProvider: {region: %s}`, s, old(s)))
 		}
 		return nil
 	})
+	if mode != "floor" {
+		testenv.Eventually(b, 5*time.Minute, "every affected referencer's condition holds its generation", func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(settledLate) < affected {
+				return fmt.Errorf("%d of %d", len(settledLate), affected)
+			}
+			return nil
+		})
+	}
 	quiet()
 	cpuUsed := cpuTime() - cpu
 	window := time.Since(changeStart)
@@ -408,6 +432,7 @@ forProvider: {region: %s}`, s, old(s)))
 	defer mu.Unlock()
 	return sourceChangeResult{
 		late:                 late,
+		settled:              settledLate,
 		affected:             affected,
 		reconcilesAffected:   reconcilesAffected.Load(),
 		reconcilesUnaffected: reconcilesUnaffected.Load(),
@@ -425,13 +450,12 @@ forProvider: {region: %s}`, s, old(s)))
 func (sc sourceChange) floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *verbCounter, watcher cache.Cache, value func(int) string, status bool) func(int) {
 	c, err := client.New(requests.wrap(env.Config), client.Options{Scheme: env.Scheme})
 	require.NoError(b, err)
-	sem := make(chan struct{}, sc.workers)
+	slots := newWriteSlots(sc.workers)
 	setter := conditions.NewSetter()
 	var wg sync.WaitGroup
 	return func(i int) {
 		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			slots.acquire(true)
 			w := &unstructured.Unstructured{}
 			w.SetGroupVersionKind(testapi.WidgetKind)
 			if err := watcher.Get(ctx, client.ObjectKey{Namespace: "scale", Name: fmt.Sprintf("w%d", i)}, w); err != nil {
@@ -442,7 +466,9 @@ func (sc sourceChange) floorWriter(ctx context.Context, b *testing.B, env *teste
 				b.Errorf("w%d: %v", i, err)
 				return
 			}
-			if err := c.Update(ctx, w); err != nil {
+			err := c.Update(ctx, w)
+			slots.release()
+			if err != nil {
 				if ctx.Err() == nil {
 					b.Errorf("cannot write w%d: %v", i, err)
 				}
@@ -455,11 +481,50 @@ func (sc sourceChange) floorWriter(ctx context.Context, b *testing.B, env *teste
 				b.Errorf("w%d: %v", i, err)
 				return
 			}
+			slots.acquire(false)
+			defer slots.release()
 			if err := c.Status().Update(ctx, w); err != nil && ctx.Err() == nil {
 				b.Errorf("cannot write the status of w%d: %v", i, err)
 			}
 		})
 	}
+}
+
+// writeSlots bounds the floor writer's writes in flight, and gives a free
+// slot to a value write before any condition write.
+type writeSlots struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	free   int
+	values int // value writes waiting
+}
+
+func newWriteSlots(n int) *writeSlots {
+	s := &writeSlots{free: n}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// acquire waits for a slot; a condition write (value false) waits while any
+// value write does.
+func (s *writeSlots) acquire(value bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if value {
+		s.values++
+		defer func() { s.values-- }()
+	}
+	for s.free == 0 || (!value && s.values > 0) {
+		s.cond.Wait()
+	}
+	s.free--
+}
+
+func (s *writeSlots) release() {
+	s.mu.Lock()
+	s.free++
+	s.mu.Unlock()
+	s.cond.Broadcast()
 }
 
 // liveHeap returns the bytes of live heap objects after a full collection.

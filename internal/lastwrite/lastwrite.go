@@ -223,8 +223,12 @@ func (t *Tracker) lagging(k types.NamespacedName) bool {
 	return false
 }
 
-// markWaiting notes that a reconcile of k was put off for a stale cache.
-func (t *Tracker) markWaiting(k types.NamespacedName) {
+// Await notes that a reconcile of k left work to the watch event of the
+// write it recorded last: Reconciled lets every event of k through until
+// the next Record, and End, when such an event came while the reconcile was
+// still active, asks for another. Get marks a reconcile put off for a stale
+// cache the same way.
+func (t *Tracker) Await(k types.NamespacedName) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	v := t.entry(k)

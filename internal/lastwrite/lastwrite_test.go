@@ -226,6 +226,28 @@ func TestReconciled(t *testing.T) {
 				{do: "end", want: true},
 			},
 		},
+		"AwaitedWrite": {
+			reason: "The event of a write whose reconcile left work to it passes once, after the reconcile ends.",
+			steps: []step{
+				{do: "begin"},
+				{do: "record", rv: "11"},
+				{do: "await"},
+				{do: "end", want: false},
+				{do: "event", rv: "11", want: false},
+				{do: "record", rv: "11"},
+				{do: "event", rv: "11", want: true},
+			},
+		},
+		"AwaitedWriteEventFirst": {
+			reason: "The event of a write whose reconcile left work to it, come before the reconcile ended, makes End ask for another.",
+			steps: []step{
+				{do: "begin"},
+				{do: "event", rv: "11", want: true},
+				{do: "record", rv: "11"},
+				{do: "await"},
+				{do: "end", want: true},
+			},
+		},
 		"Quiet": {
 			reason: "A reconcile without events asks for nothing more.",
 			steps:  []step{{do: "begin"}, {do: "record", rv: "4"}, {do: "end", want: false}},
@@ -247,7 +269,9 @@ func TestReconciled(t *testing.T) {
 					if !tr.Behind(k, s.rv) {
 						t.Errorf("precondition: %s is behind", s.rv)
 					}
-					tr.markWaiting(k) // as Get does on reading it
+					tr.Await(k) // as Get does on reading it
+				case "await":
+					tr.Await(k)
 				case "begin":
 					tr.Begin(k)
 				case "end":
