@@ -17,7 +17,7 @@ import (
 func sample() string {
 	var b strings.Builder
 	b.WriteString(header + "\n")
-	for _, m := range []string{"deadline", "floor", "provider-nop", "poll-1s"} {
+	for _, m := range []string{"provider-nop-v0.5.0", "deadline", "floor", "provider-nop", "poll-1s"} {
 		for i := range 300 {
 			fmt.Fprintf(&b, "%s,100,50,10,%d\n", m, 1000*(i%97)+len(m)*1000)
 		}
@@ -51,7 +51,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("%s: %d latenesses, want 300", m.name, len(m.late))
 		}
 	}
-	if got, want := strings.Join(names, " "), "floor deadline poll-1s provider-nop"; got != want {
+	if got, want := strings.Join(names, " "), "floor deadline poll-1s provider-nop provider-nop-v0.5.0"; got != want {
 		t.Errorf("modes %q, want %q", got, want)
 	}
 }
@@ -110,6 +110,9 @@ func TestRender(t *testing.T) {
 			if !bytes.Contains(svg, []byte("("+m.name+"): p50 ")) {
 				t.Errorf("%d objects: no legend for %s", r.objects, m.name)
 			}
+		}
+		if r.objects == 100 && !bytes.Contains(svg, []byte("provider-nop v0.5.0 itself")) {
+			t.Errorf("%d objects: provider-nop itself is not named in the legend", r.objects)
 		}
 		if got := bytes.Count(svg, []byte("<polyline")); got != len(r.modes) {
 			t.Errorf("%d objects: %d curves, want %d", r.objects, got, len(r.modes))

@@ -68,7 +68,7 @@ func parse(r io.Reader) ([]benchRun, error) {
 		}
 		name := f[0]
 		if !validMode(name) {
-			return nil, fmt.Errorf("%w: line %d: mode %q is not 1 to %d of a-z, 0-9 and -", ErrBadInput, line, name, maxModeName)
+			return nil, fmt.Errorf("%w: line %d: mode %q is not 1 to %d of a-z, 0-9, - and .", ErrBadInput, line, name, maxModeName)
 		}
 		var p [3]int
 		for i, field := range []string{"objects", "rate", "workers"} {
@@ -143,7 +143,7 @@ func validMode(s string) bool {
 		return false
 	}
 	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // The chart's layout, in pixels.
@@ -27,6 +28,14 @@ var modeStyle = map[string][2]string{
 	"poll-1s":      {"1 s polling, write on change", "#ff7f0e"},
 	"provider-nop": {"provider-nop style: 1 s polling, write on every poll", "#d62728"},
 }
+
+// peerPrefix starts the mode of provider-nop itself, followed by its
+// version; the benchmark gives a transition it has not made when its run
+// ends the least lateness it can have.
+const (
+	peerPrefix = "provider-nop-v"
+	peerColour = "#17becf"
+)
 
 var otherColours = []string{"#2ca02c", "#9467bd", "#8c564b", "#e377c2"}
 
@@ -103,6 +112,8 @@ func render(r benchRun, machine, command string) []byte {
 		label, colour := m.name, ""
 		if s, ok := modeStyle[m.name]; ok {
 			label, colour = s[0], s[1]
+		} else if v, ok := strings.CutPrefix(m.name, peerPrefix); ok {
+			label, colour = "provider-nop v"+v+" itself (transitions not made in time: at their least lateness)", peerColour
 		} else {
 			colour = otherColours[extra%len(otherColours)]
 			extra++
