@@ -152,7 +152,7 @@ func reportPeer(b *testing.B, r, floor benchResult, n, rate, workers int) {
 	b.ReportMetric(r.lateness(100).Seconds()*1000, "max-ms")
 	b.ReportMetric(float64(r.events)/float64(n), "events/object")
 	b.ReportMetric(float64(r.unseen), "unseen")
-	b.Logf("provider-nop %s: %d objects created at %d/s, --max-reconcile-rate %d, 1 s poll; 2x%d Ready transitions seen late by p50 %s, p99 %s, max %s (%d not seen within 2 minutes, left out); %.1f watch events per object",
+	b.Logf("provider-nop %s: %d objects created at %d/s, --max-reconcile-rate %d, 1 s poll; 2x%d Ready transitions seen late by p50 %s, p99 %s, max %s (%d not seen within 2 minutes, left out here, and in the lateness file at the least lateness they can have); %.1f watch events per object",
 		peerVersion, n, rate, envInt(b, "NOP_BENCH_PEER_RATE", workers), n, r.lateness(50), r.lateness(99), r.lateness(100), r.unseen, float64(r.events)/float64(n))
 	if floor.late != nil {
 		b.ReportMetric(r.lateness(99).Seconds()/floor.lateness(99).Seconds(), "p99/floor")

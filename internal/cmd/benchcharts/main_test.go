@@ -111,7 +111,7 @@ func TestRender(t *testing.T) {
 				t.Errorf("%d objects: no legend for %s", r.objects, m.name)
 			}
 		}
-		if r.objects == 100 && !bytes.Contains(svg, []byte("provider-nop v0.5.0 itself")) {
+		if r.objects == 100 && !bytes.Contains(svg, []byte("provider-nop itself (unmade: least lateness) (provider-nop-v0.5.0)")) {
 			t.Errorf("%d objects: provider-nop itself is not named in the legend", r.objects)
 		}
 		if got := bytes.Count(svg, []byte("<polyline")); got != len(r.modes) {

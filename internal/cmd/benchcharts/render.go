@@ -112,8 +112,8 @@ func render(r benchRun, machine, command string) []byte {
 		label, colour := m.name, ""
 		if s, ok := modeStyle[m.name]; ok {
 			label, colour = s[0], s[1]
-		} else if v, ok := strings.CutPrefix(m.name, peerPrefix); ok {
-			label, colour = "provider-nop v"+v+" itself (transitions not made in time: at their least lateness)", peerColour
+		} else if strings.HasPrefix(m.name, peerPrefix) {
+			label, colour = "provider-nop itself (unmade: least lateness)", peerColour
 		} else {
 			colour = otherColours[extra%len(otherColours)]
 			extra++
