@@ -190,8 +190,9 @@ const staleRetry = time.Second
 // comes during a reconcile of the referencer, makes Reconcile requeue at
 // once. Every event passes while a reconcile waits for the cache to catch
 // up or for the event of its value write to bring the condition's turn
-// (lastwrite.Tracker.Await), and so does a resync (the same version twice). A referencer that reads
-// its own fields is woken by the Watcher, which this filter does not touch.
+// (lastwrite.Tracker.Await), and so does a resync (the same version
+// twice). A referencer that reads its own fields is woken by the Watcher,
+// which this filter does not touch.
 func (r *reconciler) unreconciled() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		rv := e.ObjectNew.GetResourceVersion()
