@@ -406,23 +406,19 @@ forProvider: {region: %s}`, s, old(s)))
 		})
 	}
 	wg.Wait()
-	testenv.Eventually(b, 5*time.Minute, "every affected referencer holds the new value", func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(late) < affected {
-			return fmt.Errorf("%d of %d", len(late), affected)
-		}
-		return nil
-	})
-	if mode != "floor" {
-		testenv.Eventually(b, 5*time.Minute, "every affected referencer's condition holds its generation", func() error {
+	all := func(what string, seen *[]time.Duration) {
+		testenv.Eventually(b, 5*time.Minute, "every affected referencer's "+what, func() error {
 			mu.Lock()
 			defer mu.Unlock()
-			if len(settledLate) < affected {
-				return fmt.Errorf("%d of %d", len(settledLate), affected)
+			if len(*seen) < affected {
+				return fmt.Errorf("%d of %d", len(*seen), affected)
 			}
 			return nil
 		})
+	}
+	all("new value", &late)
+	if mode != "floor" {
+		all("condition at its generation", &settledLate)
 	}
 	quiet()
 	cpuUsed := cpuTime() - cpu
