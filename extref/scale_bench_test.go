@@ -49,12 +49,13 @@ import (
 // returned (a spec update, as the controller sends), with as many writes at
 // once as the controller has workers (EXTREF_BENCH_WORKERS, default
 // DefaultWorkers). With EXTREF_BENCH_CACHE=stripped the manager's cache
-// drops managedFields (cache.TransformStripManagedFields). The floor-status mode sends, like the controller, the
-// condition's new observedGeneration through the status subresource after
-// each value, in the next free slot that no value write waits for. The
-// modes but the floor also report when each affected referencer's
-// condition caught up with its new value (settled). The controller mode
-// reports its p99 as a multiple of the floor's. Each mode runs on a control plane of its own:
+// drops managedFields (cache.TransformStripManagedFields). The floor-status
+// mode sends, like the controller, the condition's new observedGeneration
+// through the status subresource after each value, in the next free slot
+// that no value write waits for. Every mode but the floor also reports when
+// each affected referencer's condition caught up with its new value
+// (settled). The controller mode reports its p99 as a multiple of the
+// floor's. Each mode runs on a control plane of its own:
 //
 //	go test -run '^$' -bench BenchmarkAPIServerSourceChange -benchtime 1x ./extref
 func BenchmarkAPIServerSourceChange(b *testing.B) {
