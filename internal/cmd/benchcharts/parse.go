@@ -68,7 +68,7 @@ func parse(r io.Reader) ([]benchRun, error) {
 		}
 		name := f[0]
 		if !validMode(name) {
-			return nil, fmt.Errorf("%w: line %d: mode %q is not 1 to %d of a-z, 0-9, - and .", ErrBadInput, line, name, maxModeName)
+			return nil, fmt.Errorf("%w: line %d: mode %q is not 1 to %d of a-z, 0-9, hyphen and dot", ErrBadInput, line, name, maxModeName)
 		}
 		var p [3]int
 		for i, field := range []string{"objects", "rate", "workers"} {
