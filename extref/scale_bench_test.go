@@ -30,6 +30,7 @@ import (
 	"github.com/ctrlkit/ctrlkit/conditions"
 	testapi "github.com/ctrlkit/ctrlkit/extref/internal/testapi/v1alpha1"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	"github.com/ctrlkit/ctrlkit/internal/testenv/writeslots"
 )
 
 // BenchmarkAPIServerSourceChange measures how fast referencers follow their
@@ -447,12 +448,14 @@ forProvider: {region: %s}`, s, old(s)))
 func (sc sourceChange) floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *verbCounter, watcher cache.Cache, value func(int) string, status bool) func(int) {
 	c, err := client.New(requests.wrap(env.Config), client.Options{Scheme: env.Scheme})
 	require.NoError(b, err)
-	slots := newWriteSlots(sc.workers)
+	slots := writeslots.New(sc.workers, 2) // values (0) before conditions (1)
 	setter := conditions.NewSetter()
 	var wg sync.WaitGroup
 	return func(i int) {
 		wg.Go(func() {
-			slots.acquire(true)
+			if !slots.Acquire(ctx, 0) {
+				return
+			}
 			w := &unstructured.Unstructured{}
 			w.SetGroupVersionKind(testapi.WidgetKind)
 			if err := watcher.Get(ctx, client.ObjectKey{Namespace: "scale", Name: fmt.Sprintf("w%d", i)}, w); err != nil {
@@ -464,7 +467,7 @@ func (sc sourceChange) floorWriter(ctx context.Context, b *testing.B, env *teste
 				return
 			}
 			err := c.Update(ctx, w)
-			slots.release()
+			slots.Release()
 			if err != nil {
 				if ctx.Err() == nil {
 					b.Errorf("cannot write w%d: %v", i, err)
@@ -478,50 +481,15 @@ func (sc sourceChange) floorWriter(ctx context.Context, b *testing.B, env *teste
 				b.Errorf("w%d: %v", i, err)
 				return
 			}
-			slots.acquire(false)
-			defer slots.release()
+			if !slots.Acquire(ctx, 1) {
+				return
+			}
+			defer slots.Release()
 			if err := c.Status().Update(ctx, w); err != nil && ctx.Err() == nil {
 				b.Errorf("cannot write the status of w%d: %v", i, err)
 			}
 		})
 	}
-}
-
-// writeSlots bounds the floor writer's writes in flight, and gives a free
-// slot to a value write before any condition write.
-type writeSlots struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	free   int
-	values int // value writes waiting
-}
-
-func newWriteSlots(n int) *writeSlots {
-	s := &writeSlots{free: n}
-	s.cond = sync.NewCond(&s.mu)
-	return s
-}
-
-// acquire waits for a slot; a condition write (value false) waits while any
-// value write does.
-func (s *writeSlots) acquire(value bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if value {
-		s.values++
-		defer func() { s.values-- }()
-	}
-	for s.free == 0 || (!value && s.values > 0) {
-		s.cond.Wait()
-	}
-	s.free--
-}
-
-func (s *writeSlots) release() {
-	s.mu.Lock()
-	s.free++
-	s.mu.Unlock()
-	s.cond.Broadcast()
 }
 
 // liveHeap returns the bytes of live heap objects after a full collection.

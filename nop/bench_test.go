@@ -21,6 +21,7 @@ import (
 
 	"github.com/ctrlkit/ctrlkit/conditions"
 	"github.com/ctrlkit/ctrlkit/internal/testenv"
+	"github.com/ctrlkit/ctrlkit/internal/testenv/writeslots"
 	"github.com/ctrlkit/ctrlkit/nop/v1alpha1"
 )
 
@@ -407,7 +408,7 @@ func runAPIServer(b *testing.B, label string, n, rate int, o Options, wrap func(
 // workers can do better: what lateness remains is the API server's, at
 // this load on this machine.
 func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *requestCounter, workers int, onTransition func(Transition)) func(*v1alpha1.NopResource) {
-	slots := &writeSlots{free: workers}
+	slots := writeslots.New(workers, 2)
 	cfg := requests.wrap(env.Config)
 	cfg.QPS = -1
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
@@ -434,7 +435,7 @@ func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *
 			// at once: any controller of this kind must hold the object.
 			patch := client.MergeFromWithOptions(obj.DeepCopy(), client.MergeFromWithOptimisticLock{})
 			obj.Finalizers = append(obj.Finalizers, Finalizer)
-			if !slots.acquire(ctx, patchWrite) {
+			if !slots.Acquire(ctx, patchWrite) {
 				return
 			}
 			// A slot is held as a reconcile holds its worker: from the
@@ -443,7 +444,7 @@ func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *
 			held := true
 			defer func() {
 				if held {
-					slots.release()
+					slots.Release()
 				}
 			}()
 			err := c.Patch(ctx, obj, patch)
@@ -456,7 +457,7 @@ func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *
 			rv := obj.ResourceVersion
 			for i := 0; i < len(s); {
 				if held && time.Now().Before(deadlines[i]) {
-					slots.release()
+					slots.Release()
 					held = false
 				}
 				if !held {
@@ -465,7 +466,7 @@ func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *
 						return
 					case <-time.After(time.Until(deadlines[i])):
 					}
-					if !slots.acquire(ctx, statusWrite) {
+					if !slots.Acquire(ctx, statusWrite) {
 						return
 					}
 					held = true
@@ -498,52 +499,10 @@ func floorWriter(ctx context.Context, b *testing.B, env *testenv.Env, requests *
 	}
 }
 
-// The classes of floorWriter's writes, in the order writeSlots serves them.
+// The classes of floorWriter's writes, in the order its slots serve them
+// (as nop's requeues at a deadline go ahead of new objects in its priority
+// queue).
 const (
 	statusWrite = iota // a transition that has fallen due
 	patchWrite         // the finalizer of a new object
 )
-
-// writeSlots lets a fixed number of writes run at once: a waiting status
-// write goes ahead of a waiting finalizer patch (as nop's requeues at a
-// deadline go ahead of new objects in its priority queue), and writes of
-// a class go in the order they asked.
-type writeSlots struct {
-	mu      sync.Mutex
-	free    int
-	waiting [2][]chan struct{}
-}
-
-// acquire waits for a slot; false means ctx ended first.
-func (w *writeSlots) acquire(ctx context.Context, class int) bool {
-	w.mu.Lock()
-	if w.free > 0 {
-		w.free--
-		w.mu.Unlock()
-		return true
-	}
-	ch := make(chan struct{})
-	w.waiting[class] = append(w.waiting[class], ch)
-	w.mu.Unlock()
-	select {
-	case <-ch:
-		return true
-	case <-ctx.Done():
-		return false // the slot it may still be given is lost with the run
-	}
-}
-
-// release hands the slot to the first waiter of the first class that has
-// one, or frees it.
-func (w *writeSlots) release() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for class, q := range w.waiting {
-		if len(q) > 0 {
-			close(q[0])
-			w.waiting[class] = q[1:]
-			return
-		}
-	}
-	w.free++
-}

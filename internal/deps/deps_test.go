@@ -185,6 +185,8 @@ var rules = []rule{
 		says: "internal/testenv may import only internal/localcluster of ctrlkit"},
 	{pkg: "internal/testenv/testapi/v1alpha1", external: apimachinery,
 		says: "test API types import no ctrlkit package, only the standard library and apimachinery"},
+	{pkg: "internal/testenv/writeslots", external: stdOnly,
+		says: "internal/testenv/writeslots imports only the standard library: the write slots of the benchmarks' floor writers"},
 	{pkg: "internal/testenv/testapi/crds", external: stdOnly,
 		says: "a crds package only embeds its YAML files"},
 	{pkg: "internal/readme", external: stdOnly,
